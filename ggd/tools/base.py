@@ -1,0 +1,83 @@
+"""The Tool interface every builtin and capability tool implements."""
+
+from __future__ import annotations
+
+import abc
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+Risk = Literal["read_only", "normal", "dangerous"]
+
+
+class ToolError(Exception):
+    """A tool refused its arguments or failed in an expected way; becomes an error result."""
+
+
+@dataclass
+class ToolContext:
+    """Where and how a tool runs: the workspace root, the log folder and the sandbox switch."""
+
+    workspace: Path
+    log_dir: Path
+    sandbox: bool = False
+    session_id: str = ""
+    run_id: str = ""
+    env: dict[str, str] | None = None
+
+
+@dataclass
+class ToolResult:
+    """What a tool returns to the model (output) and to clients (details)."""
+
+    output: str
+    is_error: bool = False
+    details: dict[str, Any] | None = None
+
+
+@dataclass
+class ApprovalInfo:
+    """How a tool call describes itself before it runs, for the approval policy."""
+
+    summary: str
+    risk: Risk = "normal"
+    risk_reason: str = ""
+    needs_approval: bool = True
+    details: str | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+class Tool(abc.ABC):
+    """A model-callable tool: a JSON Schema contract plus describe() and run()."""
+
+    name: str
+    description: str
+    parameters: dict[str, Any]
+    parallel_safe: bool = False
+
+    def spec(self) -> dict[str, Any]:
+        """The OpenAI function-tool declaration sent to the model."""
+        return {
+            "type": "function",
+            "function": {
+                "name": self.name,
+                "description": self.description,
+                "parameters": self.parameters,
+            },
+        }
+
+    @abc.abstractmethod
+    def summary(self, args: dict[str, Any]) -> str:
+        """One line for tool cards, e.g. `read src/app.py`."""
+
+    @abc.abstractmethod
+    def describe(self, args: dict[str, Any], ctx: ToolContext) -> ApprovalInfo:
+        """Describe the call for approval (risk, reason, diff or preview)."""
+
+    def write_paths(self, args: dict[str, Any], ctx: ToolContext) -> list[Path]:
+        """Resolved paths this call writes; used for per-path locks."""
+        return []
+
+    @abc.abstractmethod
+    async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
+        """Execute the call; cancelling the awaiting task must stop any child process."""
