@@ -1,0 +1,38 @@
+"""Shared pydantic bases: camelCase on the wire, strict params, frozen events."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict
+from pydantic.alias_generators import to_camel
+
+
+class WireModel(BaseModel):
+    """Base of every wire object: snake_case in Python, camelCase on the wire."""
+
+    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True)
+
+    def wire(self) -> dict[str, Any]:
+        """The JSON-ready dict sent to clients (aliases, no None fields)."""
+        return self.model_dump(by_alias=True, exclude_none=True, mode="json")
+
+
+class Params(WireModel):
+    """Base of method params: unknown fields are an error, so typos surface as -32602."""
+
+    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="forbid")
+
+
+class Result(WireModel):
+    """Base of method results."""
+
+
+class Event(WireModel):
+    """Base of notification payloads: immutable once emitted."""
+
+    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, frozen=True)
+
+
+class Empty(Params):
+    """No params, or an empty result."""

@@ -1,0 +1,133 @@
+"""Data transfer objects shared by several methods and events."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import Field
+
+from .base import WireModel
+
+Role = Literal["system", "user", "assistant", "tool"]
+StopReason = Literal["end_turn", "tool_use", "error", "max_tokens", "canceled"]
+Risk = Literal["read_only", "normal", "dangerous"]
+RunState = Literal["running", "waiting_approval", "completed", "failed", "canceled"]
+ApprovalMode = Literal["auto", "on-request", "yolo", "never"]
+
+
+class WorkspaceRef(WireModel):
+    """A workspace as clients see it: a stable id and a display name (never its path)."""
+
+    id: str
+    name: str
+
+
+class ToolCallRef(WireModel):
+    """A tool call inside an assistant message."""
+
+    id: str
+    name: str
+    arguments: dict[str, Any] = Field(default_factory=dict)
+
+
+class Message(WireModel):
+    """One conversation message on the active branch."""
+
+    id: str | None = None
+    role: Role
+    content: str | None = None
+    tool_calls: list[ToolCallRef] | None = None
+    tool_call_id: str | None = None
+    tool_name: str | None = None
+    is_error: bool | None = None
+    timestamp: int
+    stop_reason: StopReason | None = None
+    error: str | None = None
+
+
+class TreeItem(WireModel):
+    """A node of the conversation tree (message entries only)."""
+
+    id: str
+    parent_id: str | None = None
+    depth: int
+    role: Role
+    text: str
+    active: bool
+
+
+class Snapshot(WireModel):
+    """Everything a client needs to draw one session."""
+
+    session_id: str
+    name: str
+    model: str
+    summary: str | None = None
+    messages: list[Message]
+    tree: list[TreeItem]
+    active_run_id: str | None = None
+    workspace: WorkspaceRef | None = None
+
+
+class SessionUpdate(Snapshot):
+    """A snapshot after a tree action, with a draft to put back into the composer."""
+
+    action: Literal["tree", "fork", "clone"] | None = None
+    draft: str | None = None
+    notice: str | None = None
+
+
+class SessionSummary(WireModel):
+    """One row of the session list."""
+
+    id: str
+    name: str
+    updated_at: int
+    message_count: int
+    preview: str
+    active_run_id: str | None = None
+
+
+class Approval(WireModel):
+    """A tool call waiting for a human decision."""
+
+    id: str
+    tool_call_id: str | None = None
+    tool_name: str
+    summary: str
+    details: str | None = None
+    arguments: dict[str, Any] | None = None
+    risk: Risk | None = None
+    risk_reason: str | None = None
+
+
+class UsageInfo(WireModel):
+    """Token counts."""
+
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    total_tokens: int = 0
+    context_tokens: int | None = None
+    context_window: int | None = None
+
+
+class RunStatus(WireModel):
+    """The state of one run, a projection of its event log."""
+
+    id: str
+    session_id: str
+    status: RunState
+    started_at: int
+    completed_at: int | None = None
+    first_sequence: int
+    last_sequence: int
+    pending_approvals: list[Approval] = Field(default_factory=list)
+    usage: UsageInfo | None = None
+    error: str | None = None
+
+
+class DegradedProvider(WireModel):
+    """A capability that could not start, and why."""
+
+    name: str
+    reason: str

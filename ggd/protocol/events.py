@@ -1,0 +1,162 @@
+"""Notification payloads: gg/run.event (tagged by `type`) and gg/session.event."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import Field, TypeAdapter
+
+from .base import Event
+from .dto import Approval, UsageInfo
+
+
+class RunEventBase(Event):
+    """Envelope fields every run event carries."""
+
+    run_id: str
+    session_id: str
+    sequence: int
+    timestamp: int
+
+
+class RunStartedEvent(RunEventBase):
+    """The run was admitted and started."""
+
+    type: Literal["run_started"] = "run_started"
+    prompt: str | None = None
+
+
+class TextDeltaEvent(RunEventBase):
+    """Assistant text as it streams."""
+
+    type: Literal["text_delta"] = "text_delta"
+    text: str
+
+
+class ThinkingDeltaEvent(RunEventBase):
+    """Reasoning text as it streams."""
+
+    type: Literal["thinking_delta"] = "thinking_delta"
+    text: str
+
+
+class ToolCallStartEvent(RunEventBase):
+    """A tool started."""
+
+    type: Literal["tool_call_start"] = "tool_call_start"
+    tool_call_id: str
+    tool_name: str
+    summary: str
+    arguments: dict[str, Any] | None = None
+
+
+class ToolCallFinishEvent(RunEventBase):
+    """A tool finished (output truncated for display)."""
+
+    type: Literal["tool_call_finish"] = "tool_call_finish"
+    tool_call_id: str
+    tool_name: str
+    is_error: bool
+    output: str
+    details: dict[str, Any] | None = None
+
+
+class UserMessageEvent(RunEventBase):
+    """A steering or follow-up message was taken into the run."""
+
+    type: Literal["user_message"] = "user_message"
+    text: str
+
+
+class ApprovalRequestedEvent(RunEventBase):
+    """A tool waits for a decision (gg/run.approve)."""
+
+    type: Literal["approval_requested"] = "approval_requested"
+    approval: Approval
+
+
+class ApprovalResolvedEvent(RunEventBase):
+    """An approval was answered."""
+
+    type: Literal["approval_resolved"] = "approval_resolved"
+    approval_id: str
+    allow: bool
+    by: Literal["user", "policy", "cancel", "timeout"]
+    scope: Literal["once", "session"] | None = None
+
+
+class UsageEvent(RunEventBase):
+    """Token usage after a model call."""
+
+    type: Literal["usage"] = "usage"
+    prompt_tokens: int
+    completion_tokens: int
+    total_tokens: int
+    context_tokens: int | None = None
+    context_window: int | None = None
+
+
+class CompactionEvent(RunEventBase):
+    """Older turns were summarised to fit the context budget."""
+
+    type: Literal["compaction"] = "compaction"
+    summary: str
+
+
+class RunCompletedEvent(RunEventBase):
+    """The run finished with a final answer."""
+
+    type: Literal["run_completed"] = "run_completed"
+    content: str
+    usage: UsageInfo | None = None
+
+
+class RunFailedEvent(RunEventBase):
+    """The run failed; retryable says whether trying again may help."""
+
+    type: Literal["run_failed"] = "run_failed"
+    error: str
+    error_code: str | None = None
+    retryable: bool = False
+
+
+class RunCanceledEvent(RunEventBase):
+    """The run was canceled."""
+
+    type: Literal["run_canceled"] = "run_canceled"
+
+
+RunEvent = Annotated[
+    RunStartedEvent
+    | TextDeltaEvent
+    | ThinkingDeltaEvent
+    | ToolCallStartEvent
+    | ToolCallFinishEvent
+    | UserMessageEvent
+    | ApprovalRequestedEvent
+    | ApprovalResolvedEvent
+    | UsageEvent
+    | CompactionEvent
+    | RunCompletedEvent
+    | RunFailedEvent
+    | RunCanceledEvent,
+    Field(discriminator="type"),
+]
+RUN_EVENT_ADAPTER: TypeAdapter[Any] = TypeAdapter(RunEvent)
+TERMINAL_EVENT_TYPES = frozenset({"run_completed", "run_failed", "run_canceled"})
+
+
+class SessionEvent(Event):
+    """gg/session.event: a change to a session that every subscriber sees."""
+
+    session_id: str
+    type: Literal[
+        "run_started", "run_finished", "renamed", "head_changed", "forked", "approval_pending"
+    ]
+    run_id: str | None = None
+    status: str | None = None
+    name: str | None = None
+    leaf_id: str | None = None
+    new_session_id: str | None = None
+    kind: Literal["fork", "clone"] | None = None
+    count: int | None = None

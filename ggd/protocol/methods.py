@@ -1,0 +1,367 @@
+"""The one table of every gg method and notification.
+
+Dispatch, advertised capabilities, the generated schema/TypeScript, the spec in protocol/README.md and
+the tests all read this table. Method names appear nowhere else as literals.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from .base import Empty
+from .dto import RunStatus, SessionUpdate, Snapshot
+from .events import RunEvent, SessionEvent
+from .run import (
+    RunActiveParams,
+    RunApproveParams,
+    RunIdParams,
+    RunStartParams,
+    RunStartResult,
+    RunSteerParams,
+    RunSubscribeParams,
+    RunWaitParams,
+    RunWaitResult,
+)
+from .session import (
+    EmptyResult,
+    SessionActionParams,
+    SessionCreateParams,
+    SessionIdParams,
+    SessionListParams,
+    SessionListResult,
+    SessionRenameParams,
+)
+from .system import SystemInfoResult, WorkspaceListResult
+
+Scope = Literal["none", "session", "run"]
+
+
+@dataclass(frozen=True)
+class MethodSpec:
+    """One row: wire name, kind, direction, params and result types, stability and scope."""
+
+    name: str
+    summary: str
+    params: Any
+    result: Any = None
+    kind: Literal["request", "notification"] = "request"
+    direction: Literal["client", "server"] = "client"
+    since: str = "1.0"
+    stable: bool = True
+    scope: Scope = "none"
+    example: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def area(self) -> str:
+        """The protocol area, e.g. `session` for gg/session.list."""
+        return self.name.removeprefix("gg/").split(".", 1)[0]
+
+
+SYSTEM_INFO = MethodSpec(
+    "gg/system.info",
+    "Daemon version, protocol version, capabilities, models and workspace.",
+    Empty,
+    SystemInfoResult,
+    example={
+        "params": {},
+        "result": {
+            "protocolVersion": "1.0",
+            "serverVersion": "0.1.0",
+            "capabilities": ["sessions", "runs", "tools.builtin"],
+            "workspace": {"id": "w_3f2a", "name": "app"},
+            "demo": False,
+            "models": ["openai:gpt-4.1-mini"],
+            "defaultModel": "openai:gpt-4.1-mini",
+        },
+    },
+)
+WORKSPACE_LIST = MethodSpec(
+    "gg/workspace.list",
+    "Workspaces this daemon serves (ids and names, never paths).",
+    Empty,
+    WorkspaceListResult,
+    example={"params": {}, "result": {"workspaces": [{"id": "w_3f2a", "name": "app"}]}},
+)
+SESSION_LIST = MethodSpec(
+    "gg/session.list",
+    "Sessions of the connection's workspace, newest first, with a preview.",
+    SessionListParams,
+    SessionListResult,
+    example={
+        "params": {"limit": 20},
+        "result": {
+            "sessions": [
+                {
+                    "id": "s_1a2b",
+                    "name": "fix tests",
+                    "updatedAt": 1764475200000,
+                    "messageCount": 6,
+                    "preview": "why does test_io fail?",
+                }
+            ]
+        },
+    },
+)
+SESSION_CREATE = MethodSpec(
+    "gg/session.create",
+    "Create a session in the connection's workspace.",
+    SessionCreateParams,
+    Snapshot,
+    scope="session",
+    example={
+        "params": {"name": "fix tests"},
+        "result": {
+            "sessionId": "s_1a2b",
+            "name": "fix tests",
+            "model": "openai:gpt-4.1-mini",
+            "messages": [],
+            "tree": [],
+        },
+    },
+)
+SESSION_OPEN = MethodSpec(
+    "gg/session.open",
+    "Open a session by id and return its snapshot.",
+    SessionIdParams,
+    Snapshot,
+    scope="session",
+    example={
+        "params": {"sessionId": "s_1a2b"},
+        "result": {
+            "sessionId": "s_1a2b",
+            "name": "fix tests",
+            "model": "openai:gpt-4.1-mini",
+            "messages": [],
+            "tree": [],
+        },
+    },
+)
+SESSION_GET = MethodSpec(
+    "gg/session.get",
+    "The current snapshot of a session.",
+    SessionIdParams,
+    Snapshot,
+    scope="session",
+    example={
+        "params": {"sessionId": "s_1a2b"},
+        "result": {
+            "sessionId": "s_1a2b",
+            "name": "fix tests",
+            "model": "openai:gpt-4.1-mini",
+            "messages": [],
+            "tree": [],
+        },
+    },
+)
+SESSION_RENAME = MethodSpec(
+    "gg/session.rename",
+    "Rename a session; subscribers get a `renamed` session event.",
+    SessionRenameParams,
+    Snapshot,
+    scope="session",
+    example={
+        "params": {"sessionId": "s_1a2b", "name": "io bug"},
+        "result": {
+            "sessionId": "s_1a2b",
+            "name": "io bug",
+            "model": "openai:gpt-4.1-mini",
+            "messages": [],
+            "tree": [],
+        },
+    },
+)
+SESSION_ACTION = MethodSpec(
+    "gg/session.action",
+    "Tree actions: `tree` checks out a node, `fork`/`clone` make a new session.",
+    SessionActionParams,
+    SessionUpdate,
+    scope="session",
+    example={
+        "params": {"sessionId": "s_1a2b", "action": "fork", "nodeId": "e5c1d2aa"},
+        "result": {
+            "sessionId": "s_9f8e",
+            "name": "fix tests (fork)",
+            "model": "openai:gpt-4.1-mini",
+            "messages": [],
+            "tree": [],
+            "action": "fork",
+            "draft": "why does test_io fail?",
+        },
+    },
+)
+SESSION_SUBSCRIBE = MethodSpec(
+    "gg/session.subscribe",
+    "Receive gg/session.event for a session on this connection.",
+    SessionIdParams,
+    EmptyResult,
+    scope="session",
+    example={"params": {"sessionId": "s_1a2b"}, "result": {}},
+)
+SESSION_UNSUBSCRIBE = MethodSpec(
+    "gg/session.unsubscribe",
+    "Stop gg/session.event for a session on this connection.",
+    SessionIdParams,
+    EmptyResult,
+    scope="session",
+    example={"params": {"sessionId": "s_1a2b"}, "result": {}},
+)
+RUN_START = MethodSpec(
+    "gg/run.start",
+    "Start the agent on a session with a prompt; one active run per session.",
+    RunStartParams,
+    RunStartResult,
+    scope="session",
+    example={
+        "params": {"sessionId": "s_1a2b", "prompt": "run the tests", "interactive": True},
+        "result": {"runId": "r_77c0"},
+    },
+)
+RUN_SUBSCRIBE = MethodSpec(
+    "gg/run.subscribe",
+    "Replay a run's events after `afterSequence`, then stream live gg/run.event.",
+    RunSubscribeParams,
+    EmptyResult,
+    scope="run",
+    example={"params": {"runId": "r_77c0", "afterSequence": 12}, "result": {}},
+)
+RUN_UNSUBSCRIBE = MethodSpec(
+    "gg/run.unsubscribe",
+    "Stop gg/run.event for a run on this connection.",
+    RunIdParams,
+    EmptyResult,
+    scope="run",
+    example={"params": {"runId": "r_77c0"}, "result": {}},
+)
+RUN_WAIT = MethodSpec(
+    "gg/run.wait",
+    "Long-poll: events after `afterSequence` (waits up to timeoutMs for the first one).",
+    RunWaitParams,
+    RunWaitResult,
+    scope="run",
+    example={
+        "params": {"runId": "r_77c0", "afterSequence": 0, "timeoutMs": 10000},
+        "result": {
+            "events": [
+                {
+                    "runId": "r_77c0",
+                    "sessionId": "s_1a2b",
+                    "sequence": 1,
+                    "timestamp": 1764475200000,
+                    "type": "run_started",
+                }
+            ],
+            "done": False,
+        },
+    },
+)
+RUN_GET = MethodSpec(
+    "gg/run.get",
+    "The status of a run.",
+    RunIdParams,
+    RunStatus,
+    scope="run",
+    example={
+        "params": {"runId": "r_77c0"},
+        "result": {
+            "id": "r_77c0",
+            "sessionId": "s_1a2b",
+            "status": "running",
+            "startedAt": 1764475200000,
+            "firstSequence": 1,
+            "lastSequence": 9,
+            "pendingApprovals": [],
+        },
+    },
+)
+RUN_ACTIVE = MethodSpec(
+    "gg/run.active",
+    "The active run of a session, or null.",
+    RunActiveParams,
+    RunStatus | None,
+    scope="session",
+    example={"params": {"sessionId": "s_1a2b"}, "result": None},
+)
+RUN_CANCEL = MethodSpec(
+    "gg/run.cancel",
+    "Cancel a run: kills running tools, keeps the partial answer.",
+    RunIdParams,
+    EmptyResult,
+    scope="run",
+    example={"params": {"runId": "r_77c0"}, "result": {}},
+)
+RUN_APPROVE = MethodSpec(
+    "gg/run.approve",
+    "Answer a pending approval; the first answer wins.",
+    RunApproveParams,
+    EmptyResult,
+    scope="run",
+    example={
+        "params": {"runId": "r_77c0", "approvalId": "a_1", "allow": True, "scope": "once"},
+        "result": {},
+    },
+)
+RUN_STEER = MethodSpec(
+    "gg/run.steer",
+    "Steer the active run (taken at the next model boundary) or queue a follow-up.",
+    RunSteerParams,
+    EmptyResult,
+    scope="session",
+    example={
+        "params": {"sessionId": "s_1a2b", "text": "use pytest -x", "followUp": False},
+        "result": {},
+    },
+)
+RUN_EVENT = MethodSpec(
+    "gg/run.event",
+    "Server notification: one numbered event of a run.",
+    RunEvent,
+    kind="notification",
+    direction="server",
+    scope="run",
+    example={
+        "params": {
+            "runId": "r_77c0",
+            "sessionId": "s_1a2b",
+            "sequence": 3,
+            "timestamp": 1764475200000,
+            "type": "text_delta",
+            "text": "Running ",
+        }
+    },
+)
+SESSION_EVENT = MethodSpec(
+    "gg/session.event",
+    "Server notification: a session changed (rename, checkout, fork, run state).",
+    SessionEvent,
+    kind="notification",
+    direction="server",
+    scope="session",
+    example={"params": {"sessionId": "s_1a2b", "type": "renamed", "name": "io bug"}},
+)
+
+METHODS: tuple[MethodSpec, ...] = (
+    SYSTEM_INFO,
+    WORKSPACE_LIST,
+    SESSION_LIST,
+    SESSION_CREATE,
+    SESSION_OPEN,
+    SESSION_GET,
+    SESSION_RENAME,
+    SESSION_ACTION,
+    SESSION_SUBSCRIBE,
+    SESSION_UNSUBSCRIBE,
+    RUN_START,
+    RUN_SUBSCRIBE,
+    RUN_UNSUBSCRIBE,
+    RUN_WAIT,
+    RUN_GET,
+    RUN_ACTIVE,
+    RUN_CANCEL,
+    RUN_APPROVE,
+    RUN_STEER,
+    RUN_EVENT,
+    SESSION_EVENT,
+)
+BY_NAME: dict[str, MethodSpec] = {m.name: m for m in METHODS}
+REQUESTS: tuple[MethodSpec, ...] = tuple(m for m in METHODS if m.kind == "request")

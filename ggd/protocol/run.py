@@ -1,0 +1,78 @@
+"""gg/run.* params and results."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import Field
+
+from .base import Params, Result
+from .dto import ApprovalMode
+
+
+class RunStartParams(Params):
+    """Start a run of the agent on a session."""
+
+    session_id: str = Field(min_length=1, max_length=200)
+    prompt: str = Field(min_length=1)
+    approval_mode: ApprovalMode = "auto"
+    interactive: bool = False
+    model: str | None = Field(default=None, max_length=200)
+    subscribe: bool = True
+
+
+class RunStartResult(Result):
+    """The new run's id."""
+
+    run_id: str
+
+
+class RunSubscribeParams(Params):
+    """Replay a run's events after a sequence, then stream live ones."""
+
+    run_id: str = Field(min_length=1)
+    after_sequence: int = Field(default=0, ge=0)
+
+
+class RunIdParams(Params):
+    """Name one run."""
+
+    run_id: str = Field(min_length=1)
+
+
+class RunWaitParams(Params):
+    """Long-poll a run's events after a sequence."""
+
+    run_id: str = Field(min_length=1)
+    after_sequence: int = Field(default=0, ge=0)
+    timeout_ms: int = Field(default=30_000, ge=0, le=300_000)
+
+
+class RunWaitResult(Result):
+    """Events after the sequence, and whether the run is over."""
+
+    events: list[dict[str, Any]]
+    done: bool
+
+
+class RunActiveParams(Params):
+    """Ask for a session's active run."""
+
+    session_id: str = Field(min_length=1, max_length=200)
+
+
+class RunApproveParams(Params):
+    """Answer a pending approval."""
+
+    run_id: str = Field(min_length=1)
+    approval_id: str = Field(min_length=1)
+    allow: bool
+    scope: Literal["once", "session"] = "once"
+
+
+class RunSteerParams(Params):
+    """Steer the active run of a session, or queue a follow-up."""
+
+    session_id: str = Field(min_length=1, max_length=200)
+    text: str = Field(min_length=1)
+    follow_up: bool = False

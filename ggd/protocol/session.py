@@ -1,0 +1,56 @@
+"""gg/session.* params and results."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import Field
+
+from .base import Params, Result
+from .dto import SessionSummary
+
+
+class SessionListParams(Params):
+    """Page through sessions of the connection's workspace, newest first."""
+
+    limit: int = Field(default=50, ge=1, le=500)
+    cursor: str | None = None
+
+
+class SessionListResult(Result):
+    """One page of sessions."""
+
+    sessions: list[SessionSummary]
+    next_cursor: str | None = None
+
+
+class SessionCreateParams(Params):
+    """Create a session in the connection's workspace."""
+
+    name: str | None = Field(default=None, max_length=200)
+    model: str | None = Field(default=None, max_length=200)
+
+
+class SessionIdParams(Params):
+    """Name one session."""
+
+    session_id: str = Field(min_length=1, max_length=200)
+
+
+class SessionRenameParams(Params):
+    """Rename a session."""
+
+    session_id: str = Field(min_length=1, max_length=200)
+    name: str = Field(min_length=1, max_length=200)
+
+
+class SessionActionParams(Params):
+    """A tree action: tree (checkout), fork or clone."""
+
+    session_id: str = Field(min_length=1, max_length=200)
+    action: Literal["tree", "fork", "clone"]
+    node_id: str | None = None
+
+
+class EmptyResult(Result):
+    """An empty object."""
