@@ -1,0 +1,22 @@
+"""Append-only JSONL session tree store: one file per session, leases, conflict detection."""
+
+from __future__ import annotations
+
+from .errors import SessionConflictError, SessionError, SessionFormatError, SessionNotFoundError
+from .file import SessionFile
+from .model import LEAF, Entry, SessionHeader, SessionSummary, TreeNode
+from .repository import SessionRepository
+
+__all__ = [
+    "LEAF",
+    "Entry",
+    "SessionConflictError",
+    "SessionError",
+    "SessionFile",
+    "SessionFormatError",
+    "SessionHeader",
+    "SessionNotFoundError",
+    "SessionRepository",
+    "SessionSummary",
+    "TreeNode",
+]

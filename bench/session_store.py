@@ -1,0 +1,177 @@
+"""Benchmark of ggd.session: append latency, open+snapshot time and memory per open session.
+
+Run: .venv/bin/python bench/session_store.py [--json] [--dir DIR] [--sizes 1000,10000,100000]
+Files go to a temp dir (on the same filesystem as --dir when given); fsync cost depends on it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import json
+import random
+import statistics
+import sys
+import tempfile
+import time
+import tracemalloc
+from pathlib import Path
+from typing import Any
+
+from ggd.session import SessionRepository
+from ggd.session.codec import encode_line
+
+_WORDS = (
+    "the quick brown fox jumps over a lazy dog while the agent reads files and runs tests".split()
+)
+
+
+def _message(rng: random.Random, i: int) -> dict[str, Any]:
+    role = "user" if i % 2 == 0 else "assistant"
+    text = " ".join(rng.choice(_WORDS) for _ in range(30))  # ~150 chars, a typical short turn
+    return {"role": role, "content": text, "timestamp": 1_700_000_000_000 + i}
+
+
+def _percentile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
+
+
+def bench_append(root: Path, count: int) -> dict[str, float]:
+    """Append latency (µs) of single message appends, each fsynced under the lease."""
+    repo = SessionRepository(root / "append")
+    sf = repo.create("bench")
+    rng = random.Random(1)
+    times: list[float] = []
+    for i in range(count):
+        msg = _message(rng, i)
+        t0 = time.perf_counter_ns()
+        sf.append("message", msg)
+        times.append((time.perf_counter_ns() - t0) / 1000)
+    return {"p50_us": _percentile(times, 0.5), "p99_us": _percentile(times, 0.99), "n": count}
+
+
+def _write_session(repo: SessionRepository, entries: int, branchy: bool) -> str:
+    """Write a session file directly (no per-entry fsync) with `entries` entries."""
+    sf = repo.create("bench", name=f"{'branchy' if branchy else 'linear'}-{entries}")
+    rng = random.Random(entries + branchy)
+    lines: list[bytes] = []
+    ids: list[str] = []
+    parent: str | None = None
+    for i in range(entries):
+        eid = f"{i:08x}"
+        if branchy and i > 10 and i % 10 == 0:
+            # Every 10th entry is a checkout to a random earlier entry: a new branch starts there.
+            kind, data, parent = "head", {}, rng.choice(ids)
+        else:
+            kind, data = "message", _message(rng, i)
+        obj: dict[str, Any] = {"type": kind, "id": eid, "parentId": parent}
+        obj.update(timestamp=1_700_000_000_000 + i, data=data)
+        lines.append(encode_line(obj))
+        ids.append(eid)
+        parent = eid
+    with open(repo.root / f"{sf.id}.jsonl", "ab") as f:
+        f.write(b"".join(lines))
+    return sf.id
+
+
+def bench_open(root: Path, entries: int, branchy: bool) -> dict[str, Any]:
+    """Open + full snapshot (tree + messages) time in ms, and bytes held per open session."""
+    repo = SessionRepository(root / f"open-{entries}-{int(branchy)}")
+    sid = _write_session(repo, entries, branchy)
+    size = (repo.root / f"{sid}.jsonl").stat().st_size
+    runs = 15 if entries <= 10_000 else 3
+    times: list[float] = []
+    cpu: list[float] = []
+    for _ in range(runs):
+        gc.collect()
+        c0, t0 = time.process_time(), time.perf_counter()
+        sf = repo.open(sid)
+        sf.tree()
+        sf.messages()
+        times.append((time.perf_counter() - t0) * 1000)
+        cpu.append((time.process_time() - c0) * 1000)
+        del sf
+    open_only: list[float] = []
+    for _ in range(runs):
+        t0 = time.perf_counter()
+        repo.open(sid)
+        open_only.append((time.perf_counter() - t0) * 1000)
+    gc.collect()
+    tracemalloc.start()
+    base = tracemalloc.get_traced_memory()[0]
+    sf = repo.open(sid)
+    held = tracemalloc.get_traced_memory()[0] - base
+    tracemalloc.stop()
+    del sf
+    return {
+        "entries": entries,
+        "shape": "branchy" if branchy else "linear",
+        "file_mb": size / 1e6,
+        "open_ms": statistics.median(open_only),
+        "open_snapshot_ms": statistics.median(times),
+        "open_snapshot_best_ms": min(times),
+        "open_snapshot_cpu_ms": statistics.median(cpu),
+        "memory_mb": held / 1e6,
+    }
+
+
+def bench_list(root: Path, sessions: int) -> dict[str, float]:
+    """list() of `sessions` small sessions: cold (cache rebuilt) and warm (cache hit)."""
+    repo = SessionRepository(root / "list")
+    rng = random.Random(7)
+    for _ in range(sessions):
+        sf = repo.create("bench")
+        sf.append_many([("message", _message(rng, i)) for i in range(20)])
+    (repo.root / "index.json").unlink(missing_ok=True)
+    t0 = time.perf_counter()
+    repo.list(limit=50)
+    cold = (time.perf_counter() - t0) * 1000
+    t0 = time.perf_counter()
+    repo.list(limit=50)
+    warm = (time.perf_counter() - t0) * 1000
+    return {"sessions": sessions, "cold_ms": cold, "warm_ms": warm}
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run every benchmark and print a table (or JSON with --json)."""
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    ap.add_argument("--dir", default=None, help="where to put the temp files")
+    ap.add_argument("--sizes", default="1000,10000,100000")
+    ap.add_argument("--appends", type=int, default=2000)
+    args = ap.parse_args(argv)
+    sizes = [int(s) for s in args.sizes.split(",") if s]
+    with tempfile.TemporaryDirectory(dir=args.dir, prefix="gg-bench-") as tmp:
+        root = Path(tmp)
+        result: dict[str, Any] = {
+            "python": sys.version.split()[0],
+            "append": bench_append(root, args.appends),
+            "open": [bench_open(root, n, b) for n in sizes for b in (False, True)],
+            "list": bench_list(root, 300),
+        }
+    if args.json:
+        print(json.dumps(result, indent=2))
+        return 0
+    ap_ = result["append"]
+    print(
+        f"append (fsync each, n={ap_['n']}): p50 {ap_['p50_us']:.0f} µs, p99 {ap_['p99_us']:.0f} µs"
+    )
+    print("open = repo.open(); snap = open + tree() + messages(); median wall ms unless noted")
+    head = ["entries", "shape", "file MB", "open", "snap", "snap best", "snap CPU", "mem MB"]
+    print(" ".join(f"{h:>9}" for h in head))
+    for r in result["open"]:
+        print(
+            f"{r['entries']:>9} {r['shape']:>9} {r['file_mb']:>9.2f} {r['open_ms']:>9.1f}"
+            f" {r['open_snapshot_ms']:>9.1f} {r['open_snapshot_best_ms']:>9.1f}"
+            f" {r['open_snapshot_cpu_ms']:>9.1f} {r['memory_mb']:>9.2f}"
+        )
+    ls = result["list"]
+    print(
+        f"list of {ls['sessions']} sessions: cold {ls['cold_ms']:.1f} ms, warm {ls['warm_ms']:.1f} ms"
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

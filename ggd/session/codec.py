@@ -1,0 +1,220 @@
+"""JSONL codec: encode headers/entries as lines and parse a whole file buffer fast."""
+
+from __future__ import annotations
+
+import contextlib
+import gc
+import json
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from .errors import SessionFormatError
+from .model import Entry, SessionHeader
+
+__all__ = [
+    "FORMAT_VERSION",
+    "Parsed",
+    "bulk_allocation",
+    "encode_line",
+    "header_from_json",
+    "parse",
+]
+
+FORMAT_VERSION = 1
+
+_TAIL_BYTES = 32
+
+
+def encode_line(obj: dict[str, Any]) -> bytes:
+    """One compact JSON line ending in a newline; refuses NaN/Infinity (not JSON)."""
+    try:
+        text = json.dumps(obj, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+        return text.encode("utf-8") + b"\n"
+    except UnicodeEncodeError:
+        # Lone surrogates cannot be UTF-8; escaping them keeps the value round-trippable.
+        text = json.dumps(obj, ensure_ascii=True, separators=(",", ":"), allow_nan=False)
+        return text.encode("ascii") + b"\n"
+
+
+def header_from_json(obj: Any) -> SessionHeader:
+    """Validate a decoded header line; SessionFormatError when it is not a usable header."""
+    if not isinstance(obj, dict) or obj.get("type") != "session":
+        raise SessionFormatError("session file does not start with a session header")
+    version = obj.get("version")
+    if version != FORMAT_VERSION:
+        raise SessionFormatError(
+            f"session format version {version!r} is unsupported (this build reads version "
+            f"{FORMAT_VERSION}); upgrade gg to open it"
+        )
+    sid, ws, created = obj.get("id"), obj.get("workspaceId"), obj.get("createdAt")
+    name, model, parent = obj.get("name"), obj.get("model"), obj.get("parent")
+    if not isinstance(sid, str) or not isinstance(ws, str) or type(created) is not int:
+        raise SessionFormatError("session header is missing id, workspaceId or createdAt")
+    if not (name is None or isinstance(name, str)) or not (model is None or isinstance(model, str)):
+        raise SessionFormatError("session header has an invalid name or model")
+    if not (parent is None or isinstance(parent, dict)):
+        raise SessionFormatError("session header has an invalid parent")
+    return SessionHeader(FORMAT_VERSION, sid, ws, created, name, model, parent)
+
+
+@dataclass(slots=True)
+class Parsed:
+    """A parsed file: valid_length bytes are good (torn tail excluded); tail ends them."""
+
+    header: SessionHeader
+    entries: list[Entry]
+    by_id: dict[str, Entry]
+    valid_length: int
+    torn: bool
+    tail: bytes
+
+
+class _Malformed(Exception):
+    """An entry object that decoded as JSON but is not a valid entry."""
+
+
+def _add(obj: Any, entries: list[Entry], by_id: dict[str, Entry]) -> None:
+    """Validate one decoded entry and index it; _Malformed/SessionFormatError on failure."""
+    try:
+        kind = obj["type"]
+        eid = obj["id"]
+        pid = obj["parentId"]
+        ts = obj["timestamp"]
+        data = obj["data"]
+    except (KeyError, TypeError) as exc:
+        raise _Malformed("entry is missing a required field") from exc
+    if (
+        type(kind) is not str
+        or type(eid) is not str
+        or type(ts) is not int
+        or type(data) is not dict
+        or not (pid is None or type(pid) is str)
+    ):
+        raise _Malformed("entry has a field of the wrong type")
+    if eid in by_id:
+        raise _Malformed("entry id is used twice")
+    if pid is not None and pid not in by_id:
+        raise _Malformed("entry refers to a parent that does not precede it")
+    entry = Entry(kind, eid, pid, ts, data)
+    by_id[eid] = entry
+    entries.append(entry)
+
+
+def _build_fast(objs: Any, entries: list[Entry], by_id: dict[str, Entry]) -> None:
+    """_add inlined for the common all-good file (a hot loop: 100k entries per open)."""
+    append = entries.append
+    for obj in objs:
+        try:
+            kind = obj["type"]
+            eid = obj["id"]
+            pid = obj["parentId"]
+            ts = obj["timestamp"]
+            data = obj["data"]
+        except (KeyError, TypeError):
+            break
+        if (
+            type(kind) is not str
+            or type(eid) is not str
+            or type(ts) is not int
+            or type(data) is not dict
+            or eid in by_id
+            or not (pid is None or (type(pid) is str and pid in by_id))
+        ):
+            break
+        entry = Entry(kind, eid, pid, ts, data)
+        by_id[eid] = entry
+        append(entry)
+    else:
+        return
+    # Re-run the bad object through the checked path for a precise message.
+    try:
+        _add(obj, [], dict(by_id))
+    except _Malformed as exc:
+        raise _corrupt(len(entries) + 2, str(exc)) from None
+    raise _corrupt(len(entries) + 2, "invalid entry")  # pragma: no cover - _add agrees
+
+
+def _corrupt(line_no: int, why: str) -> SessionFormatError:
+    return SessionFormatError(f"session file is corrupt at line {line_no}: {why}")
+
+
+@contextlib.contextmanager
+def bulk_allocation() -> Iterator[None]:
+    """Pause the cyclic GC while building many acyclic objects (json dicts, entries).
+
+    Each young-generation pass would re-walk the growing heap; pausing roughly halves the
+    time to load 100k entries. Nothing built here forms cycles, so nothing is leaked.
+    """
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
+def parse(data: bytes) -> Parsed:
+    """Parse a whole session file; a torn last line is reported (torn=True), not raised.
+
+    Raises:
+        SessionFormatError: empty file, bad header, unsupported version, or a corrupt line
+            anywhere but at the end.
+    """
+    end = data.rfind(b"\n") + 1
+    nl = data.find(b"\n")
+    if nl < 0:
+        raise SessionFormatError("session file has no complete header line")
+    try:
+        header = header_from_json(json.loads(data[:nl]))
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise SessionFormatError("session header is not valid JSON") from exc
+    entries: list[Entry] = []
+    by_id: dict[str, Entry] = {}
+    body = data[nl + 1 : end - 1] if end - 1 > nl else b""
+    if body:
+        objs: Any = None
+        try:
+            with bulk_allocation():
+                # One C-level decode of all lines joined into an array is ~2x faster than a
+                # json.loads per line; raw newlines cannot occur inside JSON strings.
+                objs = json.loads(b"[" + body.replace(b"\n", b",") + b"]")
+        except (ValueError, UnicodeDecodeError):
+            objs = None
+        if objs is not None:
+            with bulk_allocation():
+                _build_fast(objs, entries, by_id)
+        else:
+            return _parse_slow(data, header, nl + 1, end)
+    valid = end
+    tail = data[max(0, valid - _TAIL_BYTES) : valid]
+    return Parsed(header, entries, by_id, valid, end < len(data), tail)
+
+
+def _parse_slow(data: bytes, header: SessionHeader, start: int, end: int) -> Parsed:
+    """Line-by-line parse to locate a bad line: the last one is torn, earlier ones corrupt."""
+    entries: list[Entry] = []
+    by_id: dict[str, Entry] = {}
+    pos, line_no, valid = start, 1, start
+    torn = end < len(data)
+    while pos < end:
+        nxt = data.index(b"\n", pos)
+        line = data[pos:nxt]
+        line_no += 1
+        if line.strip():
+            try:
+                obj = json.loads(line)
+            except (ValueError, UnicodeDecodeError):
+                if data[nxt + 1 : end].strip():
+                    raise _corrupt(line_no, "line is not valid JSON") from None
+                torn = True  # garbage on the final line: a write that never completed
+                break
+            try:
+                _add(obj, entries, by_id)
+            except _Malformed as exc:
+                raise _corrupt(line_no, str(exc)) from None
+        pos = nxt + 1
+        valid = pos
+    tail = data[max(0, valid - _TAIL_BYTES) : valid]
+    return Parsed(header, entries, by_id, valid, torn, tail)

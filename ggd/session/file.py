@@ -1,0 +1,252 @@
+"""SessionFile: one open session, its entries in memory, appends under the writer lease."""
+
+from __future__ import annotations
+
+import logging
+import secrets
+from collections.abc import Callable, Iterable, Sequence
+from pathlib import Path
+from typing import Any, Protocol
+
+from . import codec, journal, projection
+from .errors import SessionFormatError, SessionNotFoundError
+from .model import LEAF, Entry, SessionHeader, TreeNode, _Leaf
+
+__all__ = ["SessionFile"]
+
+log = logging.getLogger("ggd.session")
+
+Clock = Callable[[], int]
+
+
+class _Creator(Protocol):
+    def __call__(
+        self,
+        workspace_id: str,
+        name: str | None,
+        model: str | None,
+        parent: dict[str, Any] | None,
+        entries: Sequence[Entry],
+    ) -> SessionFile: ...
+
+
+class SessionFile:
+    """One session file: read once on open, then kept in sync by its own appends.
+
+    Synchronous by design; the daemon calls it from a worker thread when latency matters.
+    One object is not thread-safe: use it from one thread at a time (the app serializes per
+    session). Separate objects, threads or processes are kept apart by the writer lease.
+    """
+
+    def __init__(
+        self,
+        path: Path,
+        *,
+        lock_path: Path,
+        clock: Clock,
+        lease_timeout: float,
+        creator: _Creator,
+    ) -> None:
+        self._path = path
+        self._lock_path = lock_path
+        self._clock = clock
+        self._lease_timeout = lease_timeout
+        self._creator = creator
+        self._entries: list[Entry] = []
+        self._by_id: dict[str, Entry] = {}
+        self._active: list[Entry] | None = None
+        self.reload()
+
+    # -- loading -------------------------------------------------------------------------
+
+    def reload(self) -> None:
+        """Re-read the file (after a conflict); a torn last line is truncated under the lease."""
+        try:
+            data, dev, ino = journal.read_file(self._path)
+        except FileNotFoundError:
+            raise SessionNotFoundError(f"session {self._path.stem!r} no longer exists") from None
+        parsed = codec.parse(data)
+        if parsed.torn:
+            # The tail may be another writer's append in flight: decide only under the lease.
+            with journal.lease(self._lock_path, self._lease_timeout):
+                data, dev, ino = journal.read_file(self._path)
+                parsed = codec.parse(data)
+                if parsed.torn:
+                    log.warning(
+                        "session %s: dropping %d bytes of an incomplete last line",
+                        parsed.header.id,
+                        len(data) - parsed.valid_length,
+                    )
+                    journal.truncate_to(self._path, parsed.valid_length)
+        if parsed.header.id != self._path.stem:
+            raise SessionFormatError("session header names another session id")
+        self._header = parsed.header
+        self._entries = parsed.entries
+        self._by_id = parsed.by_id
+        self._active = None
+        self._fp = journal.Fingerprint(dev, ino, parsed.valid_length, parsed.tail)
+
+    # -- identity and entries ------------------------------------------------------------
+
+    @property
+    def id(self) -> str:
+        """Stable session id."""
+        return self._header.id
+
+    @property
+    def header(self) -> SessionHeader:
+        """The header line (line 1)."""
+        return self._header
+
+    @property
+    def entries(self) -> Sequence[Entry]:
+        """Every entry in file order (do not mutate)."""
+        return self._entries
+
+    def get(self, entry_id: str) -> Entry | None:
+        """The entry with this id, or None."""
+        return self._by_id.get(entry_id)
+
+    @property
+    def leaf_id(self) -> str | None:
+        """Id of the last entry; the active branch runs from it to the root."""
+        return self._entries[-1].id if self._entries else None
+
+    def active_path(self) -> list[Entry]:
+        """Entries root..leaf following parentId."""
+        if self._active is None:
+            self._active = projection.path_to(self._by_id, self.leaf_id)
+        return list(self._active)
+
+    def messages(self) -> list[dict[str, Any]]:
+        """The data dicts of message entries on the active path, in order."""
+        return [e.data for e in self.active_path() if e.kind == "message"]
+
+    def tree(self) -> list[TreeNode]:
+        """A TreeNode for every message entry, in file order."""
+        with codec.bulk_allocation():
+            return projection.tree_nodes(self._entries, {e.id for e in self.active_path()})
+
+    # -- projections ---------------------------------------------------------------------
+
+    @property
+    def name(self) -> str | None:
+        """Latest name (session_info entries override the header)."""
+        return projection.latest(self._entries, "session_info", "name", self._header.name)
+
+    @property
+    def model(self) -> str | None:
+        """Latest model (model entries override the header)."""
+        return projection.latest(self._entries, "model", "model", self._header.model)
+
+    @property
+    def updated_at(self) -> int:
+        """Timestamp of the last entry (ms), never before the creation time (forks copy)."""
+        created = self._header.created_at
+        return max(self._entries[-1].timestamp, created) if self._entries else created
+
+    @property
+    def message_count(self) -> int:
+        """Number of messages on the active path."""
+        return sum(1 for e in self.active_path() if e.kind == "message")
+
+    @property
+    def preview(self) -> str:
+        """Short text of the first user message on the active path."""
+        return projection.preview_of(self.active_path())
+
+    # -- writes --------------------------------------------------------------------------
+
+    def append(
+        self, kind: str, data: dict[str, Any], parent_id: str | _Leaf | None = LEAF
+    ) -> Entry:
+        """Append one entry (parent defaults to the leaf) durably; returns it.
+
+        Raises:
+            SessionConflictError: the file changed since this object last read or wrote it.
+            ValueError: unknown parent, bad kind or data that is not JSON.
+        """
+        return self.append_many([(kind, data)], parent_id)[0]
+
+    def append_many(
+        self,
+        items: Iterable[tuple[str, dict[str, Any]]],
+        parent_id: str | _Leaf | None = LEAF,
+    ) -> list[Entry]:
+        """Append a chain of entries (each the parent of the next) in one locked write."""
+        parent = self.leaf_id if isinstance(parent_id, _Leaf) else parent_id
+        if parent is not None and parent not in self._by_id:
+            raise ValueError(f"unknown parent entry {parent!r}")
+        now = self._clock()
+        fresh: list[Entry] = []
+        taken: set[str] = set()
+        for kind, data in items:
+            if not isinstance(kind, str) or not kind or kind == "session":
+                raise ValueError(f"invalid entry kind {kind!r}")
+            if not isinstance(data, dict):
+                raise ValueError("entry data must be a dict")
+            eid = self._new_entry_id(taken)
+            fresh.append(Entry(kind, eid, parent, now, data))
+            parent = eid
+        if not fresh:
+            return []
+        payload = b"".join(codec.encode_line(e.to_json()) for e in fresh)
+        with journal.lease(self._lock_path, self._lease_timeout):
+            self._fp = journal.append_checked(self._path, self._fp, payload)
+        for e in fresh:
+            self._by_id[e.id] = e
+        self._entries.extend(fresh)
+        self._active = None
+        return fresh
+
+    def _new_entry_id(self, taken: set[str]) -> str:
+        while True:
+            eid = secrets.token_hex(4)
+            if eid not in self._by_id and eid not in taken:
+                taken.add(eid)
+                return eid
+
+    def checkout(self, node_id: str | None) -> Entry:
+        """Make node_id the active branch by appending a head entry under it.
+
+        None starts an empty branch (the head becomes a new root): "before the first message".
+        """
+        if node_id is not None and node_id not in self._by_id:
+            raise ValueError(f"unknown entry {node_id!r}")
+        return self.append("head", {}, node_id)
+
+    def rename(self, name: str) -> Entry:
+        """Rename the session (appends a session_info entry)."""
+        if not isinstance(name, str):
+            raise ValueError("name must be a string")
+        return self.append("session_info", {"name": name})
+
+    def fork(self, node_id: str | None) -> SessionFile:
+        """A new session holding the path root..node_id; its header records the lineage.
+
+        None forks from before the first entry: an empty session that remembers its origin.
+        """
+        if node_id is not None and node_id not in self._by_id:
+            raise ValueError(f"unknown entry {node_id!r}")
+        path = projection.path_to(self._by_id, node_id)
+        return self._copy(path, {"sessionId": self.id, "nodeId": node_id, "kind": "fork"})
+
+    def clone(self) -> SessionFile:
+        """A new session holding the whole active path; its header records the lineage."""
+        parent = {"sessionId": self.id, "nodeId": self.leaf_id, "kind": "clone"}
+        return self._copy(self.active_path(), parent)
+
+    def _copy(self, path: Sequence[Entry], parent: dict[str, Any]) -> SessionFile:
+        # Metadata entries are dropped (the new header carries the current name and model)
+        # and the next kept entry is re-parented, so the copy is a clean single chain.
+        kept: list[Entry] = []
+        last: str | None = None
+        for e in path:
+            if e.kind in projection.METADATA_KINDS:
+                continue
+            kept.append(Entry(e.kind, e.id, last, e.timestamp, e.data))
+            last = e.id
+        return self._creator(self._header.workspace_id, self.name, self.model, parent, kept)
+
+    def __repr__(self) -> str:
+        return f"SessionFile(id={self.id!r}, entries={len(self._entries)})"

@@ -1,0 +1,194 @@
+"""Durable file operations: private modes, the writer lease, fingerprints, appends, new files."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import secrets
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import portalocker
+
+from .errors import SessionConflictError
+
+__all__ = [
+    "DIR_MODE",
+    "FILE_MODE",
+    "Fingerprint",
+    "append_checked",
+    "ensure_private_dir",
+    "lease",
+    "read_file",
+    "truncate_to",
+    "write_new_file",
+]
+
+FILE_MODE = 0o600
+DIR_MODE = 0o700
+TAIL_BYTES = 32
+
+
+@dataclass(frozen=True, slots=True)
+class Fingerprint:
+    """What a SessionFile last saw: same inode, same length, same last bytes."""
+
+    dev: int
+    ino: int
+    size: int
+    tail: bytes
+
+
+def ensure_private_dir(path: Path) -> None:
+    """Create path (and missing parents) as 0700; tighten path itself if it already exists."""
+    missing: list[Path] = []
+    p = path
+    while not p.exists():
+        missing.append(p)
+        p = p.parent
+    for d in reversed(missing):
+        with contextlib.suppress(FileExistsError):
+            os.mkdir(d, DIR_MODE)
+    if (path.stat().st_mode & 0o777) != DIR_MODE:
+        os.chmod(path, DIR_MODE)
+
+
+def _private_opener(path: str, flags: int) -> int:
+    fd = os.open(path, flags, FILE_MODE)
+    return fd
+
+
+@contextlib.contextmanager
+def lease(lock_path: Path, timeout: float) -> Iterator[None]:
+    """Hold the cross-process writer lease (flock on a sidecar file; dies with the process)."""
+    # NON_BLOCKING + timeout: portalocker retries until the deadline; a blocking flock would
+    # ignore the timeout and could wait forever behind a hung (but alive) writer.
+    lock = portalocker.Lock(
+        str(lock_path),
+        mode="a",
+        timeout=timeout,
+        check_interval=0.002,
+        flags=portalocker.LockFlags.EXCLUSIVE | portalocker.LockFlags.NON_BLOCKING,
+        opener=_private_opener,
+    )
+    try:
+        lock.acquire()
+    except portalocker.LockException as exc:
+        raise SessionConflictError(
+            "session is busy: another writer holds it; retry in a moment"
+        ) from exc
+    try:
+        fh = lock.fh
+        if fh is not None and (os.fstat(fh.fileno()).st_mode & 0o777) != FILE_MODE:
+            os.fchmod(fh.fileno(), FILE_MODE)  # a lock file made by someone else's umask
+        yield
+    finally:
+        lock.release()
+
+
+def read_file(path: Path) -> tuple[bytes, int, int]:
+    """Read a whole file in one go; returns (bytes, st_dev, st_ino) of the file read."""
+    with open(path, "rb", buffering=0) as f:
+        st = os.fstat(f.fileno())
+        data = f.read()
+    return data, st.st_dev, st.st_ino
+
+
+def _fingerprint_fd(fd: int) -> Fingerprint:
+    st = os.fstat(fd)
+    start = max(0, st.st_size - TAIL_BYTES)
+    tail = os.pread(fd, st.st_size - start, start)
+    return Fingerprint(st.st_dev, st.st_ino, st.st_size, tail)
+
+
+def append_checked(path: Path, expected: Fingerprint, payload: bytes) -> Fingerprint:
+    """Append payload if the file still matches expected (caller holds the lease).
+
+    Returns the new fingerprint. Raises SessionConflictError when the file changed.
+    """
+    try:
+        fd = os.open(path, os.O_RDWR | os.O_APPEND)
+    except FileNotFoundError as exc:
+        raise SessionConflictError("session file disappeared; reload the session") from exc
+    try:
+        current = _fingerprint_fd(fd)
+        if current != expected:
+            raise SessionConflictError(
+                "session changed since it was read (another writer); reload and retry"
+            )
+        view = memoryview(payload)
+        try:
+            while view:
+                n = os.write(fd, view)
+                view = view[n:]
+            os.fsync(fd)
+        except BaseException:
+            # Leave no half line behind for the next reader (best effort: we hold the lease).
+            with contextlib.suppress(OSError):
+                os.ftruncate(fd, current.size)
+            raise
+        new_tail = (current.tail + payload)[-TAIL_BYTES:]
+        return Fingerprint(current.dev, current.ino, current.size + len(payload), new_tail)
+    finally:
+        os.close(fd)
+
+
+def truncate_to(path: Path, length: int) -> None:
+    """Cut a file to length and make it durable (torn-tail repair, under the lease)."""
+    fd = os.open(path, os.O_RDWR)
+    try:
+        os.ftruncate(fd, length)
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def _fsync_dir(directory: Path) -> None:
+    with contextlib.suppress(OSError):
+        fd = os.open(directory, os.O_RDONLY | os.O_DIRECTORY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+
+
+def write_new_file(path: Path, payload: bytes) -> None:
+    """Create path atomically with payload (0600); FileExistsError if it already exists."""
+    tmp = path.with_name(f".{path.name}.{secrets.token_hex(4)}.tmp")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, FILE_MODE)
+    try:
+        try:
+            os.fchmod(fd, FILE_MODE)
+            view = memoryview(payload)
+            while view:
+                view = view[os.write(fd, view) :]
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        # link() never replaces an existing file, unlike rename(): a new id can't clobber one.
+        os.link(tmp, path)
+    finally:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp)
+    _fsync_dir(path.parent)
+
+
+def write_atomic(path: Path, payload: bytes) -> None:
+    """Replace path atomically with payload (0600), for caches."""
+    tmp = path.with_name(f".{path.name}.{secrets.token_hex(4)}.tmp")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, FILE_MODE)
+    try:
+        with contextlib.suppress(OSError):
+            os.fchmod(fd, FILE_MODE)
+        view = memoryview(payload)
+        while view:
+            view = view[os.write(fd, view) :]
+    finally:
+        os.close(fd)
+    try:
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp)
+        raise

@@ -1,0 +1,128 @@
+"""Read-side projections of an entry list: paths, messages, tree, name, preview, summary."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from .model import Entry, SessionHeader, SessionSummary, TreeNode
+
+__all__ = [
+    "METADATA_KINDS",
+    "latest",
+    "message_text",
+    "path_to",
+    "preview_of",
+    "short",
+    "summarize",
+    "tree_nodes",
+]
+
+# Session-level facts, not conversation: a fork/clone carries them in its new header instead.
+METADATA_KINDS = frozenset({"head", "session_info", "model"})
+
+PREVIEW_CHARS = 80
+TREE_TEXT_CHARS = 120
+
+
+def path_to(by_id: dict[str, Entry], node_id: str | None) -> list[Entry]:
+    """Entries root..node_id following parentId (empty for None)."""
+    path: list[Entry] = []
+    while node_id is not None:
+        entry = by_id[node_id]
+        path.append(entry)
+        node_id = entry.parent_id
+    path.reverse()
+    return path
+
+
+def message_text(data: dict[str, Any]) -> str:
+    """Plain text of a protocol Message (string content or a list of text parts)."""
+    content = data.get("content")
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        parts = [p.get("text", "") for p in content if isinstance(p, dict)]
+        return " ".join(p for p in parts if isinstance(p, str))
+    return ""
+
+
+def short(text: str, limit: int) -> str:
+    """Whitespace collapsed and cut to limit characters (with an ellipsis when cut)."""
+    text = " ".join(text[: limit * 4].split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def latest(entries: Sequence[Entry], kind: str, key: str, default: str | None) -> str | None:
+    """data[key] of the last entry of kind in file order, else default."""
+    for entry in reversed(entries):
+        if entry.kind == kind:
+            value = entry.data.get(key)
+            return value if isinstance(value, str) else default
+    return default
+
+
+def preview_of(path: Sequence[Entry]) -> str:
+    """Short text of the first user message on a path."""
+    for entry in path:
+        if entry.kind == "message" and entry.data.get("role") == "user":
+            return short(message_text(entry.data), PREVIEW_CHARS)
+    return ""
+
+
+def _tree_text(data: dict[str, Any]) -> str:
+    content = data.get("content")
+    text = content if isinstance(content, str) else message_text(data)
+    if len(text) > TREE_TEXT_CHARS:
+        text = text[: TREE_TEXT_CHARS - 1] + "…"
+    if "\n" in text or "\t" in text or "\r" in text:
+        text = " ".join(text.split())  # rare; a full collapse costs ~1 µs per node
+    return text
+
+
+def tree_nodes(entries: Sequence[Entry], active_ids: set[str]) -> list[TreeNode]:
+    """One TreeNode per message entry in file order; parents precede children in a file."""
+    nearest: dict[str | None, str | None] = {None: None}  # entry id -> nearest message at/above
+    depth: dict[str | None, int] = {None: -1}
+    nodes: list[TreeNode] = []
+    add = nodes.append
+    for e in entries:
+        anc = nearest[e.parent_id]
+        eid = e.id
+        if e.kind == "message":
+            d = depth[anc] + 1
+            depth[eid] = d
+            nearest[eid] = eid
+            data = e.data
+            role = data.get("role")
+            add(
+                TreeNode(
+                    eid,
+                    anc,
+                    d,
+                    role if type(role) is str else "",
+                    _tree_text(data),
+                    eid in active_ids,
+                    e.timestamp,
+                )
+            )
+        else:
+            nearest[eid] = anc
+    return nodes
+
+
+def summarize(
+    header: SessionHeader, entries: Sequence[Entry], active: Sequence[Entry]
+) -> SessionSummary:
+    """The list row of a session from its header, entries and active path."""
+    return SessionSummary(
+        id=header.id,
+        workspace_id=header.workspace_id,
+        name=latest(entries, "session_info", "name", header.name),
+        model=latest(entries, "model", "model", header.model),
+        created_at=header.created_at,
+        updated_at=max(entries[-1].timestamp, header.created_at) if entries else header.created_at,
+        message_count=sum(1 for e in active if e.kind == "message"),
+        preview=preview_of(active),
+        parent=header.parent,
+    )
