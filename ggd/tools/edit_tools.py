@@ -1,0 +1,228 @@
+"""The edit and write tools: exact-match edits with a diff, atomic writes, modes kept."""
+
+from __future__ import annotations
+
+import asyncio
+import difflib
+from pathlib import Path
+from typing import Any
+
+from ggd.tools.base import ApprovalInfo, Tool, ToolContext, ToolError, ToolResult
+from ggd.tools.fs_tools import SNIFF_BYTES, is_binary
+from ggd.tools.paths import (
+    arg_str,
+    atomic_write,
+    candidate,
+    in_agent_dir,
+    is_inside,
+    relative,
+    resolve_in_workspace,
+)
+
+PREVIEW_LINES = 20
+
+
+def _write_info(summary: str, raw: str, ctx: ToolContext, details: str) -> ApprovalInfo:
+    if not is_inside(raw, ctx):
+        return ApprovalInfo(summary, "dangerous", "path outside the workspace", True, details)
+    if in_agent_dir(candidate(raw, ctx), ctx):
+        return ApprovalInfo(summary, "normal", "agent notes under .gg/agent/", False, details)
+    return ApprovalInfo(summary, "normal", "changes a workspace file", True, details)
+
+
+def _write_paths(raw: Any, ctx: ToolContext) -> list[Path]:
+    if isinstance(raw, str) and is_inside(raw, ctx):
+        return [candidate(raw, ctx)]
+    return []
+
+
+def _load_text(path: Path, raw: str) -> str:
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        raise ToolError(f"file not found: '{raw}' (use the write tool to create it)") from None
+    except IsADirectoryError:
+        raise ToolError(f"'{raw}' is a directory") from None
+    except OSError as exc:
+        raise ToolError(f"cannot read '{raw}': {exc.strerror}") from None
+    if is_binary(data[:SNIFF_BYTES]):
+        raise ToolError(f"'{raw}' is a binary file; edit changes text files only")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise ToolError(f"'{raw}' is not UTF-8 text") from None
+
+
+def apply_edits(text: str, edits: Any) -> tuple[str, str]:
+    """Apply edits in order to text; returns (new text, newline) or raises ToolError.
+
+    A CRLF file is matched with LF-normalised text (the model writes LF) and written back CRLF.
+    """
+    if not isinstance(edits, list) or not edits:
+        raise ToolError("argument 'edits' must be a non-empty list of {oldText, newText}")
+    newline = "\r\n" if "\r\n" in text else "\n"
+    work = text.replace("\r\n", "\n") if newline == "\r\n" else text
+    for n, edit in enumerate(edits, 1):
+        if not isinstance(edit, dict):
+            raise ToolError(f"edit #{n} must be an object with oldText and newText")
+        old, new = edit.get("oldText"), edit.get("newText")
+        if not isinstance(old, str) or not isinstance(new, str):
+            raise ToolError(f"edit #{n} needs string fields oldText and newText")
+        if newline == "\r\n":
+            old, new = old.replace("\r\n", "\n"), new.replace("\r\n", "\n")
+        if not old:
+            raise ToolError(f"edit #{n}: oldText must not be empty")
+        count = work.count(old)
+        if count == 0:
+            raise ToolError(f"edit #{n}: oldText not found (0 matches); copy it exactly")
+        if count > 1:
+            raise ToolError(
+                f"edit #{n}: oldText matches {count} times; include more context so it is unique"
+            )
+        work = work.replace(old, new, 1)
+    return (work.replace("\n", "\r\n") if newline == "\r\n" else work), newline
+
+
+def unified_diff(before: str, after: str, rel: str) -> str:
+    """A unified diff of two texts (line endings normalised)."""
+    lines = difflib.unified_diff(
+        before.replace("\r\n", "\n").splitlines(keepends=True),
+        after.replace("\r\n", "\n").splitlines(keepends=True),
+        fromfile=f"a/{rel}",
+        tofile=f"b/{rel}",
+    )
+    return "".join(line if line.endswith("\n") else line + "\n" for line in lines)
+
+
+class EditTool(Tool):
+    """Replace exact text snippets in a file; each oldText must match exactly once."""
+
+    name = "edit"
+    description = (
+        "Edit a text file by exact replacement. edits is a list of {oldText, newText}, applied in "
+        "order; each oldText must match exactly once in the file (add surrounding lines to make "
+        "it unique). Line endings are kept."
+    )
+    parameters = {
+        "type": "object",
+        "properties": {
+            "path": {"type": "string", "description": "File path, relative to the workspace."},
+            "edits": {
+                "type": "array",
+                "minItems": 1,
+                "items": {
+                    "type": "object",
+                    "properties": {"oldText": {"type": "string"}, "newText": {"type": "string"}},
+                    "required": ["oldText", "newText"],
+                    "additionalProperties": False,
+                },
+            },
+        },
+        "required": ["path", "edits"],
+        "additionalProperties": False,
+    }
+
+    def summary(self, args: dict[str, Any]) -> str:
+        """`edit <path>`."""
+        return f"edit {args.get('path', '')}"
+
+    def describe(self, args: dict[str, Any], ctx: ToolContext) -> ApprovalInfo:
+        """Needs approval with a unified diff (pre-approved under .gg/agent/)."""
+        raw = arg_str(args, "path")
+        diff = None
+        if is_inside(raw, ctx):
+            path = resolve_in_workspace(raw, ctx)
+            before = _load_text(path, raw)
+            after, _ = apply_edits(before, args.get("edits"))
+            diff = unified_diff(before, after, relative(path, ctx))
+        return _write_info(self.summary(args), raw, ctx, diff or "")
+
+    def write_paths(self, args: dict[str, Any], ctx: ToolContext) -> list[Path]:
+        """The edited file."""
+        return _write_paths(args.get("path"), ctx)
+
+    async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
+        """Apply the edits atomically."""
+        raw = arg_str(args, "path")
+        path = resolve_in_workspace(raw, ctx)
+        return await asyncio.to_thread(self._edit, path, raw, args.get("edits"), ctx)
+
+    def _edit(self, path: Path, raw: str, edits: Any, ctx: ToolContext) -> ToolResult:
+        before = _load_text(path, raw)
+        after, _ = apply_edits(before, edits)
+        rel = relative(path, ctx)
+        diff = unified_diff(before, after, rel)
+        atomic_write(path, after.encode("utf-8"))
+        added = sum(
+            1 for ln in diff.splitlines() if ln.startswith("+") and not ln.startswith("+++")
+        )
+        removed = sum(
+            1 for ln in diff.splitlines() if ln.startswith("-") and not ln.startswith("---")
+        )
+        n = len(edits)
+        return ToolResult(
+            f"Edited {rel}: {n} edit{'s' if n != 1 else ''} applied (+{added} -{removed} lines).",
+            details={"diff": diff, "path": rel, "added": added, "removed": removed},
+        )
+
+
+class WriteTool(Tool):
+    """Create or overwrite a file with the given content."""
+
+    name = "write"
+    description = (
+        "Write a file in the workspace (create or overwrite), creating parent folders. "
+        "Prefer edit for changes to an existing file."
+    )
+    parameters = {
+        "type": "object",
+        "properties": {
+            "path": {"type": "string", "description": "File path, relative to the workspace."},
+            "content": {"type": "string", "description": "The complete new file content."},
+        },
+        "required": ["path", "content"],
+        "additionalProperties": False,
+    }
+
+    def summary(self, args: dict[str, Any]) -> str:
+        """`write <path>`."""
+        return f"write {args.get('path', '')}"
+
+    def describe(self, args: dict[str, Any], ctx: ToolContext) -> ApprovalInfo:
+        """Needs approval with a preview; says create or overwrite."""
+        raw = arg_str(args, "path")
+        content = arg_str(args, "content")
+        exists = is_inside(raw, ctx) and candidate(raw, ctx).exists()
+        action = "overwrite" if exists else "create"
+        lines = content.splitlines()
+        preview = "\n".join(lines[:PREVIEW_LINES])
+        if len(lines) > PREVIEW_LINES:
+            preview += f"\n[... {len(lines) - PREVIEW_LINES} more lines]"
+        info = _write_info(f"write {raw} ({action})", raw, ctx, preview)
+        info.extra.update({"action": action, "bytes": len(content.encode("utf-8"))})
+        return info
+
+    def write_paths(self, args: dict[str, Any], ctx: ToolContext) -> list[Path]:
+        """The written file."""
+        return _write_paths(args.get("path"), ctx)
+
+    async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
+        """Write atomically, creating parent folders."""
+        raw = arg_str(args, "path")
+        content = arg_str(args, "content")
+        path = resolve_in_workspace(raw, ctx)
+        return await asyncio.to_thread(self._write, path, raw, content, ctx)
+
+    def _write(self, path: Path, raw: str, content: str, ctx: ToolContext) -> ToolResult:
+        if path.is_dir():
+            raise ToolError(f"'{raw}' is a directory")
+        created = not path.exists()
+        path.parent.mkdir(parents=True, exist_ok=True)
+        data = content.encode("utf-8")
+        atomic_write(path, data)
+        rel = relative(path, ctx)
+        verb = "Created" if created else "Overwrote"
+        return ToolResult(
+            f"{verb} {rel} ({len(data)} bytes).",
+            details={"path": rel, "bytes": len(data), "created": created},
+        )

@@ -1,0 +1,162 @@
+"""The grep tool: ripgrep when it is on PATH, a pure-Python search otherwise (same output)."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import re
+import shutil
+from pathlib import Path
+from typing import Any
+
+from ggd.tools.base import ApprovalInfo, Tool, ToolContext, ToolError, ToolResult
+from ggd.tools.fs_tools import SNIFF_BYTES, is_binary, read_only_info
+from ggd.tools.paths import arg_int, arg_str, relative, resolve_in_workspace
+
+DEFAULT_LIMIT = 50
+MAX_LIMIT = 200
+MAX_TEXT = 500
+# Set to 1 to force the pure-Python search even when ripgrep is installed.
+NO_RG_ENV = "GG_GREP_NO_RG"
+
+
+def rg_path() -> str | None:
+    """The ripgrep executable, or None to use the Python fallback."""
+    if os.environ.get(NO_RG_ENV) == "1":
+        return None
+    return shutil.which("rg")
+
+
+def _line(rel: str, number: int, text: str) -> str:
+    text = text.rstrip("\r\n")
+    if len(text) > MAX_TEXT:
+        text = text[:MAX_TEXT] + " [truncated]"
+    return f"{rel}:{number}:{text}"
+
+
+class GrepTool(Tool):
+    """Search file contents; output lines are `path:line:text`."""
+
+    name = "grep"
+    description = (
+        "Search workspace files for a regular expression (or a literal string with literal=true). "
+        "Output lines are 'path:line:text', sorted by path. .git and binary files are skipped; "
+        f"with ripgrep, .gitignore is respected. limit defaults to {DEFAULT_LIMIT} (max {MAX_LIMIT})."
+    )
+    parameters = {
+        "type": "object",
+        "properties": {
+            "pattern": {"type": "string", "description": "Regex (or literal text)."},
+            "path": {"type": "string", "description": "File or directory (default '.')."},
+            "literal": {"type": "boolean", "description": "Match the pattern as plain text."},
+            "limit": {"type": "integer", "minimum": 1, "maximum": MAX_LIMIT},
+        },
+        "required": ["pattern"],
+        "additionalProperties": False,
+    }
+    parallel_safe = True
+
+    def summary(self, args: dict[str, Any]) -> str:
+        """`grep <pattern> in <path>`."""
+        return f"grep {args.get('pattern', '')!r} in {args.get('path') or '.'}"
+
+    def describe(self, args: dict[str, Any], ctx: ToolContext) -> ApprovalInfo:
+        """Searching is read-only."""
+        return read_only_info(self.summary(args), arg_str(args, "path", "."), ctx)
+
+    async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
+        """Search and format up to `limit` matches."""
+        pattern = arg_str(args, "pattern")
+        if not pattern:
+            raise ToolError("pattern must not be empty")
+        raw = arg_str(args, "path", ".") or "."
+        target = resolve_in_workspace(raw, ctx)
+        if not target.exists():
+            raise ToolError(f"path not found: '{raw}'")
+        literal = bool(args.get("literal", False))
+        limit = arg_int(args, "limit", DEFAULT_LIMIT, 1, MAX_LIMIT)
+        rg = rg_path()
+        if rg is not None:
+            lines, more = await self._rg(rg, pattern, literal, target, limit, ctx)
+        else:
+            lines, more = await asyncio.to_thread(
+                self._python, pattern, literal, target, limit, ctx
+            )
+        engine = "ripgrep" if rg else "python"
+        if not lines:
+            return ToolResult("no matches", details={"matches": 0, "engine": engine})
+        out = "\n".join(lines)
+        if more:
+            out += f"\n[match limit {limit} reached; narrow the pattern or path for more]"
+        return ToolResult(out, details={"matches": len(lines), "engine": engine, "more": more})
+
+    async def _rg(
+        self, rg: str, pattern: str, literal: bool, target: Path, limit: int, ctx: ToolContext
+    ) -> tuple[list[str], bool]:
+        ws = ctx.workspace.resolve()
+        argv = [rg, "--line-number", "--no-heading", "--with-filename", "--null", "--color=never"]
+        argv += ["--hidden", "--glob=!.git", "--sort=path", "--no-messages"]
+        argv += ["--fixed-strings"] if literal else []
+        argv += ["-e", pattern, "--", relative(target, ctx)]
+        proc = await asyncio.create_subprocess_exec(
+            *argv,
+            cwd=ws,
+            stdin=asyncio.subprocess.DEVNULL,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.PIPE,
+        )
+        assert proc.stdout is not None and proc.stderr is not None
+        lines: list[str] = []
+        more = False
+        try:
+            async for raw in proc.stdout:
+                name, sep, rest = raw.decode("utf-8", errors="replace").partition("\0")
+                number, colon, text = rest.partition(":")
+                if not sep or not colon or not number.isdigit():
+                    continue  # e.g. "binary file matches" notices
+                if len(lines) == limit:
+                    more = True
+                    break
+                lines.append(_line(name.removeprefix("./"), int(number), text))
+        finally:
+            if proc.returncode is None:
+                proc.kill()
+            err = await proc.stderr.read()
+            await proc.wait()
+        if proc.returncode == 2 and not lines and not more:
+            msg = err.decode("utf-8", errors="replace").strip().splitlines()
+            raise ToolError("grep failed: " + (msg[0] if msg else "invalid pattern"))
+        return lines, more
+
+    def _python(
+        self, pattern: str, literal: bool, target: Path, limit: int, ctx: ToolContext
+    ) -> tuple[list[str], bool]:
+        try:
+            rx = re.compile(re.escape(pattern) if literal else pattern)
+        except re.error as exc:
+            raise ToolError(f"grep failed: invalid regex: {exc}") from None
+        files: list[tuple[str, Path]] = []
+        if target.is_file():
+            files.append((relative(target, ctx), target))
+        else:
+            for root, dirs, names in os.walk(target):
+                dirs[:] = [d for d in dirs if d != ".git"]
+                for name in names:
+                    p = Path(root) / name
+                    if not p.is_symlink():
+                        files.append((relative(p, ctx), p))
+        files.sort(key=lambda item: item[0].split("/"))  # directory order, like rg --sort=path
+        lines: list[str] = []
+        for rel, p in files:
+            try:
+                data = p.read_bytes()
+            except OSError:
+                continue
+            if is_binary(data[:SNIFF_BYTES]):
+                continue
+            for number, text in enumerate(data.decode("utf-8", errors="replace").splitlines(), 1):
+                if rx.search(text):
+                    if len(lines) == limit:
+                        return lines, True
+                    lines.append(_line(rel, number, text))
+        return lines, False

@@ -1,0 +1,303 @@
+"""A conservative bash lexer for the command classifier: segments, words, redirects, substitutions.
+
+It never executes anything. It knows single/double quotes, backslash escapes, `$'...'`, `$(...)`,
+backticks, `<(...)`/`>(...)`, `${...}`, `$((...))`, here-documents, comments and brace expansion,
+which is enough to find every command a string would run and every path it would write.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass, field
+
+from ggd.tools.shell_scan import (
+    DYN,
+    decode_ansi_c,
+    expand_braces,
+    match_paren,
+    scan_subs,
+    skip_backtick,
+    unescape_backtick,
+)
+
+_OPERATORS = ("&&", "||", "|&", ";;", ";&", "|", ";", "&", "(", ")", "\n")
+_REDIRECT_OPS = ("&>>", "&>", ">>", ">|", ">&", "<<<", "<<-", "<<", "<>", "<&", ">", "<")
+_WORD_BREAK = set(" \t\n;&|()<>")
+_ASSIGN_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*\+?=$")
+_NAME_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+@dataclass
+class Word:
+    """One shell word after quote removal; unknown expansions are replaced by DYN."""
+
+    text: str
+    dynamic: bool = False
+    glob: bool = False
+    quoted: bool = False
+    brace: bool = False
+    subs: list[str] = field(default_factory=list)
+    # `$((...))` bodies: arithmetic, but a body that is a command may still be worth a look.
+    arith: list[str] = field(default_factory=list)
+
+    def alternatives(self) -> list[str]:
+        """The texts this word can stand for after brace expansion."""
+        return expand_braces(self.text) if self.brace else [self.text]
+
+
+@dataclass
+class Redirect:
+    """A redirection: operator, optional fd and its target word."""
+
+    op: str
+    target: Word | None = None
+
+
+@dataclass
+class Segment:
+    """One simple command: its words, redirects, substitutions and the operator after it."""
+
+    words: list[Word] = field(default_factory=list)
+    redirects: list[Redirect] = field(default_factory=list)
+    subs: list[str] = field(default_factory=list)
+    arith: list[str] = field(default_factory=list)
+    op: str = ""
+
+
+class Lexer:
+    """Splits a command string into Segments; home is used to expand `~` and `$HOME`."""
+
+    def __init__(self, source: str, home: str) -> None:
+        self.s = source
+        self.n = len(source)
+        self.i = 0
+        self.home = home
+
+    def segments(self) -> list[Segment]:
+        """Lex the whole string."""
+        segs: list[Segment] = []
+        cur = Segment()
+        heredocs: list[tuple[str, bool, bool, Segment]] = []
+        pending: Redirect | None = None
+        s = self.s
+        while self.i < self.n:
+            c = s[self.i]
+            if c in " \t":
+                self.i += 1
+                continue
+            if s.startswith("\\\n", self.i):
+                self.i += 2
+                continue
+            if c == "#":
+                nl = s.find("\n", self.i)
+                self.i = self.n if nl == -1 else nl
+                continue
+            if c in "<>" and s.startswith("(", self.i + 1):
+                pass  # process substitution: a word, handled below
+            else:
+                op = next((o for o in _REDIRECT_OPS if s.startswith(o, self.i)), None)
+                if op is not None:
+                    self.i += len(op)
+                    pending = Redirect(op)
+                    cur.redirects.append(pending)
+                    continue
+                op = next((o for o in _OPERATORS if s.startswith(o, self.i)), None)
+                if op is not None:
+                    self.i += len(op)
+                    cur.op = op
+                    segs.append(cur)
+                    cur = Segment()
+                    pending = None
+                    if op == "\n":
+                        self._read_heredocs(heredocs)
+                    continue
+            word = self._word()
+            if (
+                word.text.endswith("=")
+                and s.startswith("(", self.i)
+                and _ASSIGN_RE.match(word.text)
+            ):
+                # `name=(a b c)`: an array assignment, not a subshell.
+                end = match_paren(s, self.i + 1)
+                word.subs.extend(scan_subs(s[self.i + 1 : end]))
+                self.i = end + 1
+            cur.subs.extend(word.subs)
+            cur.arith.extend(word.arith)
+            if pending is not None:
+                pending.target = word
+                if pending.op in ("<<", "<<-"):
+                    heredocs.append((word.text, word.quoted, pending.op == "<<-", cur))
+                pending = None
+            elif (
+                not word.quoted
+                and word.text.isdigit()
+                and self.i < self.n
+                and s[self.i] in "<>"
+                and not s.startswith("(", self.i + 1)
+            ):
+                continue  # an fd number glued to the redirect that follows
+            else:
+                cur.words.append(word)
+        segs.append(cur)
+        # A here-doc with no newline after its operator still has a body: everything left.
+        return [seg for seg in segs if seg.words or seg.redirects or seg.subs]
+
+    def _read_heredocs(self, heredocs: list[tuple[str, bool, bool, Segment]]) -> None:
+        s = self.s
+        while heredocs:
+            delim, quoted, strip_tabs, seg = heredocs.pop(0)
+            body: list[str] = []
+            while self.i < self.n:
+                nl = s.find("\n", self.i)
+                line = s[self.i : self.n if nl == -1 else nl]
+                self.i = self.n if nl == -1 else nl + 1
+                if (line.lstrip("\t") if strip_tabs else line) == delim:
+                    break
+                body.append(line)
+            if not quoted:
+                seg.subs.extend(scan_subs("\n".join(body)))
+
+    def _word(self) -> Word:
+        s, w = self.s, Word("")
+        parts: list[str] = []
+        start = self.i
+        while self.i < self.n:
+            c = s[self.i]
+            if c in _WORD_BREAK:
+                if c in "<>" and self.i == start and s.startswith("(", self.i + 1):
+                    end = match_paren(s, self.i + 2)
+                    w.subs.append(s[self.i + 2 : end])
+                    w.dynamic = True
+                    parts.append(DYN)
+                    self.i = end + 1
+                    continue
+                break
+            if c == "\\":
+                if s.startswith("\n", self.i + 1):
+                    self.i += 2
+                    continue
+                parts.append(s[self.i + 1 : self.i + 2])
+                w.quoted = True
+                self.i += 2
+            elif c == "'":
+                end = s.find("'", self.i + 1)
+                end = self.n if end == -1 else end
+                parts.append(s[self.i + 1 : end])
+                w.quoted = True
+                self.i = end + 1
+            elif c == '"':
+                w.quoted = True
+                self.i += 1
+                self._dquote(w, parts)
+            elif c == "$":
+                self._dollar(w, parts, in_dquote=False)
+            elif c == "`":
+                end = skip_backtick(s, self.i + 1)
+                w.subs.append(unescape_backtick(s[self.i + 1 : end]))
+                w.dynamic = True
+                parts.append(DYN)
+                self.i = end + 1
+            elif c == "~" and self.i == start:
+                m = re.match(r"~([A-Za-z0-9_.-]*)(?=/|$|[\s;&|()<>])", s[self.i :])
+                if m:
+                    user = m.group(1)
+                    parts.append(self.home if not user else os.path.expanduser("~" + user))
+                    self.i += len(m.group())
+                else:
+                    parts.append(c)
+                    self.i += 1
+            else:
+                if c == DYN:
+                    w.dynamic = True  # re-lexed text (bash -c "$X") keeps its unknown parts
+                elif c in "*?[":
+                    w.glob = True
+                elif c == "{":
+                    w.brace = True
+                parts.append(c)
+                self.i += 1
+        if self.i == start:
+            self.i += 1  # never stall on a character no rule consumed
+        w.text = "".join(parts)
+        return w
+
+    def _dquote(self, w: Word, parts: list[str]) -> None:
+        s = self.s
+        while self.i < self.n:
+            c = s[self.i]
+            if c == '"':
+                self.i += 1
+                return
+            if c == "\\":
+                nxt = s[self.i + 1 : self.i + 2]
+                if nxt in ('"', "\\", "$", "`"):
+                    parts.append(nxt)
+                elif nxt != "\n":
+                    parts.append(c + nxt)
+                self.i += 2
+            elif c == "$":
+                self._dollar(w, parts, in_dquote=True)
+            elif c == "`":
+                end = skip_backtick(s, self.i + 1)
+                w.subs.append(unescape_backtick(s[self.i + 1 : end]))
+                w.dynamic = True
+                parts.append(DYN)
+                self.i = end + 1
+            else:
+                parts.append(c)
+                self.i += 1
+
+    def _dollar(self, w: Word, parts: list[str], in_dquote: bool) -> None:
+        s, i = self.s, self.i
+        if s.startswith("$((", i):
+            end = match_paren(s, i + 2)
+            w.subs.extend(scan_subs(s[i + 3 : end - 1]))
+            w.arith.append(s[i + 3 : end - 1])
+            self._unknown(w, parts, end + 1)
+        elif s.startswith("$(", i):
+            end = match_paren(s, i + 2)
+            w.subs.append(s[i + 2 : end])
+            self._unknown(w, parts, end + 1)
+        elif s.startswith("${", i):
+            end = match_paren(s, i + 2, "{", "}")
+            inner = s[i + 2 : end]
+            if inner == "HOME":
+                parts.append(self.home)
+                self.i = end + 1
+            else:
+                w.subs.extend(scan_subs(inner))
+                self._unknown(w, parts, end + 1)
+        elif s.startswith("$'", i) and not in_dquote:
+            j = i + 2
+            while j < self.n and s[j] != "'":
+                j += 2 if s[j] == "\\" else 1
+            parts.append(decode_ansi_c(s[i + 2 : j]))
+            w.quoted = True
+            self.i = j + 1
+        elif s.startswith('$"', i) and not in_dquote:
+            w.quoted = True
+            self.i = i + 2
+            self._dquote(w, parts)
+        else:
+            m = _NAME_RE.match(s, i + 1)
+            if m:
+                if m.group() == "HOME":
+                    parts.append(self.home)
+                    self.i = m.end()
+                else:
+                    self._unknown(w, parts, m.end())
+            elif i + 1 < self.n and (s[i + 1].isdigit() or s[i + 1] in "@*#?$!-"):
+                self._unknown(w, parts, i + 2)
+            else:
+                parts.append("$")
+                self.i = i + 1
+
+    def _unknown(self, w: Word, parts: list[str], end: int) -> None:
+        w.dynamic = True
+        parts.append(DYN)
+        self.i = end
+
+
+def lex(source: str, home: str) -> list[Segment]:
+    """Split a command string into simple-command segments."""
+    return Lexer(source, home).segments()
