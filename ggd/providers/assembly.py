@@ -1,0 +1,197 @@
+"""Pure stream assembly: SSE lines -> data payloads, chat chunks -> events and one Completed."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from ggd.providers.types import (
+    Completed,
+    ProviderError,
+    StreamEvent,
+    TextDelta,
+    ThinkingDelta,
+    ToolCall,
+    Usage,
+)
+
+__all__ = ["SSEDecoder", "StreamAssembler"]
+
+DONE = "[DONE]"
+
+
+class SSEDecoder:
+    """Incremental Server-Sent Events decoder that yields each event's data payload."""
+
+    def __init__(self) -> None:
+        self._data: list[str] = []
+
+    def feed(self, line: str) -> str | None:
+        """Feed one line (without its newline); return a complete event's data, if any."""
+        line = line.rstrip("\r")
+        if line == "":
+            if not self._data:
+                return None
+            data, self._data = "\n".join(self._data), []
+            return data
+        if line.startswith(":"):
+            return None  # comment / keep-alive
+        name, _, value = line.partition(":")
+        if name == "data":
+            self._data.append(value[1:] if value.startswith(" ") else value)
+        return None
+
+    def flush(self) -> str | None:
+        """Return a last event that was not followed by a blank line."""
+        if not self._data:
+            return None
+        data, self._data = "\n".join(self._data), []
+        return data
+
+
+@dataclass
+class _PendingCall:
+    id: str = ""
+    name: str = ""
+    args: list[str] = field(default_factory=list)
+
+
+@dataclass
+class StreamAssembler:
+    """Accumulates chat.completion.chunk objects into deltas and one final Completed."""
+
+    provider: str = "provider"
+    text: list[str] = field(default_factory=list)
+    thinking: list[str] = field(default_factory=list)
+    calls: dict[int, _PendingCall] = field(default_factory=dict)
+    finish_reason: str | None = None
+    usage: Usage | None = None
+    done: bool = False
+    _last_index: int = -1
+
+    @property
+    def partial_text(self) -> str:
+        """Text streamed so far."""
+        return "".join(self.text)
+
+    def feed_data(self, data: str) -> list[StreamEvent]:
+        """Feed one SSE data payload; return the events it produced."""
+        if data.strip() == DONE:
+            self.done = True
+            return []
+        try:
+            chunk = json.loads(data)
+        except ValueError:
+            raise self.error("the server sent malformed stream data", "bad_response") from None
+        if not isinstance(chunk, dict):
+            raise self.error("the server sent malformed stream data", "bad_response")
+        return self.feed_chunk(chunk)
+
+    def feed_chunk(self, chunk: dict[str, Any]) -> list[StreamEvent]:
+        """Feed one decoded chunk (streaming) or a whole chat.completion (non-streaming)."""
+        if chunk.get("error"):
+            err = chunk["error"]
+            msg = err.get("message", "") if isinstance(err, dict) else str(err)
+            raise self.error(
+                f"the server reported an error mid-stream: {str(msg)[:200]}", "server_error", True
+            )
+        events: list[StreamEvent] = []
+        for choice in chunk.get("choices") or []:
+            if not isinstance(choice, dict):
+                continue
+            delta = choice.get("delta") or choice.get("message") or {}
+            events.extend(self._feed_delta(delta))
+            if choice.get("finish_reason"):
+                self.finish_reason = str(choice["finish_reason"])
+        usage = chunk.get("usage")
+        if isinstance(usage, dict):
+            self.usage = Usage(
+                prompt_tokens=int(usage.get("prompt_tokens") or 0),
+                completion_tokens=int(usage.get("completion_tokens") or 0),
+                total_tokens=int(usage.get("total_tokens") or 0),
+            )
+            events.append(self.usage)
+        return events
+
+    def _feed_delta(self, delta: dict[str, Any]) -> list[StreamEvent]:
+        events: list[StreamEvent] = []
+        for key in ("reasoning_content", "reasoning"):
+            piece = delta.get(key)
+            if isinstance(piece, str) and piece:
+                self.thinking.append(piece)
+                events.append(ThinkingDelta(piece))
+        piece = delta.get("content")
+        if isinstance(piece, str) and piece:
+            self.text.append(piece)
+            events.append(TextDelta(piece))
+        for frag in delta.get("tool_calls") or []:
+            self._feed_call(frag)
+        return events
+
+    def _feed_call(self, frag: dict[str, Any]) -> None:
+        index = frag.get("index")
+        if not isinstance(index, int):
+            # Some servers omit index: a new id starts a new call, otherwise continue the last.
+            new = frag.get("id") and (
+                self._last_index < 0 or self.calls[self._last_index].id != frag["id"]
+            )
+            index = self._last_index + 1 if new or self._last_index < 0 else self._last_index
+        self._last_index = index
+        call = self.calls.setdefault(index, _PendingCall())
+        if frag.get("id"):
+            call.id = str(frag["id"])
+        fn = frag.get("function") or {}
+        if fn.get("name"):
+            call.name = str(fn["name"])
+        args = fn.get("arguments")
+        if isinstance(args, dict):
+            call.args.append(json.dumps(args))
+        elif isinstance(args, str):
+            call.args.append(args)
+
+    def error(self, message: str, code: str, retryable: bool = False) -> ProviderError:
+        """Build a ProviderError that keeps the partial text."""
+        return ProviderError(
+            f"{self.provider}: {message}", code, retryable=retryable, partial_text=self.partial_text
+        )
+
+    def finish(self) -> Completed:
+        """Validate the assembled answer and return Completed, or raise ProviderError."""
+        if self.finish_reason is None and not self.done:
+            raise self.error(
+                "the response stream ended before it was complete", "stream_interrupted", True
+            )
+        if self.finish_reason == "length":
+            raise self.error("the answer was cut off at the output token limit", "length")
+        if self.finish_reason == "content_filter":
+            raise self.error(
+                "the answer was stopped by the provider's content filter", "bad_response"
+            )
+        calls = [self._validate(i, c) for i, c in sorted(self.calls.items())]
+        return Completed(
+            text=self.partial_text,
+            tool_calls=calls,
+            stop_reason="tool_use" if calls else "end_turn",
+            usage=self.usage,
+            thinking="".join(self.thinking),
+        )
+
+    def _validate(self, index: int, call: _PendingCall) -> ToolCall:
+        if not call.id or not call.name:
+            what = "an id" if not call.id else "a name"
+            raise self.error(f"the model sent tool call #{index} without {what}", "bad_tool_call")
+        raw = "".join(call.args).strip()
+        try:
+            args = json.loads(raw) if raw else {}
+        except ValueError:
+            raise self.error(
+                f"the model sent invalid JSON arguments for tool '{call.name[:64]}'",
+                "bad_tool_call",
+            ) from None
+        if not isinstance(args, dict):
+            raise self.error(
+                f"the model sent arguments for tool '{call.name[:64]}' that are not a JSON object",
+                "bad_tool_call",
+            )
+        return ToolCall(id=call.id, name=call.name, arguments=args)

@@ -1,0 +1,190 @@
+"""Streaming client for OpenAI-compatible chat-completions servers (OpenAI, Ollama, LM Studio, ...)."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+from collections.abc import AsyncIterator, Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import httpx
+
+from ggd.providers.assembly import SSEDecoder, StreamAssembler
+from ggd.providers.errors import from_httpx, from_status, retry_after_seconds
+from ggd.providers.types import ChatProvider, ChatRequest, ProviderError, StreamEvent
+
+__all__ = ["OpenAICompatProvider", "ProviderOptions"]
+
+
+@dataclass
+class ProviderOptions:
+    """Tunables for one provider; tests shrink the backoff and inject sleep/transport."""
+
+    max_retries: int = 2
+    backoff_base: float = 0.5
+    backoff_cap: float = 8.0
+    retry_after_cap: float = 30.0
+    connect_timeout: float = 10.0
+    read_timeout: float = 300.0
+    headers: dict[str, str] = field(default_factory=dict)
+    transport: httpx.AsyncBaseTransport | None = None
+    rng: random.Random = field(default_factory=random.Random)
+    sleep: Callable[[float], Awaitable[None]] = asyncio.sleep
+
+
+class OpenAICompatProvider(ChatProvider):
+    """POSTs {base_url}/chat/completions with stream=true and yields TextDelta ... Completed.
+
+    Example:
+        provider = OpenAICompatProvider("http://127.0.0.1:11434/v1", None, name="ollama")
+        async for ev in provider.stream(ChatRequest(model="qwen", messages=[...])): ...
+    """
+
+    def __init__(
+        self,
+        base_url: str,
+        api_key: str | None = None,
+        name: str = "openai",
+        options: ProviderOptions | None = None,
+        *,
+        default_model: str | None = None,
+    ) -> None:
+        self.base_url = base_url.rstrip("/")
+        self.name = name
+        self.default_model = default_model
+        self._api_key = api_key
+        self.options = options or ProviderOptions()
+        self._client: httpx.AsyncClient | None = None
+        # Compatibility fallbacks learnt from 400 answers, remembered for this provider.
+        self.send_stream_options = True
+        self.max_tokens_field = "max_tokens"
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(name={self.name!r}, base_url={self.base_url!r})"
+
+    def _http(self) -> httpx.AsyncClient:
+        if self._client is None:
+            o = self.options
+            timeout = httpx.Timeout(o.read_timeout, connect=o.connect_timeout)
+            headers = {"Accept": "text/event-stream", **o.headers}
+            if self._api_key:
+                headers["Authorization"] = f"Bearer {self._api_key}"
+            self._client = httpx.AsyncClient(
+                timeout=timeout, headers=headers, transport=o.transport
+            )
+        return self._client
+
+    async def aclose(self) -> None:
+        """Close the HTTP connection pool."""
+        if self._client is not None:
+            client, self._client = self._client, None
+            await client.aclose()
+
+    def build_body(self, request: ChatRequest) -> dict[str, Any]:
+        """The JSON body for `request`, honouring the learnt compatibility fallbacks."""
+        body: dict[str, Any] = {
+            "model": request.model,
+            "messages": request.messages,
+            "stream": True,
+        }
+        if self.send_stream_options:
+            body["stream_options"] = {"include_usage": True}
+        if request.tools:
+            body["tools"] = request.tools
+        if request.max_tokens is not None:
+            body[self.max_tokens_field] = request.max_tokens
+        return body
+
+    async def stream(self, request: ChatRequest) -> AsyncIterator[StreamEvent]:
+        """Stream one answer; every failure is raised as ProviderError."""
+        response = await self._open(request)
+        asm = StreamAssembler(provider=self.name)
+        try:
+            ctype = response.headers.get("content-type", "")
+            if "text/event-stream" not in ctype:
+                # The server ignored stream=true and answered with one JSON completion.
+                for ev in asm.feed_data((await response.aread()).decode("utf-8", "replace")):
+                    yield ev
+            else:
+                decoder = SSEDecoder()
+                async for line in response.aiter_lines():
+                    data = decoder.feed(line)
+                    if data is None:
+                        continue
+                    for ev in asm.feed_data(data):
+                        yield ev
+                    if asm.done:
+                        break
+                tail = decoder.flush()
+                if tail is not None and not asm.done:
+                    for ev in asm.feed_data(tail):
+                        yield ev
+        except httpx.HTTPError as exc:
+            raise from_httpx(
+                exc, provider=self.name, streaming=True, partial_text=asm.partial_text
+            ) from None
+        finally:
+            await response.aclose()
+        yield asm.finish()
+
+    async def _open(self, request: ChatRequest) -> httpx.Response:
+        """Send the request; retry network errors, 429 and 5xx; apply 400 fallbacks once each."""
+        url = f"{self.base_url}/chat/completions"
+        client = self._http()
+        attempt = 0
+        tried: set[str] = set()
+        while True:
+            body = self.build_body(request)
+            try:
+                response = await client.send(
+                    client.build_request("POST", url, json=body), stream=True
+                )
+            except httpx.HTTPError as exc:
+                err = from_httpx(exc, provider=self.name, streaming=False)
+                await self._backoff_or_raise(err, attempt, None)
+                attempt += 1
+                continue
+            if response.status_code == 200:
+                return response
+            try:
+                text = (await response.aread()).decode("utf-8", "replace")
+            except httpx.HTTPError:
+                text = ""
+            finally:
+                await response.aclose()
+            if response.status_code == 400 and self._fallback(text, request, tried):
+                continue
+            err = from_status(response.status_code, text, provider=self.name)
+            await self._backoff_or_raise(err, attempt, retry_after_seconds(response.headers))
+            attempt += 1
+
+    def _fallback(self, text: str, request: ChatRequest, tried: set[str]) -> bool:
+        """Adjust the body for a server that rejected an optional field; True to resend."""
+        low = text.lower()
+        if "stream_options" in low and self.send_stream_options and "stream_options" not in tried:
+            tried.add("stream_options")
+            self.send_stream_options = False
+            return True
+        mentions = "max_tokens" in low or "max_completion_tokens" in low
+        if mentions and request.max_tokens is not None and "max_tokens" not in tried:
+            tried.add("max_tokens")
+            other = (
+                "max_completion_tokens" if self.max_tokens_field == "max_tokens" else "max_tokens"
+            )
+            self.max_tokens_field = other
+            return True
+        return False
+
+    async def _backoff_or_raise(
+        self, err: ProviderError, attempt: int, retry_after: float | None
+    ) -> None:
+        """Sleep before the next attempt, or raise `err` when it is final."""
+        o = self.options
+        if not err.retryable or attempt >= o.max_retries:
+            raise err
+        if retry_after is not None:
+            delay = min(retry_after, o.retry_after_cap)
+        else:
+            delay = o.rng.uniform(0, min(o.backoff_cap, o.backoff_base * 2**attempt))
+        await o.sleep(delay)

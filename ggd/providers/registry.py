@@ -1,0 +1,245 @@
+"""Config resolution: config.json + environment + credentials file -> a registry of providers.
+
+Precedence for the model: cli_model > env GG_MODEL > config "model". Provider sources, first match
+wins: config "providers"; else env OPENAI_API_KEY / OPENAI_BASE_URL (provider "openai"); else a
+well-known provider named in the model ref ("ollama:qwen2.5-coder"); else the offline demo model.
+API key per provider: "apiKey" > env["apiKeyEnv"] > credentials.json > the well-known env variable.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ggd.providers.demo import DEMO_MODEL, DemoProvider
+from ggd.providers.openai_compat import OpenAICompatProvider, ProviderOptions
+from ggd.providers.types import ChatProvider
+
+__all__ = ["WELL_KNOWN", "ProviderRegistry", "build_registry", "resolve_provider"]
+
+WELL_KNOWN: dict[str, str] = {
+    "openai": "https://api.openai.com/v1",
+    "ollama": "http://127.0.0.1:11434/v1",
+    "lmstudio": "http://127.0.0.1:1234/v1",
+    "openrouter": "https://openrouter.ai/api/v1",
+    "deepseek": "https://api.deepseek.com/v1",
+}
+_KEY_ENV = {
+    "openai": "OPENAI_API_KEY",
+    "openrouter": "OPENROUTER_API_KEY",
+    "deepseek": "DEEPSEEK_API_KEY",
+}
+_PROVIDER_KEYS = frozenset({"baseUrl", "apiKey", "apiKeyEnv", "models", "contextWindow"})
+_OPENAI_DEFAULT_MODEL = "gpt-4.1-mini"
+
+
+@dataclass
+class ProviderRegistry:
+    """Named providers plus the default "provider:model"."""
+
+    providers: dict[str, ChatProvider]
+    default_model: str
+    model_lists: dict[str, list[str]] = field(default_factory=dict)
+    context_windows: dict[str, int] = field(default_factory=dict)
+
+    @property
+    def default_provider(self) -> str:
+        """Name of the provider of the default model."""
+        return self.default_model.split(":", 1)[0]
+
+    @property
+    def is_demo(self) -> bool:
+        """True when the default model is the offline demo."""
+        return self.providers[self.default_provider].is_demo
+
+    def split(self, model_ref: str | None) -> tuple[str, str]:
+        """ "provider:model" or a bare model (default provider) -> (provider, model)."""
+        ref = (model_ref or "").strip() or self.default_model
+        name, sep, model = ref.partition(":")
+        if sep and name in self.providers:
+            return name, model
+        return self.default_provider, ref
+
+    def get(self, model_ref: str | None = None) -> tuple[ChatProvider, str]:
+        """The provider and bare model name for a model reference."""
+        name, model = self.split(model_ref)
+        if not model:
+            raise ValueError(f"model reference {model_ref!r} names no model")
+        return self.providers[name], model
+
+    def models(self) -> list[str]:
+        """Every known "provider:model", default first."""
+        out = [self.default_model]
+        for name, models in self.model_lists.items():
+            out.extend(f"{name}:{m}" for m in models if f"{name}:{m}" not in out)
+        return out
+
+    def context_window(self, model_ref: str | None = None) -> int | None:
+        """The configured context window of a model's provider, if any."""
+        return self.context_windows.get(self.split(model_ref)[0])
+
+    async def aclose(self) -> None:
+        """Close every provider's connections."""
+        for provider in self.providers.values():
+            await provider.aclose()
+
+
+def _load_credentials(path: Path | None) -> dict[str, Any]:
+    if path is None or not path.is_file():
+        return {}
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        raise ValueError("credentials.json is not valid JSON") from None
+    if not isinstance(data, dict):
+        raise ValueError("credentials.json must be an object of {provider: {apiKey}}")
+    return data
+
+
+def _cred_key(creds: dict[str, Any], name: str) -> str | None:
+    entry = creds.get(name)
+    if isinstance(entry, dict) and isinstance(entry.get("apiKey"), str) and entry["apiKey"]:
+        return str(entry["apiKey"])
+    return None
+
+
+def _check_entry(name: Any, entry: Any) -> dict[str, Any]:
+    where = f"providers.{name}"
+    if not isinstance(name, str) or not name or ":" in name:
+        raise ValueError(f"providers: invalid provider name {name!r}")
+    if not isinstance(entry, dict):
+        raise ValueError(f"{where} must be an object")
+    for key in entry:
+        if key not in _PROVIDER_KEYS:
+            raise ValueError(
+                f"{where}.{key} is not a known key (use {', '.join(sorted(_PROVIDER_KEYS))})"
+            )
+    for key in ("baseUrl", "apiKey", "apiKeyEnv"):
+        if key in entry and not isinstance(entry[key], str):
+            raise ValueError(f"{where}.{key} must be a string")
+    if "baseUrl" in entry and not entry["baseUrl"].startswith(("http://", "https://")):
+        raise ValueError(f"{where}.baseUrl must start with http:// or https://")
+    models = entry.get("models", [])
+    if not isinstance(models, list) or not all(isinstance(m, str) and m for m in models):
+        raise ValueError(f"{where}.models must be a list of model names")
+    window = entry.get("contextWindow")
+    if window is not None and (
+        not isinstance(window, int) or isinstance(window, bool) or window <= 0
+    ):
+        raise ValueError(f"{where}.contextWindow must be a positive integer")
+    if "baseUrl" not in entry and name not in WELL_KNOWN:
+        raise ValueError(f"{where}.baseUrl is required (not a well-known provider)")
+    return entry
+
+
+def _make(
+    name: str, base_url: str, key: str | None, options: ProviderOptions | None
+) -> OpenAICompatProvider:
+    opts = ProviderOptions(**{**vars(options)}) if options else None
+    return OpenAICompatProvider(base_url, key, name=name, options=opts)
+
+
+def build_registry(
+    config: dict[str, Any],
+    env: Mapping[str, str],
+    cli_model: str | None = None,
+    credentials_path: Path | None = None,
+    *,
+    options: ProviderOptions | None = None,
+) -> ProviderRegistry:
+    """Resolve providers and the default model; ValueError names the bad config key."""
+    model = cli_model or env.get("GG_MODEL") or config.get("model")
+    if model is not None and (not isinstance(model, str) or not model.strip()):
+        raise ValueError("model must be a non-empty string like 'openai:gpt-4.1-mini'")
+    raw = config.get("providers") or {}
+    if not isinstance(raw, dict):
+        raise ValueError("providers must be an object of {name: {baseUrl, apiKey, ...}}")
+    creds = _load_credentials(credentials_path)
+    providers: dict[str, ChatProvider] = {}
+    lists: dict[str, list[str]] = {}
+    windows: dict[str, int] = {}
+    for name, entry in raw.items():
+        entry = _check_entry(name, entry)
+        base = entry.get("baseUrl") or (env.get("OPENAI_BASE_URL") if name == "openai" else None)
+        key = (
+            entry.get("apiKey")
+            or (env.get(entry["apiKeyEnv"]) if "apiKeyEnv" in entry else None)
+            or _cred_key(creds, name)
+            or (env.get(_KEY_ENV[name]) if name in _KEY_ENV else None)
+        )
+        providers[name] = _make(name, base or WELL_KNOWN[name], key, options)
+        lists[name] = list(entry.get("models", []))
+        if "contextWindow" in entry:
+            windows[name] = entry["contextWindow"]
+    implicit = _implicit_provider(model, env, creds, providers)
+    if implicit is not None:
+        name, base = implicit
+        key = _cred_key(creds, name) or (env.get(_KEY_ENV[name]) if name in _KEY_ENV else None)
+        providers[name] = _make(name, base, key, options)
+        lists[name] = []
+        if model is None and base == WELL_KNOWN["openai"]:
+            model = _OPENAI_DEFAULT_MODEL
+    providers.setdefault("demo", DemoProvider())
+    lists.setdefault("demo", [DEMO_MODEL])
+    registry = ProviderRegistry(providers, _default_model(model, providers, lists), lists, windows)
+    for name, provider in providers.items():
+        if not isinstance(provider, OpenAICompatProvider) or provider.default_model is not None:
+            continue
+        if name == registry.default_provider:
+            provider.default_model = registry.split(registry.default_model)[1]
+        elif lists.get(name):
+            provider.default_model = lists[name][0]
+    return registry
+
+
+def _implicit_provider(
+    model: str | None, env: Mapping[str, str], creds: dict[str, Any], configured: dict[str, Any]
+) -> tuple[str, str] | None:
+    """A provider implied by a well-known model prefix, or by OpenAI env/credentials alone."""
+    prefix = model.partition(":")[0] if model and ":" in model else None
+    openai_base = env.get("OPENAI_BASE_URL") or WELL_KNOWN["openai"]
+    if prefix in WELL_KNOWN and prefix not in configured:
+        return prefix, openai_base if prefix == "openai" else WELL_KNOWN[prefix]
+    if configured or (prefix is not None and prefix in ("demo", *WELL_KNOWN)):
+        return None
+    has_openai = (
+        env.get("OPENAI_API_KEY") or env.get("OPENAI_BASE_URL") or _cred_key(creds, "openai")
+    )
+    return ("openai", openai_base) if has_openai else None
+
+
+def _default_model(
+    model: str | None, providers: dict[str, ChatProvider], lists: dict[str, list[str]]
+) -> str:
+    real = [n for n in providers if n != "demo" or not providers[n].is_demo]
+    if model is None:
+        for name in real:
+            if lists.get(name):
+                return f"{name}:{lists[name][0]}"
+        if real:
+            raise ValueError('model is not set: set "model" in config.json or GG_MODEL')
+        return f"demo:{DEMO_MODEL}"
+    name, sep, bare = model.partition(":")
+    if sep and name in providers:
+        if not bare:
+            raise ValueError(f"model {model!r} names no model after the provider")
+        return model
+    if sep and name in WELL_KNOWN:
+        raise ValueError(f"model {model!r}: provider {name!r} is not configured in providers")
+    # A bare model (or one with a colon inside, like "qwen2.5:7b") belongs to the default provider.
+    owner = next((n for n in real if model in lists.get(n, [])), real[0] if real else "demo")
+    return f"{owner}:{model}"
+
+
+def resolve_provider(
+    config: dict[str, Any],
+    env: Mapping[str, str],
+    model: str | None = None,
+    credentials_path: Path | None = None,
+) -> ChatProvider:
+    """The provider of the default model (the DemoProvider when nothing is configured)."""
+    registry = build_registry(config, env, model, credentials_path)
+    return registry.get(registry.default_model)[0]
