@@ -1,0 +1,62 @@
+"""The agent tool loop: model requests, tool batches, approvals, steering and compaction."""
+
+from __future__ import annotations
+
+from .approval import ApprovalDecision, Approver, allow_all, deny_all, needs_asking
+from .compaction import CompactionSettings, compact, plan_cut, summarise
+from .context import agents_files, build_system_prompt, estimate_tokens
+from .errors import AgentError
+from .events import (
+    AgentEvent,
+    CompactionEvent,
+    Sink,
+    TextDeltaEvent,
+    ThinkingDeltaEvent,
+    ToolCallFinishEvent,
+    ToolCallStartEvent,
+    UsageEvent,
+    UserMessageEvent,
+)
+from .locks import PathLocks
+from .loop import AgentLoop, AgentOptions, TurnOutcome
+from .messages import INTERRUPTED, from_openai, repair, to_openai, to_openai_request
+from .steering import SteeringQueue
+from .transcript import InMemoryTranscript, Transcript, TranscriptContext
+
+__all__ = [
+    "INTERRUPTED",
+    "AgentError",
+    "AgentEvent",
+    "AgentLoop",
+    "AgentOptions",
+    "ApprovalDecision",
+    "Approver",
+    "CompactionEvent",
+    "CompactionSettings",
+    "InMemoryTranscript",
+    "PathLocks",
+    "Sink",
+    "SteeringQueue",
+    "TextDeltaEvent",
+    "ThinkingDeltaEvent",
+    "ToolCallFinishEvent",
+    "ToolCallStartEvent",
+    "Transcript",
+    "TranscriptContext",
+    "TurnOutcome",
+    "UsageEvent",
+    "UserMessageEvent",
+    "agents_files",
+    "allow_all",
+    "build_system_prompt",
+    "compact",
+    "deny_all",
+    "estimate_tokens",
+    "from_openai",
+    "needs_asking",
+    "plan_cut",
+    "repair",
+    "summarise",
+    "to_openai",
+    "to_openai_request",
+]

@@ -1,0 +1,102 @@
+"""Core events the agent loop reports to its sink; the app maps them to wire events."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+log = logging.getLogger(__name__)
+
+# Tool output shown to clients is cut here; the model still gets the full output.
+DISPLAY_LIMIT = 8 * 1024
+
+
+@dataclass(frozen=True)
+class TextDeltaEvent:
+    """A piece of assistant text as it streams."""
+
+    text: str
+
+
+@dataclass(frozen=True)
+class ThinkingDeltaEvent:
+    """A piece of reasoning text as it streams."""
+
+    text: str
+
+
+@dataclass(frozen=True)
+class ToolCallStartEvent:
+    """A tool call is about to run (after approval)."""
+
+    tool_call_id: str
+    tool_name: str
+    summary: str
+    arguments: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class ToolCallFinishEvent:
+    """A tool call ended; output is truncated for display."""
+
+    tool_call_id: str
+    tool_name: str
+    is_error: bool
+    output: str
+    details: dict[str, Any] | None = None
+
+
+@dataclass(frozen=True)
+class UserMessageEvent:
+    """A steering or follow-up message was taken into the running turn."""
+
+    text: str
+
+
+@dataclass(frozen=True)
+class UsageEvent:
+    """Token counts of one model request and how full the context is."""
+
+    prompt_tokens: int
+    completion_tokens: int
+    total_tokens: int
+    context_tokens: int
+    context_window: int | None = None
+
+
+@dataclass(frozen=True)
+class CompactionEvent:
+    """Older messages were replaced by a summary."""
+
+    summary: str
+    first_kept_id: str = ""
+
+
+AgentEvent = (
+    TextDeltaEvent
+    | ThinkingDeltaEvent
+    | ToolCallStartEvent
+    | ToolCallFinishEvent
+    | UserMessageEvent
+    | UsageEvent
+    | CompactionEvent
+)
+
+Sink = Callable[[AgentEvent], None]
+
+
+def truncate_for_display(text: str, limit: int = DISPLAY_LIMIT) -> str:
+    """Cut text to at most `limit` characters, saying how much was left out."""
+    if len(text) <= limit:
+        return text
+    return f"{text[:limit]}\n[... {len(text) - limit} more characters not shown]"
+
+
+def safe_emit(sink: Sink, event: AgentEvent) -> None:
+    """Call the sink; a failing sink is logged, never allowed to break the run."""
+    try:
+        sink(event)
+    except Exception:
+        log.exception("agent event sink failed on %s", type(event).__name__)

@@ -1,0 +1,222 @@
+"""Runs one batch of tool calls: approvals first, then parallel groups and barriers."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Awaitable, Callable, Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from ggd.providers.types import ToolCall
+from ggd.tools.base import ApprovalInfo, Tool, ToolContext, ToolError, ToolResult
+
+from .approval import Approver, needs_asking
+from .events import Sink, ToolCallFinishEvent, ToolCallStartEvent, safe_emit, truncate_for_display
+from .locks import PathLocks
+from .messages import CANCELED, tool_message
+from .validation import validate_arguments
+
+log = logging.getLogger(__name__)
+
+# A tool output beyond this is cut before it reaches the transcript and the model.
+MODEL_OUTPUT_LIMIT = 200_000
+# How long a canceled batch waits for its tools to wind down (kill their processes).
+CANCEL_GRACE_SECONDS = 10.0
+
+Append = Callable[[dict[str, Any]], Awaitable[str]]
+
+
+@dataclass
+class _Item:
+    call: ToolCall
+    tool: Tool | None = None
+    info: ApprovalInfo | None = None
+    result: ToolResult | None = None
+    started: bool = False
+    appended: bool = False
+
+
+def _error(text: str) -> ToolResult:
+    return ToolResult(output=text, is_error=True)
+
+
+def _exc_text(exc: BaseException) -> str:
+    return str(exc) or type(exc).__name__
+
+
+class ToolExecutor:
+    """Executes the tool calls of one assistant message and appends their results in call order."""
+
+    def __init__(
+        self,
+        tools: Sequence[Tool],
+        ctx: ToolContext,
+        sink: Sink,
+        approver: Approver,
+        path_locks: PathLocks,
+        append: Append,
+        max_parallel: int = 4,
+        display_limit: int = 8 * 1024,
+    ) -> None:
+        self._tools = {t.name: t for t in tools}
+        self._ctx = ctx
+        self._sink = sink
+        self._approver = approver
+        self._locks = path_locks
+        self._append = append
+        self._max_parallel = max(1, max_parallel)
+        self._display_limit = display_limit
+
+    async def run_batch(self, calls: list[ToolCall]) -> None:
+        """Approve every call in order, then run them; on cancel record canceled results."""
+        items = [self._prepare(c) for c in calls]
+        try:
+            for item in items:
+                await self._approve(item)
+            for group in self._groups(items):
+                await self._run_group(group)
+                for item in group:
+                    await self._record(item)
+        except asyncio.CancelledError:
+            for item in items:
+                if item.started and item.result is None:
+                    item.result = _error(CANCELED)
+                    self._emit_finish(item)
+                await self._record(item)
+            raise
+
+    def _prepare(self, call: ToolCall) -> _Item:
+        item = _Item(call=call, tool=self._tools.get(call.name))
+        if item.tool is None:
+            item.result = _error(f"unknown tool: {call.name}")
+            return item
+        problem = validate_arguments(item.tool.parameters, call.arguments)
+        if problem is not None:
+            item.result = _error(f"invalid arguments for {call.name}: {problem}")
+            return item
+        try:
+            item.info = item.tool.describe(call.arguments, self._ctx)
+        except ToolError as exc:
+            item.result = _error(_exc_text(exc))
+        except Exception as exc:
+            log.exception("describe() of tool %s failed", call.name)
+            item.result = _error(f"tool failed: {_exc_text(exc)}")
+        return item
+
+    async def _approve(self, item: _Item) -> None:
+        if item.result is not None or item.tool is None or item.info is None:
+            return
+        if not needs_asking(item.info):
+            return
+        try:
+            decision = await self._approver(item.call, item.tool, item.info)
+        except Exception:
+            # A broken approver must never turn into an allow.
+            log.exception("approver failed for tool %s", item.call.name)
+            item.result = _error("denied: the approval could not be obtained")
+            return
+        if not decision.allow:
+            item.result = _error(f"denied: {decision.reason}" if decision.reason else "denied")
+
+    def _groups(self, items: list[_Item]) -> Iterator[list[_Item]]:
+        group: list[_Item] = []
+        for item in items:
+            if item.result is None and item.tool is not None and item.tool.parallel_safe:
+                group.append(item)
+                continue
+            if group:
+                yield group
+                group = []
+            yield [item]
+        if group:
+            yield group
+
+    async def _run_group(self, group: list[_Item]) -> None:
+        pending = [it for it in group if it.result is None]
+        for item in group:
+            if item.result is not None:
+                # Refused before running (unknown, invalid, denied): still shown as a card.
+                self._emit_start(item)
+                self._emit_finish(item)
+        if not pending:
+            return
+        sem = asyncio.Semaphore(self._max_parallel)
+
+        async def guarded(item: _Item) -> None:
+            async with sem:
+                await self._run_one(item)
+
+        tasks = [asyncio.create_task(guarded(it)) for it in pending]
+        try:
+            await asyncio.gather(*tasks)
+        except asyncio.CancelledError:
+            for task in tasks:
+                task.cancel()
+            await asyncio.wait(tasks, timeout=CANCEL_GRACE_SECONDS)
+            raise
+
+    async def _run_one(self, item: _Item) -> None:
+        assert item.tool is not None
+        item.started = True
+        self._emit_start(item)
+        args = item.call.arguments
+        try:
+            paths = item.tool.write_paths(args, self._ctx)
+            async with self._locks.hold(paths):
+                result = await item.tool.run(args, self._ctx)
+            if not isinstance(result, ToolResult):
+                result = _error("tool failed: it returned no result")
+        except ToolError as exc:
+            result = _error(_exc_text(exc))
+        except Exception as exc:
+            log.exception("tool %s raised", item.call.name)
+            result = _error(f"tool failed: {_exc_text(exc)}")
+        if len(result.output) > MODEL_OUTPUT_LIMIT:
+            cut = len(result.output) - MODEL_OUTPUT_LIMIT
+            result = ToolResult(
+                output=result.output[:MODEL_OUTPUT_LIMIT] + f"\n[... {cut} characters cut]",
+                is_error=result.is_error,
+                details=result.details,
+            )
+        item.result = result
+        self._emit_finish(item)
+
+    async def _record(self, item: _Item) -> None:
+        if item.appended:
+            return
+        result = item.result or _error(CANCELED)
+        item.appended = True
+        await self._append(
+            tool_message(item.call.id, item.call.name, result.output, result.is_error)
+        )
+
+    def _emit_start(self, item: _Item) -> None:
+        summary = item.call.name
+        if item.tool is not None:
+            try:
+                summary = item.tool.summary(item.call.arguments)
+            except Exception:
+                log.debug("summary() of tool %s failed", item.call.name, exc_info=True)
+        safe_emit(
+            self._sink,
+            ToolCallStartEvent(
+                tool_call_id=item.call.id,
+                tool_name=item.call.name,
+                summary=summary,
+                arguments=item.call.arguments,
+            ),
+        )
+
+    def _emit_finish(self, item: _Item) -> None:
+        result = item.result or _error(CANCELED)
+        safe_emit(
+            self._sink,
+            ToolCallFinishEvent(
+                tool_call_id=item.call.id,
+                tool_name=item.call.name,
+                is_error=result.is_error,
+                output=truncate_for_display(result.output, self._display_limit),
+                details=result.details,
+            ),
+        )

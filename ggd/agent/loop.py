@@ -1,0 +1,281 @@
+"""The tool loop: one run of one conversation, from a prompt to the model's final answer."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ggd.providers.types import (
+    ChatProvider,
+    ChatRequest,
+    Completed,
+    ProviderError,
+    TextDelta,
+    ThinkingDelta,
+    Usage,
+)
+from ggd.tools.base import Tool, ToolContext
+
+from .approval import Approver
+from .compaction import CompactionSettings, compact, plan_cut
+from .context import build_system_prompt, estimate_text_tokens, estimate_tokens
+from .errors import AgentError
+from .events import (
+    DISPLAY_LIMIT,
+    Sink,
+    TextDeltaEvent,
+    ThinkingDeltaEvent,
+    UsageEvent,
+    UserMessageEvent,
+    safe_emit,
+)
+from .executor import ToolExecutor
+from .locks import PathLocks
+from .messages import (
+    INTERRUPTED,
+    assistant_message,
+    to_openai_request,
+    tool_message,
+    trailing_dangling,
+    user_message,
+)
+from .steering import SteeringQueue
+from .transcript import Transcript
+
+log = logging.getLogger(__name__)
+
+TURN_LIMIT_CODE = "turn_limit"
+
+
+@dataclass
+class AgentOptions:
+    """Limits and prompt settings of the loop."""
+
+    max_turns: int = 50
+    max_tokens: int = 4096
+    system_prompt: str | None = None
+    compaction: CompactionSettings = field(default_factory=CompactionSettings)
+    context_window: int | None = None
+    gg_home: Path | None = None
+    max_parallel: int = 4
+    display_limit: int = DISPLAY_LIMIT
+
+
+@dataclass
+class TurnOutcome:
+    """How a run ended: the final answer, summed usage, the stop reason and the request count."""
+
+    content: str
+    usage: Usage
+    stop_reason: str
+    requests: int = 0
+
+
+class AgentLoop:
+    """Drives model requests and tool batches for one conversation; one run at a time."""
+
+    def __init__(
+        self,
+        provider: ChatProvider,
+        model: str,
+        tools: Sequence[Tool],
+        tool_ctx: ToolContext,
+        transcript: Transcript,
+        sink: Sink,
+        approver: Approver,
+        steering: SteeringQueue,
+        path_locks: PathLocks,
+        options: AgentOptions | None = None,
+    ) -> None:
+        self.provider = provider
+        self.model = model
+        self.tools = list(tools)
+        self.tool_ctx = tool_ctx
+        self.transcript = transcript
+        self.sink = sink
+        self.steering = steering
+        self.options = options or AgentOptions()
+        self._system: str | None = self.options.system_prompt
+        self._executor = ToolExecutor(
+            self.tools,
+            tool_ctx,
+            sink,
+            approver,
+            path_locks,
+            transcript.append_message,
+            max_parallel=self.options.max_parallel,
+            display_limit=self.options.display_limit,
+        )
+
+    async def run(self, prompt: str) -> TurnOutcome:
+        """Run the conversation from `prompt` until the model answers without tool calls."""
+        await self._repair_dangling()
+        await self.transcript.append_message(user_message(prompt))
+        totals = Usage()
+        requests = 0
+        while True:
+            if requests >= self.options.max_turns:
+                raise AgentError("turn limit reached", TURN_LIMIT_CODE, retryable=False)
+            if requests:
+                await self._take_user_messages(self.steering.drain_steering())
+            completed = await self._request(totals)
+            requests += 1
+            if completed.tool_calls:
+                await self._executor.run_batch(completed.tool_calls)
+                continue
+            # Steering that arrived during the last request was never taken: treat it like a
+            # follow-up instead of dropping it.
+            more = self.steering.drain_steering() + self.steering.drain_follow_ups()
+            if more:
+                await self._take_user_messages(more)
+                continue
+            return TurnOutcome(
+                content=completed.text,
+                usage=totals,
+                stop_reason=completed.stop_reason,
+                requests=requests,
+            )
+
+    async def compact(self, instructions: str | None = None) -> str | None:
+        """Compact the conversation now (`/compact`); returns the summary or None."""
+        return await compact(
+            self.provider,
+            self.model,
+            self.transcript,
+            self.options.compaction,
+            self.sink,
+            instructions,
+        )
+
+    async def _repair_dangling(self) -> None:
+        # A previous run that crashed mid-batch left tool calls without results; record that
+        # they were interrupted instead of replaying them.
+        msgs = [m for _, m in self.transcript.context().messages]
+        for call in trailing_dangling(msgs):
+            await self.transcript.append_message(
+                tool_message(call["id"], call.get("name", ""), INTERRUPTED, True)
+            )
+
+    async def _take_user_messages(self, texts: list[str]) -> None:
+        for text in texts:
+            await self.transcript.append_message(user_message(text))
+            safe_emit(self.sink, UserMessageEvent(text=text))
+
+    async def _system_prompt(self) -> str:
+        if self._system is None:
+            self._system = await asyncio.to_thread(
+                build_system_prompt, self.tool_ctx.workspace, self.options.gg_home, self.tools
+            )
+        return self._system
+
+    async def _build_request(self) -> tuple[ChatRequest, int]:
+        system = await self._system_prompt()
+        specs = [t.spec() for t in self.tools]
+        spec_tokens = estimate_text_tokens(json.dumps(specs))
+        compacted = False
+        while True:
+            ctx = self.transcript.context()
+            if ctx.summary:
+                system_text = f"{system}\n\n# Summary of the earlier conversation\n\n{ctx.summary}"
+            else:
+                system_text = system
+            msgs = to_openai_request(system_text, [m for _, m in ctx.messages])
+            estimate = estimate_tokens(msgs) + spec_tokens
+            budget = self.options.compaction.budget(self.options.context_window)
+            # Compact at most once per request: a tail that is still too big is sent as is.
+            if compacted or estimate <= budget:
+                break
+            compacted = True
+            if plan_cut([m for _, m in ctx.messages], self.options.compaction) is None:
+                break
+            await self.compact()
+        request = ChatRequest(
+            model=self.model, messages=msgs, tools=specs, max_tokens=self.options.max_tokens
+        )
+        return request, estimate
+
+    async def _request(self, totals: Usage) -> Completed:
+        """Stream one model request, persist the assistant message and report usage."""
+        request, estimate = await self._build_request()
+        partial: list[str] = []
+        completed: Completed | None = None
+        usage: Usage | None = None
+        stream = self.provider.stream(request)
+        try:
+            try:
+                async for ev in stream:
+                    if isinstance(ev, TextDelta):
+                        partial.append(ev.text)
+                        safe_emit(self.sink, TextDeltaEvent(text=ev.text))
+                    elif isinstance(ev, ThinkingDelta):
+                        safe_emit(self.sink, ThinkingDeltaEvent(text=ev.text))
+                    elif isinstance(ev, Usage):
+                        usage = ev
+                    elif isinstance(ev, Completed):
+                        completed = ev
+            finally:
+                aclose = getattr(stream, "aclose", None)
+                if aclose is not None:
+                    await aclose()
+        except ProviderError as exc:
+            text = exc.partial_text or "".join(partial)
+            await self._append_failed(text, exc.message)
+            raise AgentError(exc.message, exc.code, exc.retryable) from exc
+        except asyncio.CancelledError:
+            await self.transcript.append_message(
+                assistant_message("".join(partial), stop_reason="canceled")
+            )
+            raise
+        except Exception as exc:
+            log.exception("model stream failed")
+            await self._append_failed("".join(partial), "model request failed")
+            raise AgentError("model request failed", "provider_error", True) from exc
+        if completed is None:
+            message = "the model stream ended before the answer was complete"
+            await self._append_failed("".join(partial), message)
+            raise AgentError(message, "incomplete_stream", retryable=True)
+        if not completed.text and partial:
+            completed.text = "".join(partial)
+        stop = "tool_use" if completed.tool_calls else completed.stop_reason
+        await self.transcript.append_message(
+            assistant_message(completed.text, completed.tool_calls, stop_reason=stop)
+        )
+        await self._report_usage(completed.usage or usage, estimate, totals)
+        return completed
+
+    async def _append_failed(self, text: str, error: str) -> None:
+        await self.transcript.append_message(
+            assistant_message(text, stop_reason="error", error=error)
+        )
+
+    async def _report_usage(self, usage: Usage | None, estimate: int, totals: Usage) -> None:
+        used = usage or Usage()
+        totals.prompt_tokens += used.prompt_tokens
+        totals.completion_tokens += used.completion_tokens
+        totals.total_tokens += used.total_tokens
+        context_tokens = used.prompt_tokens or estimate
+        record: dict[str, Any] = {
+            "promptTokens": used.prompt_tokens,
+            "completionTokens": used.completion_tokens,
+            "totalTokens": used.total_tokens,
+            "contextTokens": context_tokens,
+            "model": self.model,
+        }
+        if self.options.context_window:
+            record["contextWindow"] = self.options.context_window
+        await self.transcript.append_usage(record)
+        safe_emit(
+            self.sink,
+            UsageEvent(
+                prompt_tokens=used.prompt_tokens,
+                completion_tokens=used.completion_tokens,
+                total_tokens=used.total_tokens,
+                context_tokens=context_tokens,
+                context_window=self.options.context_window,
+            ),
+        )

@@ -1,0 +1,88 @@
+"""Protocol Message <-> OpenAI chat conversion and tool-call repair."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from ggd.agent import INTERRUPTED, from_openai, repair, to_openai, to_openai_request
+from ggd.agent.messages import assistant_message, trailing_dangling
+from ggd.providers.types import ToolCall
+
+ASSISTANT: dict[str, Any] = {
+    "role": "assistant",
+    "content": "",
+    "toolCalls": [
+        {"id": "c1", "name": "read", "arguments": {"path": "a"}},
+        {"id": "c2", "name": "grep", "arguments": {"pattern": "x"}},
+    ],
+    "stopReason": "tool_use",
+    "timestamp": 1,
+}
+
+
+def tool(cid: str, content: str = "r") -> dict[str, Any]:
+    return {"role": "tool", "content": content, "toolCallId": cid, "toolName": "t", "timestamp": 2}
+
+
+def test_assistant_tool_calls_use_json_string_arguments() -> None:
+    out = to_openai(ASSISTANT)
+    assert out["content"] is None
+    assert out["tool_calls"][1] == {
+        "id": "c2",
+        "type": "function",
+        "function": {"name": "grep", "arguments": json.dumps({"pattern": "x"})},
+    }
+    assert from_openai(out)["toolCalls"] == ASSISTANT["toolCalls"]
+
+
+def test_tool_and_user_messages() -> None:
+    assert to_openai(tool("c1", "out")) == {"role": "tool", "tool_call_id": "c1", "content": "out"}
+    assert to_openai({"role": "user", "content": "hi", "timestamp": 1}) == {
+        "role": "user",
+        "content": "hi",
+    }
+    assert from_openai({"role": "tool", "tool_call_id": "c1", "content": "x"})["toolCallId"] == "c1"
+
+
+def test_assistant_message_builder_records_calls_and_error() -> None:
+    msg = assistant_message("t", [ToolCall("i", "read", {"p": 1})], "tool_use")
+    assert msg["toolCalls"] == [{"id": "i", "name": "read", "arguments": {"p": 1}}]
+    err = assistant_message("part", stop_reason="error", error="boom")
+    assert (err["stopReason"], err["error"], "toolCalls" in err) == ("error", "boom", False)
+
+
+def test_repair_inserts_missing_results_right_after_the_call_in_call_order() -> None:
+    msgs = [
+        {"role": "user", "content": "u"},
+        ASSISTANT,
+        tool("c2", "second"),
+        {"role": "user", "content": "next"},
+    ]
+    out = repair(msgs)
+    assert [m.get("toolCallId") for m in out[2:4]] == ["c1", "c2"]
+    assert out[2]["content"] == INTERRUPTED and out[2]["isError"] is True
+    assert out[3]["content"] == "second"
+    assert out[4]["content"] == "next"
+
+
+def test_repair_drops_orphan_tool_results() -> None:
+    msgs = [tool("zz"), {"role": "user", "content": "u"}, tool("c1")]
+    assert repair(msgs) == [{"role": "user", "content": "u"}]
+
+
+def test_trailing_dangling_only_looks_at_the_last_assistant_message() -> None:
+    assert [c["id"] for c in trailing_dangling([ASSISTANT, tool("c1")])] == ["c2"]
+    assert trailing_dangling([ASSISTANT, tool("c1"), tool("c2")]) == []
+    assert trailing_dangling([ASSISTANT, {"role": "user", "content": "x"}]) == []
+    assert trailing_dangling([]) == []
+
+
+def test_request_skips_empty_assistant_messages() -> None:
+    msgs = [
+        {"role": "user", "content": "u"},
+        {"role": "assistant", "content": "", "stopReason": "canceled"},
+        {"role": "user", "content": "again"},
+    ]
+    out = to_openai_request("sys", msgs)
+    assert [m["role"] for m in out] == ["system", "user", "user"]
