@@ -128,7 +128,7 @@ export interface RunIdParams {
 export interface RunStartParams {
   sessionId: string;
   prompt: string;
-  approvalMode?: "auto" | "on-request" | "yolo" | "never";
+  approvalMode?: "auto" | "on-request" | "yolo" | "never" | null;
   interactive?: boolean;
   model?: string | null;
   subscribe?: boolean;

@@ -15,7 +15,7 @@ class RunStartParams(Params):
 
     session_id: str = Field(min_length=1, max_length=200)
     prompt: str = Field(min_length=1)
-    approval_mode: ApprovalMode = "auto"
+    approval_mode: ApprovalMode | None = None
     interactive: bool = False
     model: str | None = Field(default=None, max_length=200)
     subscribe: bool = True

@@ -1,0 +1,80 @@
+"""Manager: open Services by session id, with LRU eviction of idle ones."""
+
+from __future__ import annotations
+
+import asyncio
+from collections import OrderedDict
+
+from ggd.protocol import errors as E
+from ggd.session import SessionFile, SessionFormatError, SessionNotFoundError, SessionRepository
+
+from .service import Service
+from .workspaces import Workspace, WorkspaceRegistry
+
+DEFAULT_CAPACITY = 64
+
+
+class Manager:
+    """Keeps at most `capacity` sessions open; a session with an active run is never evicted."""
+
+    def __init__(
+        self,
+        repo: SessionRepository,
+        workspaces: WorkspaceRegistry,
+        capacity: int = DEFAULT_CAPACITY,
+    ) -> None:
+        self.repo = repo
+        self.workspaces = workspaces
+        self.capacity = capacity
+        self._open: OrderedDict[str, Service] = OrderedDict()
+        self._opening: dict[str, asyncio.Lock] = {}
+
+    def __len__(self) -> int:
+        return len(self._open)
+
+    def cached(self, session_id: str) -> Service | None:
+        """An already open service, without touching the disk."""
+        return self._open.get(session_id)
+
+    async def get(self, session_id: str) -> Service:
+        """The open service for a session, opening it from disk if needed."""
+        svc = self._open.get(session_id)
+        if svc is not None:
+            self._open.move_to_end(session_id)
+            return svc
+        lock = self._opening.setdefault(session_id, asyncio.Lock())
+        async with lock:
+            svc = self._open.get(session_id)
+            if svc is None:
+                sf = await self._load(session_id)
+                ws = self.workspaces.get(sf.header.workspace_id)
+                if ws is None:
+                    raise E.WorkspaceMismatchError(
+                        "the session's workspace is not known to this daemon; open it from its project folder"
+                    )
+                svc = self._put(Service(sf, ws))
+        self._opening.pop(session_id, None)
+        return svc
+
+    async def _load(self, session_id: str) -> SessionFile:
+        try:
+            return await asyncio.to_thread(self.repo.open, session_id)
+        except SessionNotFoundError:
+            raise E.SessionNotFoundError(f"no session with id {session_id!r}") from None
+        except SessionFormatError as exc:
+            raise E.InvalidActionError(f"the session file cannot be read: {exc}") from None
+
+    def adopt(self, sf: SessionFile, ws: Workspace) -> Service:
+        """Register a session just created (or forked) in this daemon."""
+        return self._put(Service(sf, ws))
+
+    def _put(self, svc: Service) -> Service:
+        self._open[svc.id] = svc
+        self._open.move_to_end(svc.id)
+        if len(self._open) > self.capacity:
+            for sid, old in list(self._open.items()):
+                if len(self._open) <= self.capacity:
+                    break
+                if old.active_run_id is None and not old.lock.locked() and old is not svc:
+                    del self._open[sid]
+        return svc

@@ -1,0 +1,197 @@
+"""Run: one agent run's lifecycle, numbered event log, subscribers and pending approvals."""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import logging
+import secrets
+import time
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from ggd.agent import SteeringQueue
+from ggd.protocol import Approval, RunStatus, UsageInfo
+from ggd.protocol import errors as E
+from ggd.protocol import events as W
+from ggd.protocol.methods import RUN_EVENT
+
+from .ring import EventRing
+
+log = logging.getLogger("ggd.app")
+
+EVENT_TYPES: dict[str, type[W.RunEventBase]] = {
+    cls.model_fields["type"].default: cls
+    for cls in (
+        W.RunStartedEvent,
+        W.TextDeltaEvent,
+        W.ThinkingDeltaEvent,
+        W.ToolCallStartEvent,
+        W.ToolCallFinishEvent,
+        W.UserMessageEvent,
+        W.ApprovalRequestedEvent,
+        W.ApprovalResolvedEvent,
+        W.UsageEvent,
+        W.CompactionEvent,
+        W.RunCompletedEvent,
+        W.RunFailedEvent,
+        W.RunCanceledEvent,
+    )
+}
+TERMINAL = {"run_completed": "completed", "run_failed": "failed", "run_canceled": "canceled"}
+_approval_ids = itertools.count(1)
+
+
+class Subscriber(Protocol):
+    """A connection that takes notifications without awaiting."""
+
+    closed: bool
+
+    def notify(self, method: str, params: dict[str, Any], *, droppable: bool = True) -> bool: ...
+
+
+def now_ms() -> int:
+    """Wall-clock milliseconds."""
+    return int(time.time() * 1000)
+
+
+@dataclass
+class PendingApproval:
+    """A tool call waiting for a human; the future carries (allow, scope, by)."""
+
+    approval: Approval
+    future: asyncio.Future[tuple[bool, str, str]]
+
+
+@dataclass
+class Run:
+    """One run. `emit` is the only writer of its event log."""
+
+    session_id: str
+    interactive: bool
+    approval_mode: str
+    model: str
+    id: str = field(default_factory=lambda: "r_" + secrets.token_hex(8))
+    status: str = "running"
+    started_at: int = field(default_factory=now_ms)
+    completed_at: int | None = None
+    error: str | None = None
+    usage: UsageInfo | None = None
+    ring: EventRing = field(default_factory=EventRing)
+    steering: SteeringQueue = field(default_factory=SteeringQueue)
+    subscribers: set[Any] = field(default_factory=set)
+    pending: dict[str, PendingApproval] = field(default_factory=dict)
+    task: asyncio.Task[None] | None = None
+    finished_mono: float | None = None
+    _changed: asyncio.Event = field(default_factory=asyncio.Event)
+    on_pending_change: Any = None
+
+    # -- the event log ------------------------------------------------------------------------
+
+    def emit(self, type_: str, **fields: Any) -> dict[str, Any]:
+        """Number, validate, record and fan out one event; never awaits a client."""
+        seq = self.ring.last_sequence + 1
+        model = EVENT_TYPES[type_](
+            run_id=self.id, session_id=self.session_id, sequence=seq, timestamp=now_ms(), **fields
+        )
+        wire = model.wire()
+        self.ring.append(wire)
+        if type_ in TERMINAL:
+            self.status = TERMINAL[type_]
+            self.completed_at = wire["timestamp"]
+            self.finished_mono = time.monotonic()
+        for sub in list(self.subscribers):
+            if sub.closed or not sub.notify(RUN_EVENT.name, wire, droppable=True):
+                # A client that cannot keep up loses its live subscription; it resumes with
+                # gg/run.subscribe {afterSequence} (or reloads on event_history_expired).
+                self.subscribers.discard(sub)
+                if not sub.closed:
+                    log.info("subscriber fell behind; subscription dropped", extra={"run": self.id})
+        self._changed.set()
+        self._changed = asyncio.Event()
+        return wire
+
+    def subscribe(self, sub: Subscriber, after: int) -> int:
+        """Replay events after `after`, then stream live ones; nothing missed or doubled."""
+        backlog = self.ring.since(after)
+        for ev in backlog:
+            sub.notify(RUN_EVENT.name, ev, droppable=False)
+        self.subscribers.add(sub)
+        return len(backlog)
+
+    async def wait_events(self, after: int, wait_s: float) -> list[dict[str, Any]]:
+        """Events after `after`, waiting up to wait_s seconds for the first one."""
+        events = self.ring.since(after)
+        if events or self.done:
+            return events
+        changed = self._changed
+        try:
+            await asyncio.wait_for(changed.wait(), wait_s)
+        except TimeoutError:
+            return []
+        return self.ring.since(after)
+
+    @property
+    def done(self) -> bool:
+        """The run reached a terminal state."""
+        return self.status in ("completed", "failed", "canceled")
+
+    # -- approvals ----------------------------------------------------------------------------
+
+    def add_approval(self, approval: Approval) -> PendingApproval:
+        """Register a pending approval and announce it."""
+        fut: asyncio.Future[tuple[bool, str, str]] = asyncio.get_running_loop().create_future()
+        pending = PendingApproval(approval, fut)
+        self.pending[approval.id] = pending
+        self.status = "waiting_approval"
+        self.emit("approval_requested", approval=approval)
+        self._pending_changed()
+        return pending
+
+    def answer(self, approval_id: str, allow: bool, scope: str, by: str = "user") -> None:
+        """Resolve a pending approval; the first answer wins, later ones get approval_expired."""
+        pending = self.pending.pop(approval_id, None)
+        if pending is None or pending.future.done():
+            raise E.ApprovalExpiredError(
+                "that approval was already answered, canceled or timed out"
+            )
+        pending.future.set_result((allow, scope, by))
+        self.emit(
+            "approval_resolved",
+            approval_id=approval_id,
+            allow=allow,
+            by=by,
+            scope=scope if by == "user" else None,
+        )
+        if not self.pending and not self.done:
+            self.status = "running"
+        self._pending_changed()
+
+    def cancel_approvals(self, by: str) -> None:
+        """Deny every pending approval (the run is ending)."""
+        for aid in list(self.pending):
+            self.answer(aid, False, "once", by=by)
+
+    def _pending_changed(self) -> None:
+        if self.on_pending_change is not None:
+            self.on_pending_change(self)
+
+    @staticmethod
+    def new_approval_id() -> str:
+        """A fresh approval id."""
+        return f"a_{next(_approval_ids)}_{secrets.token_hex(3)}"
+
+    def status_dto(self) -> RunStatus:
+        """The RunStatus projection."""
+        return RunStatus(
+            id=self.id,
+            session_id=self.session_id,
+            status=self.status,  # type: ignore[arg-type]
+            started_at=self.started_at,
+            completed_at=self.completed_at,
+            first_sequence=self.ring.first_sequence,
+            last_sequence=self.ring.last_sequence,
+            pending_approvals=[p.approval for p in self.pending.values()],
+            usage=self.usage,
+            error=self.error,
+        )

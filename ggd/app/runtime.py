@@ -1,0 +1,160 @@
+"""Runtime: the application core every connection shares (sessions, workspaces, session events)."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from dataclasses import dataclass, field
+from pathlib import Path
+from urllib.parse import unquote, urlsplit
+
+from ggd.protocol import SessionEvent, SessionSummary, SessionUpdate, Snapshot
+from ggd.protocol import errors as E
+from ggd.session import SessionRepository
+
+from .bus import SessionBus
+from .manager import Manager
+from .service import Service
+from .workspaces import Workspace, WorkspaceRegistry
+
+log = logging.getLogger("ggd.app")
+
+
+@dataclass
+class RuntimeOptions:
+    """Where state lives and what the daemon defaults to."""
+
+    home: Path
+    default_workspace: Path
+    default_model: str = "demo:gg-demo"
+    capacity: int = 64
+    capabilities: list[str] = field(default_factory=lambda: ["sessions", "session.events"])
+
+
+def root_from_uri(uri: str) -> Path | None:
+    """A local path from a file:// URI (None for anything else)."""
+    parts = urlsplit(uri)
+    if parts.scheme != "file":
+        return None
+    return Path(unquote(parts.path))
+
+
+class Runtime:
+    """Sessions by stable id, grouped by workspace; changes fan out as gg/session.event."""
+
+    def __init__(self, opts: RuntimeOptions) -> None:
+        self.opts = opts
+        self.repo = SessionRepository(opts.home / "sessions")
+        self.workspaces = WorkspaceRegistry(opts.home / "workspaces.json", opts.default_workspace)
+        self.manager = Manager(self.repo, self.workspaces, opts.capacity)
+        self.bus = SessionBus()
+        self.closed = False
+
+    # -- workspaces --------------------------------------------------------------------------
+
+    def workspace_for(
+        self, root_uri: str | None, folders: list[str], workspace_id: str | None
+    ) -> Workspace:
+        """Pick a connection's workspace: an explicit known id, the first folder, rootUri, or the default."""
+        if workspace_id:
+            ws = self.workspaces.get(workspace_id)
+            if ws is None:
+                raise E.WorkspaceMismatchError(f"unknown workspace id {workspace_id!r}")
+            return ws
+        for uri in [*folders, root_uri or ""]:
+            path = root_from_uri(uri) if uri else None
+            if path is not None and path.is_dir():
+                return self.workspaces.add(path)
+        return self.workspaces.default
+
+    # -- sessions ----------------------------------------------------------------------------
+
+    async def service(self, session_id: str, ws: Workspace) -> Service:
+        """The open service of a session that belongs to `ws`."""
+        svc = await self.manager.get(session_id)
+        if svc.workspace.id != ws.id:
+            raise E.WorkspaceMismatchError(
+                "that session belongs to another workspace; connect with its workspace to open it"
+            )
+        return svc
+
+    async def list_sessions(
+        self, ws: Workspace, limit: int, cursor: str | None, active: dict[str, str]
+    ) -> tuple[list[SessionSummary], str | None]:
+        """A page of the workspace's sessions, newest first."""
+        try:
+            rows, nxt = await asyncio.to_thread(self.repo.list, ws.id, limit, cursor)
+        except ValueError:
+            raise E.InvalidParamsError(
+                "invalid params: cursor: not a cursor from session.list"
+            ) from None
+        out = [
+            SessionSummary(
+                id=r.id,
+                name=r.name or "",
+                updated_at=int(r.updated_at),
+                message_count=int(r.message_count),
+                preview=r.preview or "",
+                active_run_id=active.get(r.id),
+            )
+            for r in rows
+        ]
+        return out, nxt
+
+    async def create_session(self, ws: Workspace, name: str | None, model: str | None) -> Snapshot:
+        """Create a session in a workspace."""
+        sf = await asyncio.to_thread(
+            self.repo.create, ws.id, name=name or "", model=model or self.opts.default_model
+        )
+        svc = self.manager.adopt(sf, ws)
+        return await svc.view()
+
+    async def rename(self, svc: Service, name: str) -> Snapshot:
+        """Rename and tell subscribers."""
+        await svc.write(lambda sf: sf.rename(name))
+        self.bus.publish(SessionEvent(session_id=svc.id, type="renamed", name=name))
+        return await svc.view()
+
+    async def action(self, svc: Service, action: str, node_id: str | None) -> SessionUpdate:
+        """Checkout (tree), fork or clone; a user-message target returns its text as the draft."""
+        if svc.active_run_id is not None and action == "tree":
+            raise E.RunConflictError(
+                "the session has an active run; cancel it or wait before moving the head"
+            )
+        target, draft = self._target(svc, action, node_id)
+        if action == "tree":
+            await svc.write(lambda sf: sf.checkout(target))
+            leaf = svc.file.leaf_id
+            self.bus.publish(SessionEvent(session_id=svc.id, type="head_changed", leaf_id=leaf))
+            return await svc.view(SessionUpdate, action="tree", draft=draft)
+        if action == "fork":
+            new = await svc.write(lambda sf: sf.fork(target))
+        else:
+            new = await svc.write(lambda sf: sf.clone())
+        new_svc = self.manager.adopt(new, svc.workspace)
+        kind = "fork" if action == "fork" else "clone"
+        self.bus.publish(
+            SessionEvent(session_id=svc.id, type="forked", new_session_id=new.id, kind=kind)
+        )
+        return await new_svc.view(SessionUpdate, action=action, draft=draft)
+
+    def _target(
+        self, svc: Service, action: str, node_id: str | None
+    ) -> tuple[str | None, str | None]:
+        sf = svc.file
+        if action == "clone":
+            return None, None
+        if node_id is None:
+            if action == "tree":
+                raise E.InvalidParamsError("invalid params: nodeId: required for the tree action")
+            return sf.leaf_id, None
+        entry = sf.get(node_id)
+        if entry is None:
+            raise E.InvalidActionError(f"no node {node_id!r} in this session")
+        if entry.kind == "message" and entry.data.get("role") == "user":
+            return entry.parent_id, str(entry.data.get("content") or "")
+        return entry.id, None
+
+    async def close(self) -> None:
+        """Refuse new work."""
+        self.closed = True

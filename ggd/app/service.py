@@ -1,0 +1,103 @@
+"""Service: one open conversation, its file, its write lock and its projections."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+from ggd.protocol import Message, Snapshot, TreeItem, WorkspaceRef
+from ggd.protocol import errors as E
+from ggd.session import SessionConflictError, SessionFile
+
+from .workspaces import Workspace
+
+T = TypeVar("T")
+
+
+def message_dto(entry_id: str, data: dict[str, Any]) -> Message:
+    """A stored message as the wire Message (unknown stored keys are ignored)."""
+    known = {k: v for k, v in data.items() if k in _MESSAGE_KEYS}
+    known.setdefault("timestamp", 0)
+    return Message.model_validate({**known, "id": entry_id})
+
+
+_MESSAGE_KEYS = {
+    "role",
+    "content",
+    "toolCalls",
+    "toolCallId",
+    "toolName",
+    "isError",
+    "timestamp",
+    "stopReason",
+    "error",
+}
+
+
+class Service:
+    """One conversation: every write goes through `write`, one at a time, off the event loop."""
+
+    def __init__(self, sf: SessionFile, workspace: Workspace) -> None:
+        self.file = sf
+        self.workspace = workspace
+        self.lock = asyncio.Lock()
+        self.active_run_id: str | None = None
+
+    @property
+    def id(self) -> str:
+        """The session id."""
+        return self.file.id
+
+    async def write(self, fn: Callable[[SessionFile], T]) -> T:
+        """Run a file mutation under the lock in a worker thread; a stale file -> session_conflict."""
+        async with self.lock:
+            try:
+                return await asyncio.to_thread(fn, self.file)
+            except SessionConflictError:
+                await asyncio.to_thread(self.file.reload)
+                raise E.SessionConflictError(
+                    "the session was changed by another writer; it has been reloaded, try again"
+                ) from None
+
+    async def read(self, fn: Callable[[SessionFile], T]) -> T:
+        """Read a projection under the lock, off the event loop (big trees take milliseconds)."""
+        async with self.lock:
+            return await asyncio.to_thread(fn, self.file)
+
+    async def view(self, cls: type[Snapshot] = Snapshot, **extra: Any) -> Any:
+        """The snapshot, built off the event loop."""
+        return await self.read(lambda _sf: self.snapshot(cls, **extra))
+
+    def snapshot(self, cls: type[Snapshot] = Snapshot, **extra: Any) -> Any:
+        """The client view of this session."""
+        sf = self.file
+        messages: list[Message] = []
+        summary: str | None = None
+        for e in sf.active_path():
+            if e.kind == "message":
+                messages.append(message_dto(e.id, e.data))
+            elif e.kind == "summary":
+                summary = str(e.data.get("summary") or "")
+        tree = [
+            TreeItem(
+                id=n.id,
+                parent_id=n.parent_id,
+                depth=n.depth,
+                role=n.role,  # type: ignore[arg-type]
+                text=n.text,
+                active=n.active,
+            )
+            for n in sf.tree()
+        ]
+        return cls(
+            session_id=sf.id,
+            name=sf.name or "",
+            model=sf.model or "",
+            summary=summary,
+            messages=messages,
+            tree=tree,
+            active_run_id=self.active_run_id,
+            workspace=WorkspaceRef(id=self.workspace.id, name=self.workspace.name),
+            **extra,
+        )

@@ -1,0 +1,5 @@
+"""`python -m ggd.daemon` runs the daemon."""
+
+from .main import main
+
+raise SystemExit(main())

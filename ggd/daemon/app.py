@@ -1,0 +1,229 @@
+"""DaemonApp: wires config, providers, runtime, runs and listeners; owns the process lifecycle."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import logging
+import os
+import secrets
+import signal
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from ggd import __version__
+from ggd.app import Runtime, RuntimeOptions
+from ggd.protocol import PROTOCOL_VERSION
+from ggd.rpc.hub import Hub, HubInfo
+from ggd.transport import WebSocketListener, WsOptions, is_loopback_host, serve_stdio, start_unix
+
+from .config import ConfigError, load_config
+from .home import prepare_home, resolve_home
+from .instance import AlreadyRunningError, InstanceLock, remove_discovery, write_discovery
+from .logs import setup_logging
+
+log = logging.getLogger("ggd.daemon")
+WEB_ROOT = Path(__file__).resolve().parent.parent / "web"
+
+
+class StartupError(Exception):
+    """The daemon cannot start; the message says why and what to do."""
+
+    def __init__(self, message: str, exit_code: int = 2) -> None:
+        super().__init__(message)
+        self.exit_code = exit_code
+
+
+class DaemonApp:
+    """One daemon process."""
+
+    def __init__(self, ns: argparse.Namespace) -> None:
+        self.ns = ns
+        self.private = bool(ns.stdio or ns.exit_on_stdin_eof or ns.private)
+        self.stop = asyncio.Event()
+        self.exit_code = 0
+
+    async def run(self) -> int:
+        """Start everything, wait for a stop signal, then shut down cleanly."""
+        ns = self.ns
+        from .main import parse_hostport
+
+        home = prepare_home(resolve_home())
+        setup_logging(log_file=ns.log_file)
+        try:
+            config = load_config(home / "config.json")
+        except ConfigError as exc:
+            raise StartupError(str(exc)) from None
+        ws_addr: tuple[str, int] | None = None
+        if ns.ws:
+            try:
+                ws_addr = parse_hostport(ns.ws)
+            except ValueError as exc:
+                raise StartupError(str(exc)) from None
+            if not is_loopback_host(ws_addr[0]) and not ns.allow_remote:
+                raise StartupError(
+                    f"refusing to listen on non-loopback address {ws_addr[0]}: pass --allow-remote "
+                    "if you really want other machines to reach this agent"
+                )
+        lock = InstanceLock(home / "run" / "ggd.lock")
+        if not self.private:
+            try:
+                lock.acquire()
+            except AlreadyRunningError as exc:
+                raise StartupError(f"{exc} (see `gg daemon status`)", exit_code=1) from None
+        workspace = (ns.workspace or Path.cwd()).resolve()
+        if not workspace.is_dir():
+            raise StartupError("--workspace must be an existing folder")
+
+        runs_factory = _runs_factory()
+        registry, info = _providers(config, ns, home)
+        runtime = Runtime(
+            RuntimeOptions(
+                home=home, default_workspace=workspace, default_model=info.default_model or ""
+            )
+        )
+        runs: Any = None
+        if runs_factory is not None and registry is not None:
+            runs = runs_factory(runtime=runtime, registry=registry, config=config, ns=ns, home=home)
+        hub = Hub(runtime, info, runs)
+        self.hub = hub
+
+        loop = asyncio.get_running_loop()
+        for sig in (signal.SIGTERM, signal.SIGINT):
+            loop.add_signal_handler(sig, self.request_stop, sig.name)
+        tasks: list[asyncio.Task[Any]] = []
+        unix_server = None
+        ws_listener: WebSocketListener | None = None
+        discovery = home / "run" / "ggd.json"
+        try:
+            sock_path = ns.socket or home / "run" / "ggd.sock"
+            if not self.private or ns.socket:
+                unix_server = await start_unix(hub, sock_path, version=__version__)
+            token = ns.token or secrets.token_urlsafe(32)
+            if ws_addr is not None:
+                ws_listener = WebSocketListener(
+                    hub,
+                    WsOptions(
+                        token=token,
+                        host=ws_addr[0],
+                        port=ws_addr[1],
+                        allow_remote=ns.allow_remote,
+                        web_root=WEB_ROOT,
+                        version=__version__,
+                    ),
+                )
+                await ws_listener.start()
+            http = ws_url = None
+            if ws_listener is not None:
+                host = ws_addr[0] if ws_addr else "127.0.0.1"
+                shown = f"[{host}]" if ":" in host else host
+                http = f"http://{shown}:{ws_listener.port}/"
+                ws_url = f"ws://{shown}:{ws_listener.port}/ws"
+                print(f"gg web UI: {http}#token={token}", file=sys.stderr, flush=True)
+            if not self.private:
+                write_discovery(
+                    discovery,
+                    {
+                        "pid": os.getpid(),
+                        "socket": str(sock_path),
+                        "ws": ws_url,
+                        "http": http,
+                        "token": token if ws_listener is not None else None,
+                        "version": __version__,
+                        "protocolVersion": PROTOCOL_VERSION,
+                    },
+                )
+            log.info("ggd started", extra={"pid": os.getpid(), "private": self.private})
+            if ns.stdio:
+                tasks.append(asyncio.create_task(self._stdio(hub)))
+            elif ns.exit_on_stdin_eof:
+                tasks.append(asyncio.create_task(self._watch_stdin()))
+            if ns.idle_exit:
+                tasks.append(asyncio.create_task(self._idle_watch(hub, ns.idle_exit * 60)))
+            await self.stop.wait()
+        except BaseException as exc:
+            log.info("stopping on %s", type(exc).__name__)
+            raise
+        finally:
+            log.info("ggd stopping")
+            for t in tasks:
+                t.cancel()
+            if runs is not None:
+                with contextlib.suppress(Exception):
+                    await runs.close()
+            await runtime.close()
+            if ws_listener is not None:
+                await ws_listener.close()
+            if unix_server is not None:
+                unix_server.close()
+                sock_path.unlink(missing_ok=True)
+            if not self.private:
+                remove_discovery(discovery, os.getpid())
+                lock.release()
+            if registry is not None:
+                with contextlib.suppress(Exception):
+                    await registry.aclose()
+        return self.exit_code
+
+    def request_stop(self, reason: str) -> None:
+        """Begin a clean shutdown."""
+        log.info("shutdown requested", extra={"reason": reason})
+        self.stop.set()
+
+    async def _stdio(self, hub: Hub) -> None:
+        try:
+            await serve_stdio(hub, version=__version__)
+        finally:
+            self.stop.set()
+
+    async def _watch_stdin(self) -> None:
+        loop = asyncio.get_running_loop()
+        reader = asyncio.StreamReader()
+        try:
+            await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), sys.stdin)
+            while await reader.read(4096):
+                pass
+        except (OSError, ValueError):
+            pass
+        finally:
+            log.info("stdin closed: exiting")
+            self.stop.set()
+
+    async def _idle_watch(self, hub: Hub, seconds: float) -> None:
+        while True:
+            await asyncio.sleep(min(30.0, max(1.0, seconds / 4)))
+            if hub.idle() and time.monotonic() - hub.last_activity >= seconds:
+                log.info("idle: exiting")
+                self.stop.set()
+                return
+
+
+def _runs_factory() -> Any:
+    try:
+        from ggd.app.runs import build_run_manager
+    except ImportError:
+        return None
+    return build_run_manager
+
+
+def _providers(config: Any, ns: argparse.Namespace, home: Path) -> tuple[Any, HubInfo]:
+    try:
+        from ggd.providers import build_registry
+    except ImportError:
+        return None, HubInfo(version=__version__, default_model=ns.model or config.model)
+    try:
+        registry = build_registry(
+            config.providers_dict(), dict(os.environ), ns.model, home / "credentials.json"
+        )
+    except ValueError as exc:
+        raise StartupError(str(exc)) from None
+    info = HubInfo(
+        version=__version__,
+        demo=bool(registry.is_demo),
+        models=list(registry.models()),
+        default_model=registry.default_model,
+    )
+    return registry, info

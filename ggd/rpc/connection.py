@@ -1,0 +1,113 @@
+"""One client connection: identity, workspace, subscriptions and a bounded outbound queue."""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import json
+import logging
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+log = logging.getLogger("ggd.rpc")
+
+_ids = itertools.count(1)
+
+# Pending outbound bytes before droppable notifications are shed, and the hard cap after which
+# the connection is closed: a client that stops reading never costs unbounded memory.
+SOFT_LIMIT = 1 * 1024 * 1024
+HARD_LIMIT = 8 * 1024 * 1024
+
+
+@dataclass(eq=False)  # identity semantics: connections are set members
+class Connection:
+    """A client connection. Publishing never awaits the client: frames go to a bounded queue."""
+
+    transport: str
+    framed: bool
+    remote: bool = False
+    id: int = field(default_factory=lambda: next(_ids))
+    initialized: bool = False
+    workspace_id: str | None = None
+    client_name: str = ""
+    session_subs: set[str] = field(default_factory=set)
+    run_subs: set[str] = field(default_factory=set)
+    on_close: list[Callable[[Connection], None]] = field(default_factory=list)
+    _queue: deque[bytes] = field(default_factory=deque)
+    _pending: int = 0
+    _wakeup: asyncio.Event = field(default_factory=asyncio.Event)
+    closed_event: asyncio.Event = field(default_factory=asyncio.Event)
+    closed: bool = False
+    dropped_notifications: int = 0
+
+    def encode(self, message: dict[str, Any]) -> bytes:
+        """Serialise one JSON-RPC message for this transport."""
+        body = json.dumps(message, separators=(",", ":"), ensure_ascii=False).encode()
+        if self.framed:
+            return b"Content-Length: %d\r\n\r\n" % len(body) + body
+        return body
+
+    def send_raw(self, data: bytes, *, droppable: bool = False) -> bool:
+        """Queue bytes; droppable ones are shed past the soft limit. False when not queued."""
+        if self.closed:
+            return False
+        if droppable and self._pending + len(data) > SOFT_LIMIT:
+            self.dropped_notifications += 1
+            return False
+        if self._pending + len(data) > HARD_LIMIT:
+            log.warning("closing connection: client stopped reading", extra={"conn": self.id})
+            self.close()
+            return False
+        self._queue.append(data)
+        self._pending += len(data)
+        self._wakeup.set()
+        return True
+
+    def notify(self, method: str, params: dict[str, Any], *, droppable: bool = True) -> bool:
+        """Send a notification without waiting for the client."""
+        return self.send_raw(
+            self.encode({"jsonrpc": "2.0", "method": method, "params": params}), droppable=droppable
+        )
+
+    def respond_error(self, msg_id: Any, error: dict[str, Any]) -> None:
+        """Send an error response (id may be None for unparsable requests)."""
+        self.send_raw(self.encode({"jsonrpc": "2.0", "id": msg_id, "error": error}))
+
+    async def next_frames(self) -> list[bytes] | None:
+        """Wait for queued frames; None once closed and drained.
+
+        The frames keep counting as pending until `written()`: bytes in the socket's own buffer
+        are still memory this client costs.
+        """
+        while not self._queue:
+            if self.closed:
+                return None
+            self._wakeup.clear()
+            await self._wakeup.wait()
+        frames = list(self._queue)
+        self._queue.clear()
+        return frames
+
+    def written(self, frames: list[bytes]) -> None:
+        """The writer finished sending frames; they stop counting against the limits."""
+        self._pending -= sum(len(f) for f in frames)
+
+    @property
+    def pending_bytes(self) -> int:
+        """Bytes waiting to be written."""
+        return self._pending
+
+    def close(self) -> None:
+        """Mark closed; the writer drains what is queued, listeners tear down the socket."""
+        if self.closed:
+            return
+        self.closed = True
+        self._wakeup.set()
+        self.closed_event.set()
+        for cb in list(self.on_close):
+            try:
+                cb(self)
+            except Exception:  # a failing cleanup must not stop the others
+                log.exception("connection close callback failed")

@@ -1,0 +1,159 @@
+"""gg/* dispatch on a per-connection pygls protocol: typed params in, typed results or errors out."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+from lsprotocol import types as lsp
+from pydantic import BaseModel, TypeAdapter, ValidationError
+from pygls.exceptions import JsonRpcException
+from pygls.lsp.server import LanguageServer
+from pygls.protocol import LanguageServerProtocol, lsp_method
+from pygls.protocol.json_rpc import JsonRPCNotification, JsonRPCRequestMessage
+
+from ggd.protocol import PROTOCOL_VERSION, MethodSpec
+from ggd.protocol import errors as E
+from ggd.protocol.methods import REQUESTS
+
+from .connection import Connection
+
+log = logging.getLogger("ggd.rpc")
+
+Handler = Callable[["CallContext", Any], Awaitable[Any]]
+_REGISTRY: dict[str, tuple[MethodSpec, Handler]] = {}
+F = TypeVar("F", bound=Handler)
+
+
+def handler(spec: MethodSpec) -> Callable[[F], F]:
+    """Register the handler of one table row; a second handler for a row is a bug."""
+
+    def deco(fn: F) -> F:
+        if spec.name in _REGISTRY:
+            raise RuntimeError(f"duplicate handler for {spec.name}")
+        _REGISTRY[spec.name] = (spec, fn)
+        return fn
+
+    return deco
+
+
+def registered() -> dict[str, tuple[MethodSpec, Handler]]:
+    """Every registered handler by method name."""
+    return dict(_REGISTRY)
+
+
+@dataclass
+class CallContext:
+    """What a handler gets besides its params: the app and the calling connection."""
+
+    app: Any
+    conn: Connection
+
+
+class GgRpcError(JsonRpcException):
+    """A GgError carried through pygls' response path with its data intact."""
+
+    def __init__(self, err: E.GgError) -> None:
+        super().__init__(message=err.message, code=err.code, data=err.to_error()["data"])
+
+
+def validation_message(exc: ValidationError) -> str:
+    """A -32602 message naming the first bad field."""
+    first = exc.errors()[0]
+    loc = ".".join(str(p) for p in first.get("loc", ())) or "params"
+    return f"invalid params: {loc}: {first.get('msg', 'invalid value')}"
+
+
+class GgProtocol(LanguageServerProtocol):
+    """pygls' LSP protocol, adjusted for a shared daemon.
+
+    gg/* params stay plain dicts (pydantic validates them in the handler), `exit` closes this
+    connection only, and the initialize result advertises `experimental.gg`.
+    """
+
+    conn: Connection
+    app: Any
+
+    def structure_message(self, data: dict[str, Any]) -> Any:
+        """Keep gg/* params as dicts instead of pygls' namedtuples."""
+        method = data.get("method")
+        if isinstance(method, str) and method.startswith("gg/") and "jsonrpc" in data:
+            if "id" in data:
+                return JsonRPCRequestMessage(
+                    id=data["id"], method=method, params=data.get("params"), jsonrpc="2.0"
+                )
+            return JsonRPCNotification(method=method, params=data.get("params"), jsonrpc="2.0")
+        return super().structure_message(data)
+
+    @lsp_method(lsp.EXIT)
+    def lsp_exit(self, *args: Any) -> Any:
+        """Close this connection only; other clients keep the daemon."""
+        self.conn.close()
+        yield from ()
+
+    @lsp_method(lsp.INITIALIZE)
+    def lsp_initialize(self, params: lsp.InitializeParams) -> Any:
+        """LSP initialize, then bind the connection's workspace and advertise gg."""
+        result = yield from super().lsp_initialize(params)
+        ws = self.app.bind_workspace(self.conn, params)
+        result.capabilities.experimental = {
+            "gg": {
+                "protocolVersion": PROTOCOL_VERSION,
+                "capabilities": self.app.capabilities(),
+                "workspace": {"id": ws.id, "name": ws.name},
+            }
+        }
+        self.conn.initialized = True
+        self.conn.client_name = params.client_info.name if params.client_info else ""
+        return result
+
+
+def _to_result(value: Any) -> Any:
+    if isinstance(value, BaseModel):
+        return value.model_dump(by_alias=True, exclude_none=True, mode="json")
+    return value
+
+
+def _adapter(spec: MethodSpec) -> TypeAdapter[Any]:
+    return TypeAdapter(spec.params)
+
+
+def bind(server: LanguageServer, app: Any, conn: Connection) -> None:
+    """Register a feature per gg request on this connection's server."""
+    from . import handlers  # noqa: F401 - importing registers the handlers
+
+    for spec in REQUESTS:
+        entry = _REGISTRY.get(spec.name)
+        if entry is None:
+            continue
+        server.feature(spec.name)(_wrap(spec, entry[1], app, conn, _adapter(spec)))
+
+
+def _wrap(
+    spec: MethodSpec, fn: Handler, app: Any, conn: Connection, adapter: TypeAdapter[Any]
+) -> Callable[[Any], Awaitable[Any]]:
+    async def feature(raw: Any) -> Any:
+        try:
+            if not conn.initialized:
+                raise E.NotInitializedError("send initialize before gg methods")
+            if raw is None:
+                raw = {}
+            if not isinstance(raw, dict):
+                raise E.InvalidParamsError("invalid params: params must be an object")
+            try:
+                params = adapter.validate_python(raw)
+            except ValidationError as exc:
+                raise E.InvalidParamsError(validation_message(exc)) from None
+            return _to_result(await fn(CallContext(app, conn), params))
+        except E.GgError as err:
+            raise GgRpcError(err) from None
+        except JsonRpcException:
+            raise
+        except Exception:
+            log.exception("handler failed", extra={"method": spec.name, "conn": conn.id})
+            raise GgRpcError(E.InternalError("internal error; see the daemon log")) from None
+
+    feature.__name__ = f"gg_{spec.name.removeprefix('gg/').replace('.', '_')}"
+    return feature

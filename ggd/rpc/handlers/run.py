@@ -1,0 +1,116 @@
+"""gg/run.* handlers."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ggd.protocol import RunStatus
+from ggd.protocol import errors as E
+from ggd.protocol import methods as M
+from ggd.protocol.run import (
+    RunActiveParams,
+    RunApproveParams,
+    RunIdParams,
+    RunStartParams,
+    RunStartResult,
+    RunSteerParams,
+    RunSubscribeParams,
+    RunWaitParams,
+    RunWaitResult,
+)
+from ggd.protocol.session import EmptyResult
+
+from ..dispatch import CallContext, handler
+
+
+def _runs(ctx: CallContext) -> Any:
+    runs = ctx.app.runs
+    if runs is None:
+        raise E.RuntimeClosedError("runs are not available in this daemon")
+    return runs
+
+
+def _own(ctx: CallContext, run: Any) -> Any:
+    """A run is visible to connections of the workspace its session belongs to."""
+    svc = ctx.app.runtime.manager.cached(run.session_id)
+    if svc is not None and svc.workspace.id != ctx.conn.workspace_id:
+        raise E.RunNotFoundError("no such run in this workspace")
+    return run
+
+
+@handler(M.RUN_START)
+async def run_start(ctx: CallContext, params: RunStartParams) -> RunStartResult:
+    """Start a run; subscribes the caller unless subscribe is false."""
+    svc = await ctx.app.runtime.service(params.session_id, ctx.app.workspace(ctx.conn))
+    run = await _runs(ctx).start(
+        svc, params.prompt, params.approval_mode, params.interactive, params.model
+    )
+    if params.subscribe:
+        run.subscribe(ctx.conn, 0)
+        ctx.conn.run_subs.add(run.id)
+    return RunStartResult(run_id=run.id)
+
+
+@handler(M.RUN_SUBSCRIBE)
+async def run_subscribe(ctx: CallContext, params: RunSubscribeParams) -> EmptyResult:
+    """Replay after afterSequence, then live events."""
+    run = _own(ctx, _runs(ctx).get(params.run_id))
+    run.subscribe(ctx.conn, params.after_sequence)
+    ctx.conn.run_subs.add(run.id)
+    return EmptyResult()
+
+
+@handler(M.RUN_UNSUBSCRIBE)
+async def run_unsubscribe(ctx: CallContext, params: RunIdParams) -> EmptyResult:
+    """Stop live events."""
+    run = _own(ctx, _runs(ctx).get(params.run_id))
+    run.subscribers.discard(ctx.conn)
+    ctx.conn.run_subs.discard(run.id)
+    return EmptyResult()
+
+
+@handler(M.RUN_WAIT)
+async def run_wait(ctx: CallContext, params: RunWaitParams) -> RunWaitResult:
+    """Long-poll events after a sequence."""
+    run = _own(ctx, _runs(ctx).get(params.run_id))
+    events = await run.wait_events(params.after_sequence, params.timeout_ms / 1000)
+    last = events[-1]["sequence"] if events else params.after_sequence
+    return RunWaitResult(events=events, done=run.done and last >= run.ring.last_sequence)
+
+
+@handler(M.RUN_GET)
+async def run_get(ctx: CallContext, params: RunIdParams) -> RunStatus:
+    """A run's status."""
+    return _own(ctx, _runs(ctx).get(params.run_id)).status_dto()
+
+
+@handler(M.RUN_ACTIVE)
+async def run_active(ctx: CallContext, params: RunActiveParams) -> RunStatus | None:
+    """The session's active run, or null."""
+    await ctx.app.runtime.service(params.session_id, ctx.app.workspace(ctx.conn))
+    run = _runs(ctx).active_for(params.session_id)
+    return run.status_dto() if run is not None else None
+
+
+@handler(M.RUN_CANCEL)
+async def run_cancel(ctx: CallContext, params: RunIdParams) -> EmptyResult:
+    """Cancel a run."""
+    _own(ctx, _runs(ctx).get(params.run_id))
+    _runs(ctx).cancel(params.run_id)
+    return EmptyResult()
+
+
+@handler(M.RUN_APPROVE)
+async def run_approve(ctx: CallContext, params: RunApproveParams) -> EmptyResult:
+    """Answer a pending approval."""
+    _own(ctx, _runs(ctx).get(params.run_id))
+    _runs(ctx).approve(params.run_id, params.approval_id, params.allow, params.scope)
+    return EmptyResult()
+
+
+@handler(M.RUN_STEER)
+async def run_steer(ctx: CallContext, params: RunSteerParams) -> EmptyResult:
+    """Steer the active run or queue a follow-up."""
+    await ctx.app.runtime.service(params.session_id, ctx.app.workspace(ctx.conn))
+    _runs(ctx).steer(params.session_id, params.text, params.follow_up)
+    return EmptyResult()

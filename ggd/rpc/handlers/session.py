@@ -1,0 +1,86 @@
+"""gg/session.* handlers."""
+
+from __future__ import annotations
+
+from ggd.protocol import SessionUpdate, Snapshot
+from ggd.protocol import methods as M
+from ggd.protocol.session import (
+    EmptyResult,
+    SessionActionParams,
+    SessionCreateParams,
+    SessionIdParams,
+    SessionListParams,
+    SessionListResult,
+    SessionRenameParams,
+)
+
+from ..dispatch import CallContext, handler
+
+
+def _active(ctx: CallContext) -> dict[str, str]:
+    runs = ctx.app.runs
+    return runs.active_by_session() if runs is not None else {}
+
+
+@handler(M.SESSION_LIST)
+async def session_list(ctx: CallContext, params: SessionListParams) -> SessionListResult:
+    """Sessions of the connection's workspace, newest first."""
+    ws = ctx.app.workspace(ctx.conn)
+    rows, nxt = await ctx.app.runtime.list_sessions(ws, params.limit, params.cursor, _active(ctx))
+    return SessionListResult(sessions=rows, next_cursor=nxt)
+
+
+@handler(M.SESSION_CREATE)
+async def session_create(ctx: CallContext, params: SessionCreateParams) -> Snapshot:
+    """Create a session."""
+    ws = ctx.app.workspace(ctx.conn)
+    return await ctx.app.runtime.create_session(ws, params.name, params.model)
+
+
+async def _service(ctx: CallContext, session_id: str):  # type: ignore[no-untyped-def]
+    return await ctx.app.runtime.service(session_id, ctx.app.workspace(ctx.conn))
+
+
+@handler(M.SESSION_OPEN)
+async def session_open(ctx: CallContext, params: SessionIdParams) -> Snapshot:
+    """Open a session by id."""
+    svc = await _service(ctx, params.session_id)
+    return await svc.view()
+
+
+@handler(M.SESSION_GET)
+async def session_get(ctx: CallContext, params: SessionIdParams) -> Snapshot:
+    """The current snapshot of a session."""
+    svc = await _service(ctx, params.session_id)
+    return await svc.view()
+
+
+@handler(M.SESSION_RENAME)
+async def session_rename(ctx: CallContext, params: SessionRenameParams) -> Snapshot:
+    """Rename a session."""
+    svc = await _service(ctx, params.session_id)
+    return await ctx.app.runtime.rename(svc, params.name)
+
+
+@handler(M.SESSION_ACTION)
+async def session_action(ctx: CallContext, params: SessionActionParams) -> SessionUpdate:
+    """Checkout, fork or clone."""
+    svc = await _service(ctx, params.session_id)
+    return await ctx.app.runtime.action(svc, params.action, params.node_id)
+
+
+@handler(M.SESSION_SUBSCRIBE)
+async def session_subscribe(ctx: CallContext, params: SessionIdParams) -> EmptyResult:
+    """Deliver gg/session.event for a session to this connection."""
+    await _service(ctx, params.session_id)
+    ctx.app.runtime.bus.subscribe(params.session_id, ctx.conn)
+    ctx.conn.session_subs.add(params.session_id)
+    return EmptyResult()
+
+
+@handler(M.SESSION_UNSUBSCRIBE)
+async def session_unsubscribe(ctx: CallContext, params: SessionIdParams) -> EmptyResult:
+    """Stop gg/session.event for a session on this connection."""
+    ctx.app.runtime.bus.unsubscribe(params.session_id, ctx.conn)
+    ctx.conn.session_subs.discard(params.session_id)
+    return EmptyResult()

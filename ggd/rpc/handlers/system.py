@@ -1,0 +1,34 @@
+"""gg/system.* and gg/workspace.* handlers."""
+
+from __future__ import annotations
+
+from ggd.protocol import PROTOCOL_VERSION, DegradedProvider, Empty, WorkspaceRef
+from ggd.protocol import methods as M
+from ggd.protocol.system import SystemInfoResult, WorkspaceListResult
+
+from ..dispatch import CallContext, handler
+
+
+@handler(M.SYSTEM_INFO)
+async def system_info(ctx: CallContext, params: Empty) -> SystemInfoResult:
+    """What this daemon is and can do."""
+    hub = ctx.app
+    ws = hub.workspace(ctx.conn)
+    return SystemInfoResult(
+        protocol_version=PROTOCOL_VERSION,
+        server_version=hub.info.version,
+        capabilities=hub.capabilities(),
+        degraded_providers=[DegradedProvider(**d) for d in hub.info.degraded] or None,
+        workspace=WorkspaceRef(id=ws.id, name=ws.name),
+        demo=hub.info.demo,
+        models=hub.info.models,
+        default_model=hub.info.default_model,
+    )
+
+
+@handler(M.WORKSPACE_LIST)
+async def workspace_list(ctx: CallContext, params: Empty) -> WorkspaceListResult:
+    """Known workspaces (ids and names; roots never leave the daemon)."""
+    return WorkspaceListResult(
+        workspaces=[WorkspaceRef(id=w.id, name=w.name) for w in ctx.app.runtime.workspaces.all()]
+    )

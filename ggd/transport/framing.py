@@ -1,0 +1,93 @@
+"""Pure functions between bytes and JSON-RPC messages: LSP Content-Length framing."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+MAX_MESSAGE_BYTES = 4 * 1024 * 1024
+_MAX_HEADER_BYTES = 8 * 1024
+
+
+@dataclass(frozen=True)
+class Oversized:
+    """A message whose body exceeded the limit; its bytes were skipped to stay in sync."""
+
+    size: int
+
+
+@dataclass(frozen=True)
+class BadHeader:
+    """A header block without a usable Content-Length; the stream cannot be resynchronised."""
+
+    reason: str
+
+
+def encode(body: bytes) -> bytes:
+    """Frame one message body."""
+    return b"Content-Length: %d\r\n\r\n" % len(body) + body
+
+
+class ContentLengthDecoder:
+    """Incremental decoder: feed bytes, get complete bodies, Oversized or BadHeader markers."""
+
+    def __init__(self, max_size: int = MAX_MESSAGE_BYTES) -> None:
+        self.max_size = max_size
+        self._buf = bytearray()
+        self._need: int | None = None
+        self._skip = 0
+        self.broken = False
+
+    def feed(self, data: bytes) -> list[bytes | Oversized | BadHeader]:
+        """Consume bytes; return every message completed by them."""
+        out: list[bytes | Oversized | BadHeader] = []
+        if self.broken:
+            return out
+        self._buf += data
+        while True:
+            if self._skip:
+                n = min(self._skip, len(self._buf))
+                del self._buf[:n]
+                self._skip -= n
+                if self._skip:
+                    return out
+            if self._need is None:
+                end = self._buf.find(b"\r\n\r\n")
+                if end < 0:
+                    if len(self._buf) > _MAX_HEADER_BYTES:
+                        self.broken = True
+                        out.append(BadHeader("header block too long"))
+                    return out
+                header = bytes(self._buf[:end])
+                del self._buf[: end + 4]
+                length = _content_length(header)
+                if length is None:
+                    self.broken = True
+                    out.append(BadHeader("missing or invalid Content-Length header"))
+                    return out
+                if length > self.max_size:
+                    out.append(Oversized(length))
+                    self._skip = length
+                    continue
+                self._need = length
+            if len(self._buf) < self._need:
+                return out
+            body = bytes(self._buf[: self._need])
+            del self._buf[: self._need]
+            self._need = None
+            out.append(body)
+
+
+def _content_length(header: bytes) -> int | None:
+    length: int | None = None
+    for line in header.split(b"\r\n"):
+        name, sep, value = line.partition(b":")
+        if not sep:
+            return None
+        if name.strip().lower() == b"content-length":
+            try:
+                length = int(value.strip())
+            except ValueError:
+                return None
+            if length < 0:
+                return None
+    return length

@@ -1,0 +1,125 @@
+"""Stream listeners: stdio and the Unix socket, both with LSP Content-Length framing."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import os
+import sys
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+from ggd.rpc import Connection
+
+from .endpoint import Endpoint
+from .framing import ContentLengthDecoder
+
+log = logging.getLogger("ggd.transport")
+
+WriteFn = Callable[[bytes], Awaitable[None]]
+
+
+async def _writer_loop(conn: Connection, write: WriteFn) -> None:
+    while True:
+        frames = await conn.next_frames()
+        if frames is None:
+            return
+        try:
+            await write(b"".join(frames))
+        except (ConnectionError, OSError):
+            conn.close()
+            return
+        conn.written(frames)
+
+
+async def serve_stream(
+    app: Any,
+    reader: asyncio.StreamReader,
+    write: WriteFn,
+    *,
+    transport: str,
+    version: str,
+) -> None:
+    """Run one framed connection until EOF, `exit`, or a broken stream."""
+    conn = Connection(transport=transport, framed=True)
+    endpoint = Endpoint(app, conn, version)
+    app.connection_opened(conn)
+    decoder = ContentLengthDecoder()
+    writer_task = asyncio.create_task(_writer_loop(conn, write))
+    log.info("connection opened", extra={"conn": conn.id, "transport": transport})
+    try:
+        while not conn.closed:
+            read = asyncio.ensure_future(reader.read(65536))
+            closed = asyncio.ensure_future(conn.closed_event.wait())
+            done, _ = await asyncio.wait({read, closed}, return_when=asyncio.FIRST_COMPLETED)
+            closed.cancel()
+            if read not in done:
+                read.cancel()
+                break
+            data = read.result()
+            if not data:
+                break
+            for item in decoder.feed(data):
+                endpoint.feed(item)
+    except (ConnectionError, OSError):
+        pass
+    finally:
+        conn.close()
+        with contextlib.suppress(asyncio.TimeoutError, Exception):
+            await asyncio.wait_for(writer_task, 2)
+        writer_task.cancel()
+        app.connection_closed(conn)
+        log.info("connection closed", extra={"conn": conn.id, "transport": transport})
+
+
+async def serve_stdio(app: Any, *, version: str) -> None:
+    """Serve exactly one client on stdin/stdout; returns when stdin reaches EOF or exit."""
+    loop = asyncio.get_running_loop()
+    reader = asyncio.StreamReader(limit=2**20)
+    await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), sys.stdin.buffer)
+    out_fd = sys.stdout.buffer.fileno()
+
+    # Blocking writes on a dedicated thread keep the loop free even if the parent reads slowly.
+    async def write(data: bytes) -> None:
+        await asyncio.to_thread(_write_all, out_fd, data)
+
+    await serve_stream(app, reader, write, transport="stdio", version=version)
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        n = os.write(fd, view)
+        view = view[n:]
+
+
+async def start_unix(app: Any, path: Path, *, version: str) -> asyncio.AbstractServer:
+    """Listen on a Unix socket (0600) and serve each client on its own connection."""
+
+    async def on_client(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        async def write(data: bytes) -> None:
+            writer.write(data)
+            await writer.drain()
+
+        try:
+            await serve_stream(app, reader, write, transport="unix", version=version)
+        finally:
+            # A client that stopped reading would keep a graceful close waiting forever.
+            if writer.transport.get_write_buffer_size() > 0:
+                writer.transport.abort()
+            else:
+                writer.close()
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(writer.wait_closed(), 2)
+
+    with contextlib.suppress(FileNotFoundError):
+        path.unlink()  # noqa: ASYNC240 - once, at startup
+    old = os.umask(0o177)
+    try:
+        server = await asyncio.start_unix_server(on_client, path=str(path), limit=2**20)
+    finally:
+        os.umask(old)
+    os.chmod(path, 0o600)
+    return server

@@ -1,0 +1,258 @@
+"""The WebSocket listener: /ws JSON-RPC (one message per text frame), /healthz, /health, the web UI."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import hmac
+import ipaddress
+import json
+import logging
+import mimetypes
+from dataclasses import dataclass
+from http import HTTPStatus
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+from websockets.asyncio.server import Server, ServerConnection, serve
+from websockets.datastructures import Headers
+from websockets.exceptions import ConnectionClosed
+from websockets.http11 import Request, Response
+
+from ggd.rpc import Connection
+
+from .endpoint import Endpoint
+from .framing import MAX_MESSAGE_BYTES
+
+log = logging.getLogger("ggd.transport")
+
+SUBPROTOCOL = "gg.v1"
+TOKEN_PREFIX = "gg-token."
+LOOPBACK_NAMES = {"localhost", "127.0.0.1", "::1", "[::1]"}
+CSP = (
+    "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; "
+    "img-src 'self' data:; connect-src 'self' ws://127.0.0.1:* ws://localhost:* ws://[::1]:*; "
+    "frame-ancestors 'none'; base-uri 'none'; form-action 'none'"
+)
+
+
+def is_loopback_host(host: str) -> bool:
+    """True for loopback names and addresses."""
+    host = host.strip("[]").lower()
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+@dataclass
+class WsOptions:
+    """How the WebSocket listener authenticates and what it serves."""
+
+    token: str
+    host: str
+    port: int
+    allow_remote: bool = False
+    web_root: Path | None = None
+    version: str = "0"
+
+
+def _host_of(value: str) -> str:
+    return urlsplit("//" + value).hostname or ""
+
+
+def _bearer(headers: Headers) -> str | None:
+    auth = headers.get("Authorization", "")
+    if auth.lower().startswith("bearer "):
+        return auth[7:].strip()
+    for proto in _offered_subprotocols(headers):
+        if proto.startswith(TOKEN_PREFIX):
+            return proto[len(TOKEN_PREFIX) :]
+    return None
+
+
+def _offered_subprotocols(headers: Headers) -> list[str]:
+    out: list[str] = []
+    for value in headers.get_all("Sec-WebSocket-Protocol"):
+        out += [p.strip() for p in value.split(",") if p.strip()]
+    return out
+
+
+class WebSocketListener:
+    """Owns the websockets server; builds one Endpoint per accepted connection."""
+
+    def __init__(self, app: Any, opts: WsOptions) -> None:
+        self.app = app
+        self.opts = opts
+        self.server: Server | None = None
+
+    @property
+    def port(self) -> int:
+        """The bound port (useful with port 0)."""
+        assert self.server is not None
+        sock = next(iter(self.server.sockets))
+        return int(sock.getsockname()[1])
+
+    async def start(self) -> None:
+        """Bind and listen."""
+        self.server = await serve(
+            self._handle,
+            self.opts.host,
+            self.opts.port,
+            process_request=self._process_request,
+            select_subprotocol=self._select_subprotocol,
+            max_size=4 * MAX_MESSAGE_BYTES,
+            max_queue=64,
+            compression=None,
+            server_header="ggd",
+            close_timeout=2,
+        )
+
+    async def close(self) -> None:
+        """Stop accepting and close every connection."""
+        if self.server is not None:
+            self.server.close()
+            with contextlib.suppress(Exception):
+                await self.server.wait_closed()
+
+    # -- HTTP ---------------------------------------------------------------------------------
+
+    def _own_origins(self) -> set[str]:
+        port = self.port
+        hosts = {"127.0.0.1", "localhost", "[::1]", self.opts.host}
+        return {f"http://{h}:{port}" for h in hosts}
+
+    def _origin_ok(self, origin: str | None) -> bool:
+        if origin is None or origin == "null":
+            return True
+        if origin in self._own_origins():
+            return True
+        parts = urlsplit(origin)
+        return parts.scheme in ("http", "https") and is_loopback_host(parts.hostname or "")
+
+    def _host_ok(self, host: str | None) -> bool:
+        if host is None:
+            return False
+        name = _host_of(host)
+        if is_loopback_host(name):
+            return True
+        return self.opts.allow_remote and name == self.opts.host
+
+    def _token_ok(self, headers: Headers) -> bool:
+        got = _bearer(headers)
+        return got is not None and hmac.compare_digest(got.encode(), self.opts.token.encode())
+
+    def _process_request(self, connection: ServerConnection, request: Request) -> Response | None:
+        path = urlsplit(request.path).path
+        if not self._host_ok(request.headers.get("Host")):
+            return _text(HTTPStatus.FORBIDDEN, "forbidden: unexpected Host header\n")
+        if path == "/healthz":
+            return _json(HTTPStatus.OK, {"status": "ok"})
+        origin = request.headers.get("Origin")
+        if not self._origin_ok(origin):
+            log.warning("refused a cross-origin request", extra={"path": path})
+            return _text(HTTPStatus.FORBIDDEN, "forbidden: this Origin may not use ggd\n")
+        if path == "/health":
+            if not self._token_ok(request.headers):
+                return _text(HTTPStatus.UNAUTHORIZED, "unauthorized: missing or wrong token\n")
+            return _json(HTTPStatus.OK, self.app.health())
+        if path == "/ws":
+            if not self._token_ok(request.headers):
+                return _text(HTTPStatus.UNAUTHORIZED, "unauthorized: missing or wrong token\n")
+            return None
+        return self._static(path)
+
+    def _select_subprotocol(self, connection: ServerConnection, subprotocols: Any) -> str | None:
+        return SUBPROTOCOL if SUBPROTOCOL in subprotocols else None
+
+    def _static(self, path: str) -> Response:
+        root = self.opts.web_root
+        if root is None or not (root / "index.html").is_file():
+            return _html(
+                HTTPStatus.OK,
+                "<!doctype html><title>gg</title><p>ggd is running, but the web UI is not built."
+                " Build it with <code>make ui</code>.</p>",
+            )
+        rel = path.lstrip("/") or "index.html"
+        target = (root / rel).resolve()
+        if not target.is_relative_to(root.resolve()) or not target.is_file():
+            if "." in rel.rsplit("/", 1)[-1]:
+                return _text(HTTPStatus.NOT_FOUND, "not found\n")
+            target = root / "index.html"  # client-side routes fall back to the app
+        ctype = mimetypes.guess_type(target.name)[0] or "application/octet-stream"
+        body = target.read_bytes()
+        headers = Headers()
+        headers["Content-Type"] = ctype + ("; charset=utf-8" if ctype.startswith("text/") else "")
+        headers["Content-Length"] = str(len(body))
+        headers["Content-Security-Policy"] = CSP
+        headers["X-Content-Type-Options"] = "nosniff"
+        headers["Referrer-Policy"] = "no-referrer"
+        headers["Cache-Control"] = "no-cache" if target.name == "index.html" else "max-age=3600"
+        return Response(200, "OK", headers, body)
+
+    # -- WebSocket ------------------------------------------------------------------------------
+
+    async def _handle(self, ws: ServerConnection) -> None:
+        remote_ip = (ws.remote_address or ("",))[0]
+        conn = Connection(transport="ws", framed=False, remote=not is_loopback_host(remote_ip))
+        endpoint = Endpoint(self.app, conn, self.opts.version)
+        self.app.connection_opened(conn)
+
+        writer = asyncio.create_task(self._writer(ws, conn))
+        log.info("connection opened", extra={"conn": conn.id, "transport": "ws"})
+        try:
+            async for message in ws:
+                if isinstance(message, bytes):
+                    endpoint.feed(message)
+                else:
+                    data = message.encode()
+                    endpoint.feed(data)
+                if conn.closed:
+                    break
+        except ConnectionClosed:
+            pass
+        finally:
+            conn.close()
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(writer, 2)
+            writer.cancel()
+            self.app.connection_closed(conn)
+            log.info("connection closed", extra={"conn": conn.id, "transport": "ws"})
+            with contextlib.suppress(Exception):
+                await ws.close()
+
+    async def _writer(self, ws: ServerConnection, conn: Connection) -> None:
+        while True:
+            frames = await conn.next_frames()
+            if frames is None:
+                return
+            try:
+                for frame in frames:
+                    await ws.send(frame.decode())
+            except ConnectionClosed:
+                conn.close()
+                return
+            conn.written(frames)
+
+
+def _text(status: HTTPStatus, body: str) -> Response:
+    return _response(status, "text/plain; charset=utf-8", body.encode())
+
+
+def _html(status: HTTPStatus, body: str) -> Response:
+    return _response(status, "text/html; charset=utf-8", body.encode())
+
+
+def _json(status: HTTPStatus, obj: Any) -> Response:
+    return _response(status, "application/json", json.dumps(obj).encode())
+
+
+def _response(status: HTTPStatus, ctype: str, body: bytes) -> Response:
+    headers = Headers()
+    headers["Content-Type"] = ctype
+    headers["Content-Length"] = str(len(body))
+    headers["X-Content-Type-Options"] = "nosniff"
+    return Response(status.value, status.phrase, headers, body)

@@ -1,0 +1,92 @@
+"""The protocol package: generated files fresh, cheap import, one handler per table row."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from pydantic import ValidationError
+
+from ggd.protocol import BY_NAME, METHODS, PROTOCOL_VERSION, errors
+from ggd.protocol.events import RUN_EVENT_ADAPTER
+from ggd.protocol.export import check, render
+from ggd.protocol.run import RunStartParams
+
+ROOT = Path(__file__).resolve().parents[3]
+
+
+def test_generated_protocol_folder_is_up_to_date() -> None:
+    problems = check(ROOT / "protocol")
+    assert not problems, (
+        "protocol/ is stale; run `python -m ggd.protocol.export protocol`:\n" + "\n".join(problems)
+    )
+
+
+def test_generated_files_are_deterministic_and_canonical() -> None:
+    first, second = render(), render()
+    assert first == second
+    for rel, text in first.items():
+        assert "\r" not in text
+        if rel.endswith(".json"):
+            assert json.dumps(json.loads(text), indent=2, sort_keys=True, ensure_ascii=False) + "\n" == text
+
+
+def test_every_method_has_a_schema_an_example_and_a_spec_section() -> None:
+    files = render()
+    for spec in METHODS:
+        assert f"schemas/{spec.name.removeprefix('gg/')}.json" in files
+        assert f"### {spec.name}" in files["README.md"]
+        assert spec.example, f"{spec.name} has no example exchange"
+        assert f'"{spec.name}"' in files["gg-protocol.d.ts"]
+
+
+def test_importing_the_protocol_stays_cheap() -> None:
+    code = (
+        "import sys, ggd.protocol;"
+        "heavy=[m for m in sys.modules if m.split('.')[0] in ('pygls','lsprotocol','httpx','mcp','websockets')];"
+        "print(','.join(heavy))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == ""
+
+
+def test_every_request_row_has_exactly_one_handler_and_every_handler_a_row() -> None:
+    from ggd.rpc import handlers as _  # noqa: F401 - registers handlers
+    from ggd.rpc import registered
+
+    handlers = registered()
+    rows = {m.name for m in METHODS if m.kind == "request"}
+    assert set(handlers) == rows
+    for name, (spec, _fn) in handlers.items():
+        assert BY_NAME[name] is spec
+
+
+def test_error_symbols_are_unique_and_shaped() -> None:
+    symbols = [c.symbol for c in errors.ERROR_CLASSES]
+    assert len(symbols) == len(set(symbols))
+    err = errors.RunConflictError("busy").to_error()
+    assert err == {"code": -32003, "message": "busy", "data": {"code": "run_conflict", "retryable": True}}
+
+
+def test_params_reject_unknown_fields_and_name_them() -> None:
+    with pytest.raises(ValidationError) as exc:
+        RunStartParams.model_validate({"sessionId": "s", "prompt": "hi", "bogus": 1})
+    assert "bogus" in str(exc.value)
+    ok = RunStartParams.model_validate({"sessionId": "s", "prompt": "hi"})
+    assert ok.approval_mode is None and ok.subscribe is True  # None: the daemon default
+
+
+def test_run_events_round_trip_through_the_tagged_union() -> None:
+    wire = {"runId": "r", "sessionId": "s", "sequence": 3, "timestamp": 1, "type": "text_delta", "text": "hi"}
+    ev = RUN_EVENT_ADAPTER.validate_python(wire)
+    assert ev.wire() == wire
+    with pytest.raises(ValidationError):
+        RUN_EVENT_ADAPTER.validate_python({**wire, "type": "nope"})
+
+
+def test_protocol_version_is_major_minor() -> None:
+    major, minor = PROTOCOL_VERSION.split(".")
+    assert major.isdigit() and minor.isdigit()
