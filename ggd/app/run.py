@@ -186,7 +186,7 @@ class Run:
         return RunStatus(
             id=self.id,
             session_id=self.session_id,
-            status=self.status,  # type: ignore[arg-type]
+            status=self.status,
             started_at=self.started_at,
             completed_at=self.completed_at,
             first_sequence=self.ring.first_sequence,

@@ -126,7 +126,7 @@ class Runtime:
             await svc.write(lambda sf: sf.checkout(target))
             leaf = svc.file.leaf_id
             self.bus.publish(SessionEvent(session_id=svc.id, type="head_changed", leaf_id=leaf))
-            return await svc.view(SessionUpdate, action="tree", draft=draft)
+            return await svc.update_view(action="tree", draft=draft)
         if action == "fork":
             new = await svc.write(lambda sf: sf.fork(target))
         else:
@@ -136,7 +136,7 @@ class Runtime:
         self.bus.publish(
             SessionEvent(session_id=svc.id, type="forked", new_session_id=new.id, kind=kind)
         )
-        return await new_svc.view(SessionUpdate, action=action, draft=draft)
+        return await new_svc.update_view(action=action, draft=draft)
 
     def _target(
         self, svc: Service, action: str, node_id: str | None

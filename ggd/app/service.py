@@ -6,13 +6,14 @@ import asyncio
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-from ggd.protocol import Message, Snapshot, TreeItem, WorkspaceRef
+from ggd.protocol import Message, SessionUpdate, Snapshot, TreeItem, WorkspaceRef
 from ggd.protocol import errors as E
 from ggd.session import SessionConflictError, SessionFile
 
 from .workspaces import Workspace
 
 T = TypeVar("T")
+S = TypeVar("S", bound=Snapshot)
 
 
 def message_dto(entry_id: str, data: dict[str, Any]) -> Message:
@@ -65,11 +66,15 @@ class Service:
         async with self.lock:
             return await asyncio.to_thread(fn, self.file)
 
-    async def view(self, cls: type[Snapshot] = Snapshot, **extra: Any) -> Any:
+    async def view(self) -> Snapshot:
         """The snapshot, built off the event loop."""
-        return await self.read(lambda _sf: self.snapshot(cls, **extra))
+        return await self.read(lambda _sf: self.snapshot(Snapshot))
 
-    def snapshot(self, cls: type[Snapshot] = Snapshot, **extra: Any) -> Any:
+    async def update_view(self, **extra: Any) -> SessionUpdate:
+        """The snapshot after a tree action (with draft/notice), built off the event loop."""
+        return await self.read(lambda _sf: self.snapshot(SessionUpdate, **extra))
+
+    def snapshot(self, cls: type[S], **extra: Any) -> S:
         """The client view of this session."""
         sf = self.file
         messages: list[Message] = []
@@ -84,7 +89,7 @@ class Service:
                 id=n.id,
                 parent_id=n.parent_id,
                 depth=n.depth,
-                role=n.role,  # type: ignore[arg-type]
+                role=n.role,
                 text=n.text,
                 active=n.active,
             )

@@ -1,0 +1,78 @@
+# gg: the two commands of the README are `make run` and `make test`.
+# Both install what they need on a fresh Debian machine (venv, npm packages, Debian packages).
+
+PY      ?= python3
+VENV    := .venv
+BIN     := $(VENV)/bin
+HOST    ?= 127.0.0.1
+PORT    ?= 8765
+APT_PKGS := chromium neovim bubblewrap ripgrep
+NPM_DIRS := ui electron clients/vscode
+
+.PHONY: run test install deps system-deps ui npm lint typecheck protocol-check pytest node-tests bench clean
+
+## run: install and start the daemon with its web UI (prints the URL with the token)
+run: install ui
+	$(BIN)/ggd --ws $(HOST):$(PORT)
+
+## test: install everything and run every check CI runs
+test: deps ui lint typecheck protocol-check node-tests pytest
+
+install: $(BIN)/ggd
+
+$(BIN)/ggd: pyproject.toml
+	test -x $(BIN)/python || $(PY) -m venv $(VENV)
+	$(BIN)/python -m pip install -q --upgrade pip
+	$(BIN)/python -m pip install -q -e '.[dev]'
+	touch $(BIN)/ggd
+
+deps: install system-deps npm
+
+# Debian packages some tests need; installed only when missing (root or sudo required).
+system-deps:
+	@missing=""; \
+	command -v chromium >/dev/null || missing="$$missing chromium"; \
+	command -v nvim >/dev/null || missing="$$missing neovim"; \
+	command -v bwrap >/dev/null || missing="$$missing bubblewrap"; \
+	command -v rg >/dev/null || missing="$$missing ripgrep"; \
+	if [ -n "$$missing" ]; then \
+	  SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
+	  echo "installing Debian packages:$$missing"; \
+	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq $$missing >/dev/null; \
+	fi
+
+npm:
+	@for d in $(NPM_DIRS); do \
+	  if [ -f $$d/package-lock.json ]; then echo "npm ci in $$d"; (cd $$d && npm ci --no-audit --no-fund --loglevel=error) || exit 1; fi; \
+	done
+
+## ui: build the web UI into ggd/web (served by ggd --ws at /)
+ui:
+	cd ui && (test -d node_modules || npm ci --no-audit --no-fund --loglevel=error) && npm run build
+
+lint: install
+	$(BIN)/ruff check ggd ggcli tests bench
+	$(BIN)/ruff format --check ggd ggcli tests bench
+
+typecheck: install
+	$(BIN)/mypy ggd/protocol ggd/app
+
+protocol-check: install
+	$(BIN)/python -m ggd.protocol.export protocol --check
+
+node-tests:
+	cd ui && npm test --silent
+	@if [ -f electron/package.json ]; then cd electron && npm test --silent; fi
+	@if [ -f clients/vscode/package.json ]; then cd clients/vscode && npm test --silent; fi
+
+pytest: install
+	$(BIN)/python -m pytest -q -p no:cacheprovider
+
+bench: install
+	$(BIN)/python bench/session_store.py
+	$(BIN)/python bench/run_events.py
+	$(BIN)/python bench/harness.py
+	$(BIN)/python bench/cli.py
+
+clean:
+	rm -rf $(VENV) ui/node_modules ggd/web electron/node_modules clients/vscode/node_modules
