@@ -196,6 +196,28 @@ export interface SessionActionParams {
   nodeId?: string | null;
 }
 
+/** Summarise the older part of a session now. */
+export interface SessionCompactParams {
+  sessionId: string;
+  instructions?: string | null;
+}
+
+/** The summary that replaced older messages, or null when there was nothing to compact. */
+export interface SessionCompactResult {
+  summary?: string | null;
+  compacted: boolean;
+}
+
+/** How full the model's context is for this session (estimates). */
+export interface SessionContextResult {
+  model: string;
+  contextTokens: number;
+  contextWindow?: number | null;
+  promptBudget: number;
+  messageCount: number;
+  hasSummary: boolean;
+}
+
 /** Create a session in the connection's workspace. */
 export interface SessionCreateParams {
   name?: string | null;
@@ -205,7 +227,7 @@ export interface SessionCreateParams {
 /** gg/session.event: a change to a session that every subscriber sees. */
 export interface SessionEvent {
   sessionId: string;
-  type: "run_started" | "run_finished" | "renamed" | "head_changed" | "forked" | "approval_pending";
+  type: "run_started" | "run_finished" | "renamed" | "head_changed" | "forked" | "approval_pending" | "compacted";
   runId?: string | null;
   status?: string | null;
   name?: string | null;
@@ -410,6 +432,8 @@ export interface GgMethods {
   "gg/session.action": { params: SessionActionParams; result: SessionUpdate };
   "gg/session.subscribe": { params: SessionIdParams; result: EmptyResult };
   "gg/session.unsubscribe": { params: SessionIdParams; result: EmptyResult };
+  "gg/session.compact": { params: SessionCompactParams; result: SessionCompactResult };
+  "gg/session.context": { params: SessionIdParams; result: SessionContextResult };
   "gg/run.start": { params: RunStartParams; result: RunStartResult };
   "gg/run.subscribe": { params: RunSubscribeParams; result: EmptyResult };
   "gg/run.unsubscribe": { params: RunIdParams; result: EmptyResult };

@@ -16,7 +16,10 @@ from ggd.agent import (
     AgentLoop,
     AgentOptions,
     ApprovalDecision,
+    CompactionSettings,
     PathLocks,
+    compact,
+    estimate_tokens,
 )
 from ggd.protocol import Approval, SessionEvent, UsageInfo
 from ggd.protocol import errors as E
@@ -219,6 +222,40 @@ class RunManager:
             raise E.RunNotFoundError("the session has no active run; start one with gg/run.start")
         run.steering.push(text, follow_up=follow_up)
         return run
+
+    async def compact(self, svc: Service, instructions: str | None) -> str | None:
+        """Summarise older turns now; refused while a run is active."""
+        if svc.active_run_id is not None:
+            raise E.RunConflictError("the session has an active run; compact after it finishes")
+        model_ref = svc.file.model or self.registry.default_model
+        provider, bare = self.registry.get(model_ref)
+        try:
+            summary = await compact(
+                provider, bare, SessionTranscript(svc), CompactionSettings(), None, instructions
+            )
+        except AgentError as exc:
+            raise E.InternalError(str(exc), retryable=exc.retryable) from None
+        if summary is not None:
+            self.runtime.bus.publish(SessionEvent(session_id=svc.id, type="compacted"))
+        return summary
+
+    def context(self, svc: Service) -> dict[str, Any]:
+        """Estimated context use of the session (what the next request would carry)."""
+        ctx = SessionTranscript(svc).context()
+        msgs = [m for _, m in ctx.messages]
+        model_ref = svc.file.model or self.registry.default_model
+        window = self.registry.context_window(model_ref)
+        summary_tokens = (
+            estimate_tokens([{"role": "system", "content": ctx.summary}]) if ctx.summary else 0
+        )
+        return {
+            "model": model_ref,
+            "context_tokens": estimate_tokens(msgs) + summary_tokens,
+            "context_window": window,
+            "prompt_budget": CompactionSettings().budget(window),
+            "message_count": len(msgs),
+            "has_summary": ctx.summary is not None,
+        }
 
     def drop_subscriber(self, conn: Any) -> None:
         """A connection closed: forget its subscriptions (runs and approvals go on)."""

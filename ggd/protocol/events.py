@@ -151,7 +151,13 @@ class SessionEvent(Event):
 
     session_id: str
     type: Literal[
-        "run_started", "run_finished", "renamed", "head_changed", "forked", "approval_pending"
+        "run_started",
+        "run_finished",
+        "renamed",
+        "head_changed",
+        "forked",
+        "approval_pending",
+        "compacted",
     ]
     run_id: str | None = None
     status: str | None = None

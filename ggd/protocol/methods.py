@@ -30,6 +30,9 @@ from .session import (
     SessionIdParams,
     SessionListParams,
     SessionListResult,
+    SessionCompactParams,
+    SessionCompactResult,
+    SessionContextResult,
     SessionRenameParams,
 )
 from .system import SystemInfoResult, WorkspaceListResult
@@ -206,6 +209,29 @@ SESSION_UNSUBSCRIBE = MethodSpec(
     scope="session",
     example={"params": {"sessionId": "s_1a2b"}, "result": {}},
 )
+SESSION_COMPACT = MethodSpec(
+    "gg/session.compact",
+    "Summarise older turns now (what auto-compaction does when the context is over budget).",
+    SessionCompactParams,
+    SessionCompactResult,
+    scope="session",
+    example={
+        "params": {"sessionId": "s_1a2b"},
+        "result": {"summary": "The user asked to fix test_io; ...", "compacted": True},
+    },
+)
+SESSION_CONTEXT = MethodSpec(
+    "gg/session.context",
+    "Estimated context use of a session against its model's budget.",
+    SessionIdParams,
+    SessionContextResult,
+    scope="session",
+    example={
+        "params": {"sessionId": "s_1a2b"},
+        "result": {"model": "openai:gpt-4.1-mini", "contextTokens": 5120, "promptBudget": 24000,
+                   "messageCount": 14, "hasSummary": False},
+    },
+)
 RUN_START = MethodSpec(
     "gg/run.start",
     "Start the agent on a session with a prompt; one active run per session.",
@@ -351,6 +377,8 @@ METHODS: tuple[MethodSpec, ...] = (
     SESSION_ACTION,
     SESSION_SUBSCRIBE,
     SESSION_UNSUBSCRIBE,
+    SESSION_COMPACT,
+    SESSION_CONTEXT,
     RUN_START,
     RUN_SUBSCRIBE,
     RUN_UNSUBSCRIBE,

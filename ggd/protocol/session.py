@@ -54,3 +54,28 @@ class SessionActionParams(Params):
 
 class EmptyResult(Result):
     """An empty object."""
+
+
+class SessionCompactParams(Params):
+    """Summarise the older part of a session now."""
+
+    session_id: str = Field(min_length=1, max_length=200)
+    instructions: str | None = Field(default=None, max_length=4000)
+
+
+class SessionCompactResult(Result):
+    """The summary that replaced older messages, or null when there was nothing to compact."""
+
+    summary: str | None = None
+    compacted: bool
+
+
+class SessionContextResult(Result):
+    """How full the model's context is for this session (estimates)."""
+
+    model: str
+    context_tokens: int
+    context_window: int | None = None
+    prompt_budget: int
+    message_count: int
+    has_summary: bool

@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 from ggd.protocol import SessionUpdate, Snapshot
+from ggd.protocol import errors as E
 from ggd.protocol import methods as M
 from ggd.protocol.session import (
     EmptyResult,
     SessionActionParams,
+    SessionCompactParams,
+    SessionCompactResult,
+    SessionContextResult,
     SessionCreateParams,
     SessionIdParams,
     SessionListParams,
@@ -84,3 +88,23 @@ async def session_unsubscribe(ctx: CallContext, params: SessionIdParams) -> Empt
     ctx.app.runtime.bus.unsubscribe(params.session_id, ctx.conn)
     ctx.conn.session_subs.discard(params.session_id)
     return EmptyResult()
+
+
+@handler(M.SESSION_COMPACT)
+async def session_compact(ctx: CallContext, params: SessionCompactParams) -> SessionCompactResult:
+    """Summarise older turns now."""
+    svc = await _service(ctx, params.session_id)
+    if ctx.app.runs is None:
+        raise E.RuntimeClosedError("no model is available in this daemon")
+    summary = await ctx.app.runs.compact(svc, params.instructions)
+    return SessionCompactResult(summary=summary, compacted=summary is not None)
+
+
+@handler(M.SESSION_CONTEXT)
+async def session_context(ctx: CallContext, params: SessionIdParams) -> SessionContextResult:
+    """Estimated context use."""
+    svc = await _service(ctx, params.session_id)
+    if ctx.app.runs is None:
+        raise E.RuntimeClosedError("no model is available in this daemon")
+    info = await svc.read(lambda _sf: ctx.app.runs.context(svc))
+    return SessionContextResult(**info)

@@ -1,0 +1,114 @@
+"""The event ring, the approval policy table and a run's fan-out to slow subscribers."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from ggd.app.policy import decide, start_refusal
+from ggd.app.ring import EventRing
+from ggd.app.run import Run
+from ggd.protocol import errors as E
+
+
+def _ev(seq: int, text: str = "x") -> dict[str, Any]:
+    return {"sequence": seq, "type": "text_delta", "text": text}
+
+
+def test_ring_replays_after_a_sequence_and_expires_old_history() -> None:
+    ring = EventRing(max_events=5, max_bytes=10_000)
+    for i in range(1, 9):
+        ring.append(_ev(i))
+    assert ring.first_sequence == 4 and ring.last_sequence == 8
+    assert [e["sequence"] for e in ring.since(3)] == [4, 5, 6, 7, 8]
+    assert [e["sequence"] for e in ring.since(6)] == [7, 8]
+    assert ring.since(8) == []
+    with pytest.raises(E.EventHistoryExpiredError):
+        ring.since(2)
+
+
+def test_ring_is_bounded_by_bytes_too() -> None:
+    ring = EventRing(max_events=1000, max_bytes=2_000)
+    for i in range(1, 101):
+        ring.append(_ev(i, "y" * 100))
+    assert ring.nbytes <= 2_000 and len(ring) < 100
+    assert ring.last_sequence == 100
+
+
+@pytest.mark.parametrize(
+    ("mode", "interactive", "dangerous", "verdict"),
+    [
+        ("auto", True, False, "ask"),
+        ("auto", False, False, "deny"),
+        ("auto", True, True, "ask"),
+        ("auto", False, True, "deny"),
+        ("on-request", True, False, "ask"),
+        ("on-request", True, True, "ask"),
+        ("yolo", True, False, "allow"),
+        ("yolo", False, False, "allow"),
+        ("yolo", True, True, "ask"),
+        ("yolo", False, True, "deny"),
+        ("never", True, False, "allow"),
+        ("never", False, False, "allow"),
+        ("never", True, True, "deny"),
+        ("never", False, True, "deny"),
+    ],
+)
+def test_the_policy_table(mode: str, interactive: bool, dangerous: bool, verdict: str) -> None:
+    d = decide(mode, interactive, dangerous)
+    assert d.verdict == verdict
+    if verdict == "deny":
+        assert d.reason
+
+
+def test_on_request_needs_an_interactive_client() -> None:
+    assert start_refusal("on-request", False)
+    assert start_refusal("on-request", True) is None
+    assert start_refusal("auto", False) is None
+
+
+class Sub:
+    """A subscriber whose queue can be full."""
+
+    def __init__(self, capacity: int) -> None:
+        self.capacity = capacity
+        self.got: list[dict[str, Any]] = []
+        self.closed = False
+
+    def notify(self, method: str, params: dict[str, Any], *, droppable: bool = True) -> bool:
+        if droppable and len(self.got) >= self.capacity:
+            return False
+        self.got.append(params)
+        return True
+
+
+async def test_a_subscriber_that_falls_behind_loses_its_live_subscription_only() -> None:
+    run = Run(session_id="s", interactive=False, approval_mode="auto", model="m")
+    fast, slow = Sub(10_000), Sub(3)
+    run.subscribe(fast, 0)
+    run.subscribe(slow, 0)
+    for i in range(10):
+        run.emit("text_delta", text=str(i))
+    assert [e["sequence"] for e in fast.got] == list(range(1, 11))
+    assert [e["sequence"] for e in slow.got] == [1, 2, 3]
+    assert slow not in run.subscribers and fast in run.subscribers
+    # it resumes from what it saw, with nothing missed or doubled
+    slow.capacity = 10_000
+    run.subscribe(slow, 3)
+    run.emit("text_delta", text="more")
+    assert [e["sequence"] for e in slow.got] == list(range(1, 12))
+
+
+async def test_first_answer_wins_and_later_ones_expire() -> None:
+    from ggd.protocol import Approval
+
+    run = Run(session_id="s", interactive=True, approval_mode="auto", model="m")
+    pending = run.add_approval(Approval(id="a1", tool_name="write", summary="write x"))
+    assert run.status == "waiting_approval"
+    run.answer("a1", True, "once")
+    assert pending.future.result() == (True, "once", "user") and run.status == "running"
+    with pytest.raises(E.ApprovalExpiredError):
+        run.answer("a1", False, "once")
+    types = [e["type"] for e in run.ring.since(0)]
+    assert types == ["approval_requested", "approval_resolved"]
