@@ -402,3 +402,41 @@ async def test_replay_wait_and_expiry_semantics(fake_daemon) -> None:
 def test_daemon_env_has_no_real_provider(tmp_path: Path) -> None:
     env = daemon_env(tmp_path)
     assert not any(k.startswith("OPENAI_") for k in env)
+
+
+async def test_sandboxed_bash_cannot_write_outside_the_workspace(
+    fake_daemon, workspace: Path, tmp_path: Path
+) -> None:
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    target = outside / "escaped.txt"
+    d, _fm = fake_daemon(
+        [
+            {
+                "toolCalls": [
+                    {
+                        "name": "bash",
+                        "arguments": {"command": f"echo inside > in.txt; echo out > {target}"},
+                    }
+                ]
+            },
+            {"text": "tried"},
+        ],
+        "--sandbox",
+    )
+    c = await d.connect("unix")
+    try:
+        sid = await new_session(c)
+        rid = await start(c, sid, "escape", interactive=True)
+        ask = await until(c, rid, "approval_requested")
+        assert ask["approval"]["risk"] == "dangerous"  # a write outside the workspace
+        await c.request(
+            "gg/run.approve", {"runId": rid, "approvalId": ask["approval"]["id"], "allow": True}
+        )
+        fin = await until(c, rid, "tool_call_finish")
+        assert (await finish(c, rid))["type"] == "run_completed"
+        assert (workspace / "in.txt").read_text() == "inside\n"
+        assert not target.exists(), fin["output"]
+        assert fin["details"]["sandboxed"] is True
+    finally:
+        await c.close()
