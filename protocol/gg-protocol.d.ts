@@ -227,7 +227,7 @@ export interface SessionCreateParams {
 /** gg/session.event: a change to a session that every subscriber sees. */
 export interface SessionEvent {
   sessionId: string;
-  type: "run_started" | "run_finished" | "renamed" | "head_changed" | "forked" | "approval_pending" | "compacted";
+  type: "created" | "run_started" | "run_finished" | "renamed" | "head_changed" | "forked" | "approval_pending" | "compacted";
   runId?: string | null;
   status?: string | null;
   name?: string | null;

@@ -1,4 +1,10 @@
-"""Fan-out of gg/session.event to the connections subscribed to a session (never blocking)."""
+"""Fan-out of gg/session.event (never blocking).
+
+A session's subscribers get every event of that session. Every connection of the session's
+workspace also gets the list-level events (created, renamed, forked, run state, pending
+approvals), so a session list and "another session waits for you" badges stay live without
+subscribing to each session.
+"""
 
 from __future__ import annotations
 
@@ -8,6 +14,10 @@ from typing import Any, Protocol
 from ggd.protocol import SessionEvent
 from ggd.protocol.methods import SESSION_EVENT
 
+LIST_LEVEL = frozenset(
+    {"created", "renamed", "forked", "run_started", "run_finished", "approval_pending"}
+)
+
 
 class Subscriber(Protocol):
     """Anything that can take a notification without awaiting (a Connection)."""
@@ -16,10 +26,11 @@ class Subscriber(Protocol):
 
 
 class SessionBus:
-    """Session id -> subscribers; publish hands each a notification and moves on."""
+    """Session id -> subscribers, workspace id -> members; publish never waits for anyone."""
 
     def __init__(self) -> None:
         self._subs: dict[str, set[Subscriber]] = defaultdict(set)
+        self._members: dict[str, set[Subscriber]] = defaultdict(set)
 
     def subscribe(self, session_id: str, sub: Subscriber) -> None:
         """Start delivering a session's events to sub."""
@@ -33,16 +44,23 @@ class SessionBus:
             if not subs:
                 del self._subs[session_id]
 
+    def join(self, workspace_id: str, sub: Subscriber) -> None:
+        """Deliver the workspace's list-level events to sub."""
+        for members in self._members.values():
+            members.discard(sub)
+        self._members[workspace_id].add(sub)
+
     def drop(self, sub: Subscriber) -> None:
         """Forget a subscriber everywhere (its connection closed)."""
         for sid in [s for s, subs in self._subs.items() if sub in subs]:
             self.unsubscribe(sid, sub)
+        for members in self._members.values():
+            members.discard(sub)
 
-    def publish(self, event: SessionEvent) -> int:
-        """Send an event to every subscriber of its session; returns how many took it."""
+    def publish(self, event: SessionEvent, workspace_id: str | None = None) -> int:
+        """Send an event to its session's subscribers (and workspace members for list events)."""
         params = event.wire()
-        return sum(
-            1
-            for sub in list(self._subs.get(event.session_id, ()))
-            if sub.notify(SESSION_EVENT.name, params, droppable=False)
-        )
+        targets = set(self._subs.get(event.session_id, ()))
+        if workspace_id is not None and event.type in LIST_LEVEL:
+            targets |= self._members.get(workspace_id, set())
+        return sum(1 for sub in targets if sub.notify(SESSION_EVENT.name, params, droppable=False))

@@ -71,6 +71,7 @@ class Run:
     interactive: bool
     approval_mode: str
     model: str
+    workspace_id: str = ""
     id: str = field(default_factory=lambda: "r_" + secrets.token_hex(8))
     status: str = "running"
     started_at: int = field(default_factory=now_ms)

@@ -119,14 +119,20 @@ class RunManager:
             raise E.InvalidParamsError(
                 f"invalid params: model: unknown model {model_ref!r}"
             ) from None
-        run = Run(session_id=svc.id, interactive=interactive, approval_mode=mode, model=model_ref)
+        run = Run(
+            session_id=svc.id,
+            interactive=interactive,
+            approval_mode=mode,
+            model=model_ref,
+            workspace_id=svc.workspace.id,
+        )
         run.on_pending_change = self._pending_changed
         svc.active_run_id = run.id
         self.active[run.id] = run
         run.emit("run_started", prompt=prompt)
-        self.runtime.bus.publish(SessionEvent(session_id=svc.id, type="run_started", run_id=run.id))
-        if model and model != svc.file.model:
-            await svc.write(lambda sf: sf.append("model", {"model": model}))
+        self.runtime.bus.publish(
+            SessionEvent(session_id=svc.id, type="run_started", run_id=run.id), svc.workspace.id
+        )
         loop = AgentLoop(
             provider,
             bare,
@@ -149,12 +155,19 @@ class RunManager:
                 context_window=self.registry.context_window(model_ref),
             ),
         )
-        run.task = asyncio.create_task(self._drive(run, svc, loop, prompt), name=f"run {run.id}")
+        switch = model if model and model != svc.file.model else None
+        run.task = asyncio.create_task(
+            self._drive(run, svc, loop, prompt, switch), name=f"run {run.id}"
+        )
         return run
 
-    async def _drive(self, run: Run, svc: Service, loop: AgentLoop, prompt: str) -> None:
+    async def _drive(
+        self, run: Run, svc: Service, loop: AgentLoop, prompt: str, switch: str | None
+    ) -> None:
         try:
             async with asyncio.timeout(self.opts.run_timeout):
+                if switch is not None:  # the session remembers the model it was last run with
+                    await svc.write(lambda sf: sf.append("model", {"model": switch}))
                 outcome = await loop.run(prompt)
             u = outcome.usage
             run.usage = UsageInfo(
@@ -194,7 +207,8 @@ class RunManager:
             self.runtime.bus.publish(
                 SessionEvent(
                     session_id=run.session_id, type="run_finished", run_id=run.id, status=run.status
-                )
+                ),
+                run.workspace_id,
             )
 
     def cancel(self, run_id: str) -> Run:
@@ -236,7 +250,9 @@ class RunManager:
         except AgentError as exc:
             raise E.InternalError(str(exc), retryable=exc.retryable) from None
         if summary is not None:
-            self.runtime.bus.publish(SessionEvent(session_id=svc.id, type="compacted"))
+            self.runtime.bus.publish(
+                SessionEvent(session_id=svc.id, type="compacted"), svc.workspace.id
+            )
         return summary
 
     def context(self, svc: Service) -> dict[str, Any]:
@@ -307,7 +323,8 @@ class RunManager:
                 type="approval_pending",
                 run_id=run.id,
                 count=len(run.pending),
-            )
+            ),
+            run.workspace_id,
         )
 
     def _expire(self) -> None:

@@ -107,12 +107,15 @@ class Runtime:
             self.repo.create, ws.id, name=name or "", model=model or self.opts.default_model
         )
         svc = self.manager.adopt(sf, ws)
+        self.bus.publish(SessionEvent(session_id=svc.id, type="created", name=sf.name or ""), ws.id)
         return await svc.view()
 
     async def rename(self, svc: Service, name: str) -> Snapshot:
         """Rename and tell subscribers."""
         await svc.write(lambda sf: sf.rename(name))
-        self.bus.publish(SessionEvent(session_id=svc.id, type="renamed", name=name))
+        self.bus.publish(
+            SessionEvent(session_id=svc.id, type="renamed", name=name), svc.workspace.id
+        )
         return await svc.view()
 
     async def action(self, svc: Service, action: str, node_id: str | None) -> SessionUpdate:
@@ -125,7 +128,9 @@ class Runtime:
         if action == "tree":
             await svc.write(lambda sf: sf.checkout(target))
             leaf = svc.file.leaf_id
-            self.bus.publish(SessionEvent(session_id=svc.id, type="head_changed", leaf_id=leaf))
+            self.bus.publish(
+                SessionEvent(session_id=svc.id, type="head_changed", leaf_id=leaf), svc.workspace.id
+            )
             return await svc.update_view(action="tree", draft=draft)
         if action == "fork":
             new = await svc.write(lambda sf: sf.fork(target))
@@ -134,7 +139,8 @@ class Runtime:
         new_svc = self.manager.adopt(new, svc.workspace)
         kind = "fork" if action == "fork" else "clone"
         self.bus.publish(
-            SessionEvent(session_id=svc.id, type="forked", new_session_id=new.id, kind=kind)
+            SessionEvent(session_id=svc.id, type="forked", new_session_id=new.id, kind=kind),
+            svc.workspace.id,
         )
         return await new_svc.update_view(action=action, draft=draft)
 

@@ -151,6 +151,7 @@ class SessionEvent(Event):
 
     session_id: str
     type: Literal[
+        "created",
         "run_started",
         "run_finished",
         "renamed",

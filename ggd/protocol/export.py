@@ -231,7 +231,16 @@ def spec_markdown() -> str:
             name = t.get("const", t.get("default"))
             lines.append(f"- `{name}` {{{', '.join(fields)}}}: {s.get('description', '')}")
     sev = SessionEvent.model_json_schema(by_alias=True)["properties"]["type"]
-    lines += ["", "Session event types: " + ", ".join(f"`{v}`" for v in sev.get("enum", [])) + "."]
+    lines += [
+        "",
+        "Session event types: " + ", ".join(f"`{v}`" for v in sev.get("enum", [])) + ".",
+        "A session's subscribers (gg/session.subscribe) get all of them; every connection of the",
+        "session's workspace also gets `created`, `renamed`, `forked`, `run_started`, `run_finished`",
+        "and `approval_pending`, so session lists and approval badges stay live without subscribing.",
+        "",
+        "A client that stops reading loses its live run subscription once about 1 MiB is queued for",
+        "it; it resumes with gg/run.subscribe {afterSequence} (or reloads on `event_history_expired`).",
+    ]
     lines += ["", "## Errors", "", "`{code, message, data: {code: <symbol>, retryable}}`", ""]
     lines += ["| code | data.code | retryable | meaning |", "|---|---|---|---|"]
     for c in errors.ERROR_CLASSES:

@@ -62,6 +62,7 @@ class Hub:
             params.root_uri, folders, wid if isinstance(wid, str) else None
         )
         conn.workspace_id = ws.id
+        self.runtime.bus.join(ws.id, conn)
         return ws
 
     def capabilities(self) -> list[str]:

@@ -130,13 +130,15 @@ async def test_three_transports_share_one_runtime_and_see_each_others_changes(
         assert snaps[0] == snaps[1] == snaps[2]
         assert snaps[0]["name"] == "third"
 
-        # unsubscribed clients stop hearing about the session
+        # without a subscription a client of the same workspace still hears list-level events
+        # (created, renamed, forked, run state) so its session list stays live
         await web.request("gg/session.unsubscribe", {"sessionId": sid})
-        before = len(web.events("gg/session.event"))
+        start = len(web.notifications)
+        other = await unix.request("gg/session.create", {"name": "made elsewhere"})
+        ev = await web.wait_for("gg/session.event", lambda p: p["type"] == "created", start=start)
+        assert ev == {"sessionId": other["sessionId"], "type": "created", "name": "made elsewhere"}
         await unix.request("gg/session.rename", {"sessionId": sid, "name": "fourth"})
-        await unix.wait_for("gg/session.event", lambda p: p.get("name") == "fourth")
-        await web.request("gg/system.info")  # a round trip: anything sent before it has arrived
-        assert len(web.events("gg/session.event")) == before
+        await web.wait_for("gg/session.event", lambda p: p.get("name") == "fourth", start=start)
     finally:
         await unix.close()
         await web.close()
@@ -158,3 +160,24 @@ async def test_one_clients_exit_closes_only_that_connection(shared: Shared) -> N
     finally:
         await a.close()
         await b.close()
+
+
+async def test_list_level_events_stay_inside_their_workspace(
+    shared: Shared, tmp_path: Path
+) -> None:
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    here = await RpcClient.unix(shared.sock)
+    await here.initialize(shared.workspace)
+    there = await RpcClient.unix(shared.sock)
+    await there.initialize(elsewhere)
+    try:
+        await here.request("gg/session.create", {"name": "in project"})
+        made = await there.request("gg/session.create", {"name": "in elsewhere"})
+        ev = await there.wait_for("gg/session.event", lambda p: p["type"] == "created")
+        assert ev["sessionId"] == made["sessionId"]
+        await here.request("gg/system.info")  # a round trip: anything sent before it has arrived
+        assert [e["name"] for e in here.events("gg/session.event")] == ["in project"]
+    finally:
+        await here.close()
+        await there.close()
