@@ -27,9 +27,10 @@ class EventRing:
         """The oldest sequence still held (last+1 when empty)."""
         return self._events[0][1]["sequence"] if self._events else self.last_sequence + 1
 
-    def append(self, event: dict[str, Any]) -> None:
-        """Add the next event (its sequence must be last+1)."""
-        size = len(json.dumps(event, separators=(",", ":")))
+    def append(self, event: dict[str, Any], size: int | None = None) -> None:
+        """Add the next event (its sequence must be last+1); size is its encoded length."""
+        if size is None:
+            size = len(json.dumps(event, separators=(",", ":")))
         self._events.append((size, event))
         self._bytes += size
         self.last_sequence = event["sequence"]

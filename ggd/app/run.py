@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import itertools
+import json
 import logging
 import secrets
 import time
@@ -47,7 +48,14 @@ class Subscriber(Protocol):
 
     closed: bool
 
-    def notify(self, method: str, params: dict[str, Any], *, droppable: bool = True) -> bool: ...
+    def notify(
+        self,
+        method: str,
+        params: dict[str, Any],
+        *,
+        droppable: bool = True,
+        body: bytes | None = None,
+    ) -> bool: ...
 
 
 def now_ms() -> int:
@@ -96,13 +104,19 @@ class Run:
             run_id=self.id, session_id=self.session_id, sequence=seq, timestamp=now_ms(), **fields
         )
         wire = model.wire()
-        self.ring.append(wire)
+        # Encode once: the ring measures it and every subscriber gets the same bytes.
+        body = json.dumps(
+            {"jsonrpc": "2.0", "method": RUN_EVENT.name, "params": wire},
+            separators=(",", ":"),
+            ensure_ascii=False,
+        ).encode()
+        self.ring.append(wire, size=len(body))
         if type_ in TERMINAL:
             self.status = TERMINAL[type_]
             self.completed_at = wire["timestamp"]
             self.finished_mono = time.monotonic()
         for sub in list(self.subscribers):
-            if sub.closed or not sub.notify(RUN_EVENT.name, wire, droppable=True):
+            if sub.closed or not sub.notify(RUN_EVENT.name, wire, droppable=True, body=body):
                 # A client that cannot keep up loses its live subscription; it resumes with
                 # gg/run.subscribe {afterSequence} (or reloads on event_history_expired).
                 self.subscribers.discard(sub)

@@ -350,5 +350,6 @@ def build_run_manager(
         run_timeout=ns.run_timeout or config.runTimeoutSeconds,
         sandbox=bool(ns.sandbox or config.sandbox),
         default_approval_mode=config.approvalMode,
+        max_turns=ns.max_turns or config.maxTurns,
     )
     return RunManager(runtime, registry, opts, home)

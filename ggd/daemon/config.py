@@ -33,6 +33,7 @@ class Config(BaseModel):
     sandbox: bool = False
     maxActiveRuns: int = Field(default=16, ge=1, le=1024)
     runTimeoutSeconds: float = Field(default=1800, gt=0)
+    maxTurns: int = Field(default=50, ge=1, le=10_000)
     approvalMode: Literal["auto", "on-request", "yolo", "never"] = "auto"
 
     def providers_dict(self) -> dict[str, Any]:

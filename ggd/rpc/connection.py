@@ -65,11 +65,26 @@ class Connection:
         self._wakeup.set()
         return True
 
-    def notify(self, method: str, params: dict[str, Any], *, droppable: bool = True) -> bool:
-        """Send a notification without waiting for the client."""
-        return self.send_raw(
-            self.encode({"jsonrpc": "2.0", "method": method, "params": params}), droppable=droppable
-        )
+    def notify(
+        self,
+        method: str,
+        params: dict[str, Any],
+        *,
+        droppable: bool = True,
+        body: bytes | None = None,
+    ) -> bool:
+        """Send a notification without waiting for the client.
+
+        `body` is the already-encoded JSON-RPC message, so a fan-out encodes an event once.
+        """
+        if body is None:
+            body = json.dumps(
+                {"jsonrpc": "2.0", "method": method, "params": params},
+                separators=(",", ":"),
+                ensure_ascii=False,
+            ).encode()
+        frame = b"Content-Length: %d\r\n\r\n" % len(body) + body if self.framed else body
+        return self.send_raw(frame, droppable=droppable)
 
     def respond_error(self, msg_id: Any, error: dict[str, Any]) -> None:
         """Send an error response (id may be None for unparsable requests)."""

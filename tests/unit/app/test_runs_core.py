@@ -76,7 +76,14 @@ class Sub:
         self.got: list[dict[str, Any]] = []
         self.closed = False
 
-    def notify(self, method: str, params: dict[str, Any], *, droppable: bool = True) -> bool:
+    def notify(
+        self,
+        method: str,
+        params: dict[str, Any],
+        *,
+        droppable: bool = True,
+        body: bytes | None = None,
+    ) -> bool:
         if droppable and len(self.got) >= self.capacity:
             return False
         self.got.append(params)
