@@ -32,7 +32,7 @@ TOKEN_PREFIX = "gg-token."
 LOOPBACK_NAMES = {"localhost", "127.0.0.1", "::1", "[::1]"}
 CSP = (
     "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; "
-    "img-src 'self' data:; connect-src 'self' ws://127.0.0.1:* ws://localhost:* ws://[::1]:*; "
+    "img-src 'self' data:; connect-src 'self' ws://127.0.0.1:* ws://localhost:*; "
     "frame-ancestors 'none'; base-uri 'none'; form-action 'none'"
 )
 

@@ -1,0 +1,241 @@
+import { useEffect, useMemo, useState, useSyncExternalStore } from "react";
+import { ConnectionStatus } from "./components/ConnectionStatus";
+import { Composer } from "./components/Composer";
+import { Conversation } from "./components/Conversation";
+import { InfoPanel } from "./components/InfoPanel";
+import { SessionList } from "./components/SessionList";
+import { SessionTitle } from "./components/SessionTitle";
+import { TreeView } from "./components/TreeView";
+import type { AppController } from "./state/app";
+import { isBusy } from "./state/conversation";
+import { saveSession } from "./rpc/token";
+import { useTheme } from "./theme";
+
+interface TabSpec {
+  id: "chat" | "tree" | "info";
+  label: string;
+  /** The capability (system.info) the tab needs; none = always shown. */
+  requires?: string;
+}
+
+const TABS: TabSpec[] = [
+  { id: "chat", label: "Chat", requires: "sessions" },
+  { id: "tree", label: "Tree", requires: "sessions" },
+  { id: "info", label: "Daemon" },
+];
+
+export interface AppProps {
+  app: AppController;
+  onWorkspace: (workspaceId: string) => void;
+  /** The connection gave up: `canRetryToken` when another token may help. */
+  onTokenProblem: (message: string, canRetryToken: boolean) => void;
+}
+
+/** The whole page once a token is known. */
+export function App({ app, onWorkspace, onTokenProblem }: AppProps) {
+  const view = useSyncExternalStore(app.store.subscribe, app.store.get);
+  const session = useSyncExternalStore(view.session.store.subscribe, view.session.store.get);
+  const [tab, setTab] = useState<TabSpec["id"]>("chat");
+  const [model, setModel] = useState<string>("");
+  const [theme, toggleTheme] = useTheme();
+
+  const { connection, info } = view;
+  const conversation = session.conversation;
+  const busy = isBusy(conversation);
+  const snapshot = session.snapshot;
+  const tabs = useMemo(
+    () => TABS.filter((t) => !t.requires || !info || info.capabilities.includes(t.requires)),
+    [info],
+  );
+  // Before system.info arrives everything is allowed; afterwards only what the daemon advertises.
+  const can = (capability: string) => !info || info.capabilities.includes(capability);
+  const activeTab = tabs.some((t) => t.id === tab) ? tab : (tabs[0]?.id ?? "info");
+  const waiting = Object.entries(view.badges).filter(([id]) => id !== snapshot?.sessionId);
+
+  useEffect(() => {
+    if (connection.status === "failed" && connection.error) {
+      onTokenProblem(connection.error, connection.failure === "unauthorized");
+    }
+  }, [connection.status, connection.error, connection.failure, onTokenProblem]);
+
+  useEffect(() => {
+    if (snapshot?.sessionId) saveSession(window.sessionStorage, snapshot.sessionId);
+  }, [snapshot?.sessionId]);
+
+  useEffect(() => {
+    if (!model && (snapshot?.model || info?.defaultModel)) setModel(snapshot?.model || info?.defaultModel || "");
+  }, [model, snapshot?.model, info?.defaultModel]);
+
+  const send = async (text: string) => {
+    if (!snapshot) {
+      const created = await app.session.create(model || undefined);
+      if (!created) return;
+      void app.refreshSessions();
+    }
+    await app.session.send(text, model || undefined);
+  };
+
+  const error = session.error ?? view.error;
+  const models = info?.models ?? [];
+
+  return (
+    <div className="app">
+      <a className="skip-link" href="#composer-anchor">
+        Skip to composer
+      </a>
+      <header className="topbar">
+        <span className="brand">gg</span>
+        <label className="field">
+          <span>Workspace</span>
+          <select
+            value={view.workspace?.id ?? ""}
+            onChange={(event) => onWorkspace(event.target.value)}
+            aria-label="Workspace"
+            disabled={view.workspaces.length < 2}
+          >
+            {view.workspace && !view.workspaces.some((w) => w.id === view.workspace?.id) ? (
+              <option value={view.workspace.id}>{view.workspace.name}</option>
+            ) : null}
+            {view.workspaces.map((w) => (
+              <option key={w.id} value={w.id}>
+                {w.name}
+              </option>
+            ))}
+          </select>
+        </label>
+        {models.length > 0 ? (
+          <label className="field">
+            <span>Model</span>
+            <select value={model} onChange={(event) => setModel(event.target.value)} aria-label="Model">
+              {model && !models.includes(model) ? <option value={model}>{model}</option> : null}
+              {models.map((m) => (
+                <option key={m} value={m}>
+                  {m}
+                </option>
+              ))}
+            </select>
+          </label>
+        ) : null}
+        {waiting.length > 0 ? (
+          <button
+            type="button"
+            className="btn waiting"
+            onClick={() => void app.openSession(waiting[0][0])}
+            data-testid="waiting-badge"
+          >
+            {waiting.length} session{waiting.length > 1 ? "s" : ""} waiting for approval
+          </button>
+        ) : null}
+        <span className="spacer" />
+        <ConnectionStatus state={connection} />
+        <button
+          type="button"
+          className="btn small"
+          onClick={toggleTheme}
+          aria-label={`Switch to ${theme === "dark" ? "light" : "dark"} theme`}
+        >
+          {theme === "dark" ? "Light" : "Dark"} theme
+        </button>
+      </header>
+      {info?.demo ? (
+        <div className="demo-banner" role="note" data-testid="demo-banner">
+          Demo model: answers are scripted, not from a real model. Start ggd with a model (
+          <code>--model provider:model</code> and an API key) for real work.
+        </div>
+      ) : null}
+      {error ? (
+        <div className="error-bar" role="alert" data-testid="error">
+          <span>{error}</span>
+          <button
+            type="button"
+            className="btn small ghost"
+            onClick={() => {
+              app.session.clearError();
+              app.clearError();
+            }}
+            aria-label="Dismiss error"
+          >
+            Dismiss
+          </button>
+        </div>
+      ) : null}
+      <div className="layout">
+        <SessionList
+          sessions={view.sessions}
+          currentId={snapshot?.sessionId ?? null}
+          badges={view.badges}
+          onOpen={(id) => void app.openSession(id)}
+          onNew={() => void app.newSession()}
+          onMore={view.nextCursor ? () => void app.loadMoreSessions() : undefined}
+        />
+        <main className="main">
+          {snapshot ? (
+            <SessionTitle
+              key={snapshot.sessionId}
+              name={snapshot.name}
+              onRename={(name) => void app.session.rename(name)}
+            />
+          ) : (
+            <div className="session-title">
+              <h1>New conversation</h1>
+            </div>
+          )}
+          <div role="tablist" aria-label="Views" className="tabs">
+            {tabs.map((t) => (
+              <button
+                key={t.id}
+                type="button"
+                role="tab"
+                id={`tab-${t.id}`}
+                aria-selected={activeTab === t.id}
+                aria-controls={`panel-${t.id}`}
+                tabIndex={activeTab === t.id ? 0 : -1}
+                className={`tab${activeTab === t.id ? " selected" : ""}`}
+                onClick={() => setTab(t.id)}
+                onKeyDown={(event) => {
+                  if (event.key !== "ArrowRight" && event.key !== "ArrowLeft") return;
+                  const at = tabs.findIndex((x) => x.id === t.id);
+                  const next = tabs[(at + (event.key === "ArrowRight" ? 1 : tabs.length - 1)) % tabs.length];
+                  setTab(next.id);
+                  document.getElementById(`tab-${next.id}`)?.focus();
+                }}
+              >
+                {t.label}
+              </button>
+            ))}
+          </div>
+          <div role="tabpanel" id={`panel-${activeTab}`} aria-labelledby={`tab-${activeTab}`} className="panel">
+            {activeTab === "chat" ? (
+              <Conversation
+                conversation={conversation}
+                onApprove={(id, allow, scope) => void app.session.approve(id, allow, scope)}
+                onFork={(entryId) => void app.session.action("fork", entryId)}
+              />
+            ) : null}
+            {activeTab === "tree" ? (
+              <TreeView
+                tree={snapshot?.tree ?? []}
+                busy={busy}
+                onCheckout={(id) => void app.session.action("tree", id).then(() => setTab("chat"))}
+                onFork={(id) => void app.session.action("fork", id).then(() => setTab("chat"))}
+                onClone={() => void app.session.action("clone").then(() => setTab("chat"))}
+              />
+            ) : null}
+            {activeTab === "info" ? <InfoPanel info={info} /> : null}
+          </div>
+          <div id="composer-anchor" />
+          <Composer
+            busy={busy}
+            disabled={connection.status !== "open" || !can("runs")}
+            canSteer={can("steering")}
+            draft={session.draft}
+            queued={session.queued}
+            onSend={(text) => void send(text)}
+            onSteer={(text, followUp) => void app.session.steer(text, followUp)}
+            onStop={() => void app.session.cancel()}
+          />
+        </main>
+      </div>
+    </div>
+  );
+}

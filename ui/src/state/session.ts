@@ -1,0 +1,286 @@
+import { ErrorCode, type RunEvent, type SessionEvent, type SessionUpdate, type Snapshot } from "../protocol";
+import type { GgClient } from "../rpc/client";
+import { RpcError } from "../rpc/transport";
+import {
+  conversationReducer,
+  initialConversation,
+  type ConversationAction,
+  type ConversationState,
+} from "./conversation";
+import { Store } from "./store";
+
+/** Everything the conversation view draws for the open session. */
+export interface SessionView {
+  snapshot: Snapshot | null;
+  conversation: ConversationState;
+  /** Text the composer should take (a fork's or checkout's draft); consumed by the composer. */
+  draft: { text: string; serial: number } | null;
+  queued: string[];
+  error: string | null;
+}
+
+const EMPTY: SessionView = { snapshot: null, conversation: initialConversation, draft: null, queued: [], error: null };
+const TERMINAL = new Set(["run_completed", "run_failed", "run_canceled"]);
+
+/** A readable message for any error a call can raise. */
+export function errorText(error: unknown): string {
+  if (error instanceof RpcError) return error.message;
+  if (error instanceof Error) return error.message;
+  return "Something went wrong.";
+}
+
+/**
+ * Keeps one session's view in step with the daemon: opens it, follows its runs and session events,
+ * reattaches after reload or expiry, and carries out the user's actions.
+ */
+export class SessionController {
+  readonly store = new Store<SessionView>(EMPTY);
+  private readonly client: GgClient;
+  private readonly disposers: Array<() => void> = [];
+  private draftSerial = 0;
+  private opening = 0;
+  /** Called when the user's action moved to another session (fork, clone). */
+  onSwitch: (snapshot: Snapshot) => void = () => undefined;
+
+  constructor(client: GgClient) {
+    this.client = client;
+    this.disposers.push(
+      client.onRunEvent((event) => this.handleRunEvent(event)),
+      client.onSessionEvent((event) => this.handleSessionEvent(event)),
+      client.onExpired((runId) => void this.handleExpired(runId)),
+    );
+  }
+
+  get sessionId(): string | null {
+    return this.store.get().snapshot?.sessionId ?? null;
+  }
+
+  /** Open a session by id (or show a snapshot already fetched), subscribe, and reattach a live run. */
+  async open(sessionId: string, fetched?: Snapshot): Promise<void> {
+    // Earlier sessions stay subscribed: the session list badges their pending approvals.
+    const generation = ++this.opening;
+    this.store.set({ ...EMPTY });
+    try {
+      const snapshot = fetched ?? (await this.client.call("gg/session.open", { sessionId }));
+      await this.client.subscribeSession(snapshot.sessionId);
+      // A later click won the race: drop this answer.
+      if (generation !== this.opening) return;
+      this.showSnapshot(snapshot);
+      if (snapshot.activeRunId) await this.attach(snapshot.activeRunId);
+    } catch (error) {
+      if (generation === this.opening) this.setError(errorText(error));
+    }
+  }
+
+  /** Create a new session and open it. */
+  async create(model?: string): Promise<Snapshot | null> {
+    try {
+      const snapshot = await this.client.call("gg/session.create", { model: model ?? null });
+      await this.open(snapshot.sessionId, snapshot);
+      return snapshot;
+    } catch (error) {
+      this.setError(errorText(error));
+      return null;
+    }
+  }
+
+  /** Start a run with a prompt (interactive: this page answers approvals). */
+  async send(prompt: string, model?: string): Promise<boolean> {
+    const sessionId = this.sessionId;
+    if (!sessionId) return false;
+    this.dispatch({ type: "local_prompt", text: prompt });
+    try {
+      const { runId } = await this.client.call("gg/run.start", {
+        sessionId,
+        prompt,
+        interactive: true,
+        model: model ?? null,
+        // One explicit subscription from sequence 0 replays whatever came before it.
+        subscribe: false,
+      });
+      if (!this.client.isFollowing(runId)) await this.client.subscribeRun(runId, 0);
+      return true;
+    } catch (error) {
+      this.setError(errorText(error));
+      await this.reload();
+      return false;
+    }
+  }
+
+  /** Steer the running turn, or queue a follow-up for the next one. */
+  async steer(text: string, followUp: boolean): Promise<void> {
+    const sessionId = this.sessionId;
+    if (!sessionId) return;
+    try {
+      await this.client.call("gg/run.steer", { sessionId, text, followUp });
+      if (followUp) this.store.update((view) => ({ ...view, queued: [...view.queued, text] }));
+    } catch (error) {
+      this.setError(errorText(error));
+    }
+  }
+
+  /** Stop the running turn. */
+  async cancel(): Promise<void> {
+    const runId = this.store.get().conversation.runId;
+    if (!runId) return;
+    try {
+      await this.client.call("gg/run.cancel", { runId });
+    } catch (error) {
+      this.setError(errorText(error));
+    }
+  }
+
+  /** Answer an approval; the first answer from any client wins. */
+  async approve(approvalId: string, allow: boolean, scope: "once" | "session" = "once"): Promise<void> {
+    const runId = this.store.get().conversation.runId;
+    if (!runId) return;
+    try {
+      await this.client.call("gg/run.approve", { runId, approvalId, allow, scope });
+    } catch (error) {
+      if (error instanceof RpcError && error.code === ErrorCode.approvalExpired) {
+        this.dispatch({ type: "approval_gone", approvalId });
+        this.setError("That approval was already answered or has expired.");
+        return;
+      }
+      this.setError(errorText(error));
+    }
+  }
+
+  /** Checkout (tree), fork or clone; the returned draft goes back into the composer. */
+  async action(action: "tree" | "fork" | "clone", nodeId?: string): Promise<void> {
+    const sessionId = this.sessionId;
+    if (!sessionId) return;
+    try {
+      const update: SessionUpdate = await this.client.call("gg/session.action", {
+        sessionId,
+        action,
+        nodeId: nodeId ?? null,
+      });
+      if (update.sessionId !== sessionId) {
+        await this.open(update.sessionId, update);
+        this.onSwitch(update);
+      } else {
+        this.showSnapshot(update);
+      }
+      if (update.draft) this.setDraft(update.draft);
+      if (update.notice) this.setError(update.notice);
+    } catch (error) {
+      this.setError(errorText(error));
+    }
+  }
+
+  /** Rename the open session. */
+  async rename(name: string): Promise<void> {
+    const sessionId = this.sessionId;
+    if (!sessionId) return;
+    try {
+      this.showSnapshot(await this.client.call("gg/session.rename", { sessionId, name }));
+    } catch (error) {
+      this.setError(errorText(error));
+    }
+  }
+
+  /** Forget the draft once the composer took it. */
+  clearError(): void {
+    this.store.update((view) => ({ ...view, error: null }));
+  }
+
+  /** Stop listening (the controller is dropped). */
+  dispose(): void {
+    for (const dispose of this.disposers) dispose();
+  }
+
+  private async reload(): Promise<void> {
+    const sessionId = this.sessionId;
+    if (!sessionId) return;
+    try {
+      this.showSnapshot(await this.client.call("gg/session.get", { sessionId }));
+    } catch (error) {
+      this.setError(errorText(error));
+    }
+  }
+
+  private async attach(runId: string): Promise<void> {
+    const status = await this.client.call("gg/run.get", { runId });
+    this.dispatch({ type: "attach", status });
+    if (status.status === "running" || status.status === "waiting_approval") {
+      await this.client.subscribeRun(runId, status.lastSequence);
+    }
+  }
+
+  private async handleExpired(runId: string): Promise<void> {
+    if (this.store.get().conversation.runId !== runId) return;
+    // The daemon dropped events we never saw: start again from the persisted state.
+    await this.reload();
+    try {
+      await this.attach(runId);
+    } catch (error) {
+      this.setError(errorText(error));
+    }
+  }
+
+  private handleRunEvent(event: RunEvent): void {
+    if (event.sessionId !== this.sessionId) return;
+    this.dispatch({ type: "event", event });
+    if (event.type === "user_message") {
+      this.store.update((view) => ({ ...view, queued: view.queued.filter((text) => text !== event.text) }));
+    }
+    if (TERMINAL.has(event.type)) {
+      this.store.update((view) => ({ ...view, queued: [] }));
+      void this.reload();
+    }
+  }
+
+  private handleSessionEvent(event: SessionEvent): void {
+    if (event.sessionId !== this.sessionId) return;
+    const conversation = this.store.get().conversation;
+    switch (event.type) {
+      case "renamed":
+        this.store.update((view) =>
+          view.snapshot ? { ...view, snapshot: { ...view.snapshot, name: event.name ?? view.snapshot.name } } : view,
+        );
+        break;
+      case "head_changed":
+        void this.reload();
+        break;
+      case "run_started":
+        // Another page started a run here: follow it from its first event.
+        if (event.runId && !this.client.isFollowing(event.runId)) {
+          void this.client.subscribeRun(event.runId, 0).catch((error: unknown) => this.setError(errorText(error)));
+        }
+        break;
+      case "run_finished":
+        if (
+          event.runId === conversation.runId &&
+          (conversation.phase === "running" || conversation.phase === "waiting_approval")
+        ) {
+          void this.reload().then(() => (event.runId ? this.attach(event.runId) : undefined));
+        }
+        break;
+      default:
+        break;
+    }
+  }
+
+  private showSnapshot(snapshot: Snapshot): void {
+    this.store.update((view) => ({
+      ...view,
+      snapshot,
+      conversation: conversationReducer(view.conversation, { type: "snapshot", snapshot }),
+    }));
+  }
+
+  private setDraft(text: string): void {
+    this.draftSerial += 1;
+    const draft = { text, serial: this.draftSerial };
+    this.store.update((view) => ({ ...view, draft }));
+  }
+
+  private dispatch(action: ConversationAction): void {
+    this.store.update((view) => ({ ...view, conversation: conversationReducer(view.conversation, action) }));
+  }
+
+  private setError(error: string): void {
+    this.store.update((view) => ({ ...view, error }));
+  }
+}

@@ -1,0 +1,118 @@
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { WebSocketTransport } from "../src/rpc/websocket";
+import { AppController } from "../src/state/app";
+import { flush, socketFactory, type FakeSocket, type WireRequest } from "./fakes";
+
+const sessions = [
+  { id: "s1", name: "one", updatedAt: 1, messageCount: 0, preview: "" },
+  { id: "s2", name: "two", updatedAt: 2, messageCount: 0, preview: "" },
+];
+
+function daemon(req: WireRequest): unknown {
+  switch (req.method) {
+    case "gg/system.info":
+      return {
+        protocolVersion: "1.0",
+        serverVersion: "x",
+        capabilities: ["sessions"],
+        workspace: { id: "w1", name: "demo" },
+        demo: true,
+        models: ["a:b"],
+      };
+    case "gg/workspace.list":
+      return {
+        workspaces: [
+          { id: "w1", name: "demo" },
+          { id: "w2", name: "other" },
+        ],
+      };
+    case "gg/session.list":
+      return (req.params as { cursor?: string }).cursor
+        ? { sessions: [{ id: "s0", name: "old", updatedAt: 0, messageCount: 0, preview: "" }] }
+        : { sessions, nextCursor: "c2" };
+    case "gg/session.open":
+      return {
+        sessionId: (req.params as { sessionId: string }).sessionId,
+        name: "one",
+        model: "a:b",
+        messages: [],
+        tree: [],
+      };
+    default:
+      return {};
+  }
+}
+
+function setup(resume?: string) {
+  const factory = socketFactory();
+  const workspaces: Array<string | undefined> = [];
+  const app = new AppController(
+    (workspaceId) => {
+      workspaces.push(workspaceId);
+      return new WebSocketTransport({ url: "ws://x/ws", token: "t", workspaceId, createSocket: factory.create });
+    },
+    undefined,
+    resume,
+  );
+  const connect = async (socket: FakeSocket) => {
+    socket.responder = daemon;
+    socket.open();
+    socket.acceptInitialize();
+    for (let i = 0; i < 5; i++) await flush();
+  };
+  return { factory, app, workspaces, connect };
+}
+
+describe("AppController", () => {
+  beforeEach(() => vi.useFakeTimers());
+  afterEach(() => vi.useRealTimers());
+
+  it("loads info, workspaces and sessions, subscribes to each, and reopens the tab's session", async () => {
+    const { factory, app, connect } = setup("s1");
+    await connect(factory.last());
+    const view = app.store.get();
+    expect(view.info?.demo).toBe(true);
+    expect(view.workspaces.map((w) => w.id)).toEqual(["w1", "w2"]);
+    expect(view.sessions.map((s) => s.id)).toEqual(["s2", "s1"]);
+    const subscribed = factory
+      .last()
+      .requests("gg/session.subscribe")
+      .map((r) => (r.params as { sessionId: string }).sessionId);
+    expect(new Set(subscribed)).toEqual(new Set(["s1", "s2"]));
+    expect(factory.last().requests("gg/session.open")).toHaveLength(1);
+    expect(app.session.sessionId).toBe("s1");
+    await app.loadMoreSessions();
+    expect(app.store.get().sessions.map((s) => s.id)).toEqual(["s2", "s1", "s0"]);
+    expect(app.store.get().nextCursor).toBeNull();
+  });
+
+  it("badges another session waiting for approval and clears it when its run ends", async () => {
+    const { factory, app, connect } = setup();
+    await connect(factory.last());
+    const socket = factory.last();
+    const event = (params: Record<string, unknown>) =>
+      socket.receive({ jsonrpc: "2.0", method: "gg/session.event", params });
+    event({ sessionId: "s2", type: "approval_pending", runId: "r1", count: 1 });
+    expect(app.store.get().badges).toEqual({ s2: 1 });
+    // Events refresh the list once, after a short pause.
+    const before = socket.requests("gg/session.list").length;
+    event({ sessionId: "s2", type: "run_finished", runId: "r1", status: "completed" });
+    expect(app.store.get().badges).toEqual({});
+    vi.advanceTimersByTime(200);
+    await flush();
+    expect(socket.requests("gg/session.list").length).toBe(before + 1);
+  });
+
+  it("switches workspace by reconnecting with initializationOptions.workspaceId", async () => {
+    const { factory, app, workspaces, connect } = setup();
+    await connect(factory.last());
+    const first = factory.last();
+    app.switchWorkspace("w2");
+    expect(first.closed).toBe(true);
+    expect(workspaces).toEqual([undefined, "w2"]);
+    factory.last().open();
+    expect(factory.last().requests("initialize")[0].params).toMatchObject({
+      initializationOptions: { workspaceId: "w2" },
+    });
+  });
+});

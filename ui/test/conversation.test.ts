@@ -1,0 +1,265 @@
+import { describe, expect, it } from "vitest";
+import type { Approval, RunEvent, Snapshot } from "../src/protocol";
+import {
+  conversationReducer,
+  initialConversation,
+  isBusy,
+  itemsFromMessages,
+  type ConversationAction,
+  type ConversationState,
+} from "../src/state/conversation";
+import { runEvent } from "./fakes";
+
+function ev(sequence: number, type: string, fields: Record<string, unknown> = {}): ConversationAction {
+  return { type: "event", event: runEvent(sequence, type, fields) as RunEvent };
+}
+
+function run(actions: ConversationAction[], from: ConversationState = initialConversation): ConversationState {
+  return actions.reduce(conversationReducer, from);
+}
+
+const approval: Approval = {
+  id: "a1",
+  toolCallId: "c2",
+  toolName: "edit",
+  summary: "edit app.py",
+  risk: "normal",
+  details: "--- a/app.py\n+++ b/app.py\n@@ -1 +1 @@\n-x\n+y\n",
+};
+
+describe("conversationReducer", () => {
+  it("streams text deltas into one assistant message", () => {
+    const s = run([
+      ev(1, "run_started"),
+      ev(2, "text_delta", { text: "Hel" }),
+      ev(3, "text_delta", { text: "lo **you**" }),
+    ]);
+    expect(s.phase).toBe("running");
+    expect(isBusy(s)).toBe(true);
+    expect(s.items).toEqual([expect.objectContaining({ kind: "assistant", text: "Hello **you**", streaming: true })]);
+  });
+
+  it("ignores replayed or old sequences", () => {
+    const s = run([
+      ev(1, "text_delta", { text: "a" }),
+      ev(2, "text_delta", { text: "b" }),
+      ev(2, "text_delta", { text: "b" }),
+      ev(1, "text_delta", { text: "a" }),
+    ]);
+    expect(s.items).toMatchObject([{ kind: "assistant", text: "ab" }]);
+    expect(s.lastSequence).toBe(2);
+  });
+
+  it("keeps thinking apart from the answer", () => {
+    const s = run([ev(1, "thinking_delta", { text: "hmm" }), ev(2, "text_delta", { text: "Yes" })]);
+    expect(s.items).toMatchObject([{ kind: "assistant", thinking: "hmm", text: "Yes" }]);
+  });
+
+  it("turns tool calls into cards: running, then done with a diff, or error", () => {
+    const s = run([
+      ev(1, "text_delta", { text: "Let me look." }),
+      ev(2, "tool_call_start", { toolCallId: "c1", toolName: "read", summary: "read app.py" }),
+      ev(3, "tool_call_start", { toolCallId: "c2", toolName: "edit", summary: "edit app.py" }),
+    ]);
+    expect(s.items.map((i) => i.kind)).toEqual(["assistant", "tool", "tool"]);
+    expect(s.items[0]).toMatchObject({ streaming: false });
+    expect(s.items[1]).toMatchObject({ toolName: "read", summary: "read app.py", status: "running" });
+    const t = run(
+      [
+        ev(4, "tool_call_finish", { toolCallId: "c1", toolName: "read", isError: true, output: "no such file" }),
+        ev(5, "tool_call_finish", {
+          toolCallId: "c2",
+          toolName: "edit",
+          isError: false,
+          output: "edited",
+          details: { diff: "@@ -1 +1 @@\n-x\n+y" },
+        }),
+        ev(6, "text_delta", { text: "Done." }),
+      ],
+      s,
+    );
+    expect(t.items[1]).toMatchObject({ status: "error", output: "no such file" });
+    expect(t.items[2]).toMatchObject({ status: "done", diff: "@@ -1 +1 @@\n-x\n+y" });
+    expect(t.items[3]).toMatchObject({ kind: "assistant", text: "Done.", streaming: true });
+  });
+
+  it("tracks approvals: requested pauses, allowed resumes, denied marks the card", () => {
+    const s = run([
+      ev(1, "tool_call_start", { toolCallId: "c2", toolName: "edit", summary: "edit app.py" }),
+      ev(2, "approval_requested", { approval }),
+      ev(3, "approval_requested", { approval }),
+    ]);
+    expect(s.phase).toBe("waiting_approval");
+    expect(s.approvals).toHaveLength(1);
+    const denied = run([ev(4, "approval_resolved", { approvalId: "a1", allow: false, by: "user" })], s);
+    expect(denied.approvals).toEqual([]);
+    expect(denied.phase).toBe("running");
+    expect(denied.items[0]).toMatchObject({ denied: true });
+    const allowed = run(
+      [ev(4, "approval_resolved", { approvalId: "a1", allow: true, by: "user", scope: "session" })],
+      s,
+    );
+    expect(allowed.items[0]).not.toHaveProperty("denied", true);
+  });
+
+  it("marks a denied tool whose card comes after the denial", () => {
+    const s = run([
+      ev(1, "approval_requested", { approval }),
+      ev(2, "approval_resolved", { approvalId: "a1", allow: false, by: "user" }),
+      ev(3, "tool_call_start", { toolCallId: "c2", toolName: "edit", summary: "edit app.py" }),
+      ev(4, "tool_call_finish", { toolCallId: "c2", toolName: "edit", isError: true, output: "denied" }),
+    ]);
+    expect(s.items).toMatchObject([{ kind: "tool", status: "error", denied: true }]);
+  });
+
+  it("completes: stops streaming, clears approvals, keeps usage", () => {
+    const s = run([
+      ev(1, "text_delta", { text: "ok" }),
+      ev(2, "usage", {
+        promptTokens: 100,
+        completionTokens: 20,
+        totalTokens: 120,
+        contextTokens: 100,
+        contextWindow: 1000,
+      }),
+      ev(3, "run_completed", { content: "ok", usage: { totalTokens: 130 } }),
+    ]);
+    expect(s.phase).toBe("completed");
+    expect(isBusy(s)).toBe(false);
+    expect(s.items[0]).toMatchObject({ streaming: false });
+    expect(s.usage).toMatchObject({ totalTokens: 130, contextWindow: 1000 });
+  });
+
+  it("fails with a notice", () => {
+    const s = run([
+      ev(1, "text_delta", { text: "x" }),
+      ev(2, "approval_requested", { approval }),
+      ev(3, "run_failed", { error: "model unreachable", retryable: true }),
+    ]);
+    expect(s.phase).toBe("failed");
+    expect(s.approvals).toEqual([]);
+    expect(s.notice).toEqual({ tone: "error", text: "The run failed: model unreachable (you can try again)" });
+  });
+
+  it("cancels with a notice", () => {
+    const s = run([ev(1, "text_delta", { text: "x" }), ev(2, "run_canceled")]);
+    expect(s.phase).toBe("canceled");
+    expect(s.notice?.text).toBe("Stopped.");
+    expect(s.items[0]).toMatchObject({ streaming: false });
+  });
+
+  it("shows steering messages and a new run starts numbering again", () => {
+    const s = run([
+      ev(1, "text_delta", { text: "a" }),
+      ev(2, "user_message", { text: "use tabs" }),
+      ev(3, "run_completed", { content: "a" }),
+    ]);
+    expect(s.items.map((i) => i.kind)).toEqual(["assistant", "user"]);
+    const next = conversationReducer(s, {
+      type: "event",
+      event: runEvent(1, "run_started", { prompt: "again" }, "r2") as RunEvent,
+    });
+    expect(next.runId).toBe("r2");
+    expect(next.phase).toBe("running");
+    expect(next.items.at(-1)).toMatchObject({ kind: "user", text: "again" });
+  });
+
+  it("confirms an optimistic prompt instead of repeating it", () => {
+    const s = run([{ type: "local_prompt", text: "hi" }, ev(1, "run_started", { prompt: "hi" })]);
+    expect(s.items).toMatchObject([{ kind: "user", text: "hi", pending: false }]);
+    expect(s.items).toHaveLength(1);
+  });
+
+  it("builds rows from a snapshot, folding tool results into cards", () => {
+    const items = itemsFromMessages([
+      { id: "u1", role: "user", content: "fix it", timestamp: 1 },
+      {
+        id: "m2",
+        role: "assistant",
+        content: "Looking",
+        toolCalls: [{ id: "c1", name: "bash", arguments: { command: "ls" } }],
+        timestamp: 2,
+      },
+      { id: "m3", role: "tool", toolCallId: "c1", toolName: "bash", content: "a.py", isError: false, timestamp: 3 },
+      { id: "m4", role: "assistant", content: "Fixed.", timestamp: 4 },
+      { id: "m5", role: "assistant", content: "", stopReason: "error", error: "HTTP 400", timestamp: 5 },
+    ]);
+    expect(items).toMatchObject([
+      { kind: "user", entryId: "u1", text: "fix it" },
+      { kind: "assistant", text: "Looking" },
+      { kind: "tool", toolName: "bash", summary: "ls", status: "done", output: "a.py" },
+      { kind: "assistant", text: "Fixed." },
+    ]);
+  });
+
+  it("keeps live rows when a snapshot arrives mid-run, and attaches to a run status", () => {
+    const attached = conversationReducer(initialConversation, {
+      type: "attach",
+      status: {
+        id: "r1",
+        sessionId: "s1",
+        status: "running",
+        startedAt: 1,
+        firstSequence: 1,
+        lastSequence: 4,
+        pendingApprovals: [approval],
+      },
+    });
+    expect(attached).toMatchObject({ runId: "r1", phase: "running", lastSequence: 4, approvals: [approval] });
+    const live = run(
+      [
+        ev(5, "tool_call_start", { toolCallId: "c9", toolName: "bash", summary: "make" }),
+        ev(6, "text_delta", { text: "streaming" }),
+      ],
+      attached,
+    );
+    const snapshot: Snapshot = {
+      sessionId: "s1",
+      name: "n",
+      model: "m",
+      messages: [{ id: "u1", role: "user", content: "go", timestamp: 1 }],
+      tree: [],
+      activeRunId: "r1",
+    };
+    const merged = conversationReducer(live, { type: "snapshot", snapshot });
+    expect(merged.items.map((i) => i.kind)).toEqual(["user", "tool", "assistant"]);
+    const after = conversationReducer(
+      { ...merged, phase: "completed" },
+      { type: "snapshot", snapshot: { ...snapshot, activeRunId: null } },
+    );
+    expect(after.items.map((i) => i.kind)).toEqual(["user"]);
+  });
+});
+
+describe("snapshot after a run", () => {
+  it("keeps the diff and denial the events showed", () => {
+    const live = run([
+      ev(1, "tool_call_start", { toolCallId: "c1", toolName: "edit", summary: "edit a" }),
+      ev(2, "tool_call_finish", {
+        toolCallId: "c1",
+        toolName: "edit",
+        isError: false,
+        output: "ok",
+        details: { diff: "+x" },
+      }),
+      ev(3, "run_completed", { content: "" }),
+    ]);
+    const snapshot: Snapshot = {
+      sessionId: "s1",
+      name: "n",
+      model: "m",
+      messages: [
+        {
+          id: "m1",
+          role: "assistant",
+          toolCalls: [{ id: "c1", name: "edit", arguments: { path: "a" } }],
+          timestamp: 1,
+        },
+        { id: "m2", role: "tool", toolCallId: "c1", toolName: "edit", content: "ok", timestamp: 2 },
+      ],
+      tree: [],
+    };
+    const after = conversationReducer(live, { type: "snapshot", snapshot });
+    expect(after.items).toMatchObject([{ kind: "tool", status: "done", diff: "+x", entryId: "m1" }]);
+  });
+});
