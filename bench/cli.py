@@ -1,0 +1,144 @@
+"""CLI cold start: `gg --version`, and time to the first text delta of `gg -p`.
+
+    .venv/bin/python bench/cli.py [--runs N] [--json]
+
+The model is the zero-latency scripted fake (tests/fakes/fake_openai.py); GG_HOME is a temp dir.
+"First delta" is measured from spawning gg to the first byte on its (piped) stdout, in three
+setups: a daemon already running, no daemon running (gg auto-starts one), and `--no-daemon`.
+Aims: --version < 60 ms, first delta with a running daemon < 80 ms.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import select
+import signal
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+GG = str(Path(sys.executable).parent / "gg")
+
+
+def time_version(env: dict[str, str], cwd: Path) -> float:
+    """Seconds from spawn to exit of `gg --version`."""
+    t0 = time.perf_counter()
+    subprocess.run([GG, "--version"], env=env, cwd=cwd, check=True, stdout=subprocess.DEVNULL)
+    return time.perf_counter() - t0
+
+
+def time_first_delta(env: dict[str, str], cwd: Path, extra: list[str]) -> tuple[float, float]:
+    """Seconds from spawn to the first stdout byte, and to exit, of `gg -p`."""
+    t0 = time.perf_counter()
+    proc = subprocess.Popen(
+        [GG, *extra, "-p", "say hello"],
+        env=env,
+        cwd=cwd,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    assert proc.stdout is not None
+    select.select([proc.stdout], [], [], 60)
+    first = os.read(proc.stdout.fileno(), 1)
+    t_first = time.perf_counter() - t0
+    _rest, err = proc.communicate(timeout=60)
+    t_exit = time.perf_counter() - t0
+    if proc.returncode != 0 or not first:
+        raise RuntimeError(f"gg -p failed ({proc.returncode}): {err.decode()[-500:]}")
+    return t_first, t_exit
+
+
+def stop_daemon(home: Path) -> None:
+    """SIGTERM the daemon of this GG_HOME and wait for it to go."""
+    try:
+        pid = int(json.loads((home / "run" / "ggd.json").read_text())["pid"])
+    except (OSError, ValueError, KeyError):
+        return
+    try:
+        os.kill(pid, signal.SIGTERM)
+    except ProcessLookupError:
+        return
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return
+        time.sleep(0.01)
+
+
+def summarize(samples: list[float]) -> dict[str, float]:
+    """Median, p90 and min in milliseconds."""
+    ms = sorted(s * 1000 for s in samples)
+    p90 = ms[min(len(ms) - 1, round(0.9 * (len(ms) - 1)))]
+    return {"median_ms": statistics.median(ms), "p90_ms": p90, "min_ms": ms[0], "n": len(ms)}
+
+
+def main() -> int:
+    """Run the benchmark and print a table (or JSON)."""
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--runs", type=int, default=20, help="samples per warm measurement")
+    ap.add_argument("--cold-runs", type=int, default=5, help="samples with daemon start-up")
+    ap.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    args = ap.parse_args()
+
+    from tests.fakes.fake_openai import FakeModel
+
+    tmp = Path(tempfile.mkdtemp(prefix="gg-bench-"))
+    home, ws = tmp / "home", tmp / "ws"
+    ws.mkdir()
+    model = FakeModel([{"text": "hello from the fake model", "repeat": 10_000}], zero_latency=True)
+    model.start()
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("GG_", "OPENAI_"))}
+    env |= {"GG_HOME": str(home), "OPENAI_BASE_URL": model.base_url, "OPENAI_API_KEY": "test"}
+    env |= {"GG_MODEL": "fake-model", "NO_COLOR": "1"}
+    results: dict[str, Any] = {}
+    try:
+        time_version(env, ws)  # warm the page cache
+        results["gg --version"] = summarize([time_version(env, ws) for _ in range(args.runs)])
+
+        cold, cold_exit = [], []
+        for _ in range(args.cold_runs):
+            stop_daemon(home)
+            first, done = time_first_delta(env, ws, [])
+            cold.append(first)
+            cold_exit.append(done)
+        results["first delta, daemon auto-started"] = summarize(cold)
+
+        time_first_delta(env, ws, [])  # the daemon is up and warm now
+        warm = [time_first_delta(env, ws, []) for _ in range(args.runs)]
+        results["first delta, daemon running"] = summarize([w[0] for w in warm])
+        results["whole gg -p, daemon running"] = summarize([w[1] for w in warm])
+        stop_daemon(home)
+
+        private = [time_first_delta(env, ws, ["--no-daemon"]) for _ in range(args.cold_runs)]
+        results["first delta, --no-daemon"] = summarize([p[0] for p in private])
+        results["whole gg -p, --no-daemon"] = summarize([p[1] for p in private])
+    finally:
+        stop_daemon(home)
+        model.stop()
+
+    if args.json:
+        print(json.dumps(results, indent=2))
+        return 0
+    print(f"{'measurement':<36} {'median':>9} {'p90':>9} {'min':>9} {'n':>4}")
+    for name, r in results.items():
+        print(
+            f"{name:<36} {r['median_ms']:>7.1f}ms {r['p90_ms']:>7.1f}ms {r['min_ms']:>7.1f}ms"
+            f" {r['n']:>4}"
+        )
+    print("aims: gg --version < 60 ms; first delta with a running daemon < 80 ms")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

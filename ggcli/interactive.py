@@ -1,0 +1,278 @@
+"""The line-based interactive session: readline prompt, turns, steering and slash commands."""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from ggcli import __version__
+from ggcli.render import format_sessions, format_tree
+from ggcli.rpc import METHOD_NOT_FOUND, Client, RpcError
+from ggcli.session import start_run
+from ggcli.turn import TurnOptions, TurnRunner, Ui
+
+__all__ = ["HELP", "Repl"]
+
+HELP = """\
+Type a message and press Enter. While the agent works, typing steers it; Ctrl+C cancels the turn.
+Ctrl+D (on an empty line) leaves. Commands:
+  /model [name]     show the model, or use NAME for the next turns
+  /compact          summarise older context to make room
+  /context          show how full the context window is
+  /name NAME        rename this session
+  /tree             show the conversation tree (* = active branch)
+  /checkout ID      move the head to message ID (a user message comes back as a draft)
+  /fork [ID]        new session from message ID (default: here)
+  /clone            new session holding this whole branch
+  /new              start a new session
+  /sessions         list this workspace's sessions
+  /resume ID        switch to session ID
+  /help             this help"""
+
+
+class Repl:
+    """One interactive session on an initialized connection."""
+
+    def __init__(
+        self,
+        client: Client,
+        ui: Ui,
+        snapshot: dict[str, Any],
+        info: dict[str, Any],
+        history: Path,
+        approval: str | None = None,
+        model: str | None = None,
+    ) -> None:
+        self.client = client
+        self.ui = ui
+        self.snapshot = snapshot
+        self.info = info
+        self.history = history
+        self.approval = approval
+        self.model = model
+        self.draft: str | None = None
+        # Approvals can be answered only when the question (stderr) reaches the terminal too.
+        self.interactive = _isatty(sys.stdin) and _isatty(sys.stderr)
+        self.commands: dict[str, Callable[[str], None]] = {
+            "model": self.cmd_model,
+            "compact": self.cmd_compact,
+            "context": self.cmd_context,
+            "name": self.cmd_name,
+            "tree": self.cmd_tree,
+            "checkout": self.cmd_checkout,
+            "fork": self.cmd_fork,
+            "clone": self.cmd_clone,
+            "new": self.cmd_new,
+            "sessions": self.cmd_sessions,
+            "resume": self.cmd_resume,
+            "help": self.cmd_help,
+        }
+
+    @property
+    def session_id(self) -> str:
+        """The current session's id."""
+        return str(self.snapshot.get("sessionId"))
+
+    def run(self) -> int:
+        """Read lines until Ctrl+D; returns the exit code."""
+        readline = _setup_readline(self.history)
+        self._banner()
+        try:
+            while True:
+                if readline is not None and self.draft:
+                    _prefill(readline, self.draft)
+                self.draft = None
+                try:
+                    line = input("gg> ")
+                except EOFError:
+                    self.ui.err.write("\n")
+                    return 0
+                except KeyboardInterrupt:
+                    self.ui.err.write("^C\n")
+                    continue
+                text = line.strip()
+                if not text:
+                    continue
+                if text.startswith("/"):
+                    if text in ("/quit", "/exit"):
+                        return 0
+                    self.command(text)
+                else:
+                    self.turn(line)
+        finally:
+            if readline is not None:
+                try:
+                    readline.write_history_file(str(self.history))
+                except OSError:
+                    pass
+
+    def _banner(self) -> None:
+        name = self.snapshot.get("name") or self.session_id
+        model = self.model or self.snapshot.get("model") or "default model"
+        self.ui.note(f"gg {__version__} · session {name} · {model}", "bold")
+        self.ui.note("Ctrl+D to leave, Ctrl+C cancels a turn, /help for commands", "dim")
+
+    def turn(self, prompt: str) -> None:
+        """Run one prompt in the current session and follow it."""
+        try:
+            run_id = start_run(
+                self.client,
+                self.session_id,
+                prompt,
+                interactive=self.interactive,
+                approval=self.approval,
+                model=self.model,
+            )
+        except RpcError as exc:
+            self.ui.note(f"gg: {exc.message}", "red")
+            return
+        opts = TurnOptions(interactive=self.interactive, steer=True, stdin_fd=sys.stdin.fileno())
+        TurnRunner(self.client, self.ui, self.session_id, run_id, opts).run()
+
+    def command(self, text: str) -> None:
+        """Dispatch one slash command; errors from the daemon are printed, never raised."""
+        name, _, arg = text[1:].partition(" ")
+        handler = self.commands.get(name)
+        if handler is None:
+            self.ui.note(f"unknown command /{name} (try /help)", "yellow")
+            return
+        try:
+            handler(arg.strip())
+        except RpcError as exc:
+            if exc.code == METHOD_NOT_FOUND:
+                self.ui.note(f"/{name} is not supported by this ggd yet", "yellow")
+            else:
+                self.ui.note(f"gg: {exc.message}", "red")
+
+    def _switch(self, snap: dict[str, Any], verb: str) -> None:
+        self.snapshot = snap
+        self.ui.note(f"{verb} session {snap.get('name') or snap.get('sessionId')}", "green")
+        self._take_update(snap)
+
+    def _take_update(self, update: dict[str, Any]) -> None:
+        if update.get("notice"):
+            self.ui.note(str(update["notice"]), "dim")
+        if update.get("draft"):
+            self.draft = str(update["draft"])
+
+    def cmd_model(self, arg: str) -> None:
+        """Show or set the model for the next turns."""
+        if arg:
+            self.model = arg
+            self.ui.note(f"model for the next turns: {arg}", "green")
+            return
+        self.ui.note(f"model: {self.model or self.snapshot.get('model') or 'default'}")
+        models = self.info.get("models") or []
+        if models:
+            self.ui.note("available: " + ", ".join(str(m) for m in models), "dim")
+
+    def cmd_compact(self, arg: str) -> None:
+        """Ask the daemon to compact this session's context."""
+        result = self.client.request("gg/session.compact", {"sessionId": self.session_id}) or {}
+        summary = result.get("summary") if isinstance(result, dict) else None
+        self.ui.note("context compacted" + (f": {summary}" if summary else ""), "green")
+
+    def cmd_context(self, arg: str) -> None:
+        """Show how the context window is used."""
+        result = self.client.request("gg/session.context", {"sessionId": self.session_id}) or {}
+        if isinstance(result, dict):
+            for key, value in result.items():
+                self.ui.note(f"{key}: {value}")
+
+    def cmd_name(self, arg: str) -> None:
+        """Rename the session."""
+        if not arg:
+            self.ui.note("usage: /name NAME", "yellow")
+            return
+        params = {"sessionId": self.session_id, "name": arg}
+        self.snapshot = self.client.request("gg/session.rename", params) or self.snapshot
+        self.ui.note(f"renamed to {arg}", "green")
+
+    def cmd_tree(self, arg: str) -> None:
+        """Print the conversation tree."""
+        self.snapshot = self.client.request("gg/session.get", {"sessionId": self.session_id})
+        self.ui.err.write(format_tree(self.snapshot.get("tree") or [], self.ui.err_style) + "\n")
+        self.ui.err.flush()
+
+    def cmd_checkout(self, arg: str) -> None:
+        """Move the head to a message."""
+        if not arg:
+            self.ui.note("usage: /checkout ID (ids from /tree)", "yellow")
+            return
+        update = self._action("tree", arg)
+        self.snapshot = update
+        self.ui.note(f"head moved to {arg}", "green")
+        self._take_update(update)
+
+    def cmd_fork(self, arg: str) -> None:
+        """Fork a new session from a message (default: the current head)."""
+        self._switch(self._action("fork", arg or None), "forked into")
+
+    def cmd_clone(self, arg: str) -> None:
+        """Clone the active branch into a new session."""
+        self._switch(self._action("clone", None), "cloned into")
+
+    def cmd_new(self, arg: str) -> None:
+        """Start a new session."""
+        params = {"name": arg} if arg else {}
+        self._switch(self.client.request("gg/session.create", params), "new")
+
+    def cmd_sessions(self, arg: str) -> None:
+        """List this workspace's sessions."""
+        page = self.client.request("gg/session.list", {"limit": 20}) or {}
+        text = format_sessions(page.get("sessions") or [], self.ui.err_style)
+        self.ui.err.write(text + "\n")
+        self.ui.err.flush()
+
+    def cmd_resume(self, arg: str) -> None:
+        """Switch to another session."""
+        if not arg:
+            self.ui.note("usage: /resume ID (ids from /sessions)", "yellow")
+            return
+        self._switch(self.client.request("gg/session.open", {"sessionId": arg}), "resumed")
+
+    def cmd_help(self, arg: str) -> None:
+        """Print the help."""
+        self.ui.err.write(HELP + "\n")
+        self.ui.err.flush()
+
+    def _action(self, action: str, node_id: str | None) -> dict[str, Any]:
+        params: dict[str, Any] = {"sessionId": self.session_id, "action": action}
+        if node_id:
+            params["nodeId"] = node_id
+        return dict(self.client.request("gg/session.action", params) or {})
+
+
+def _setup_readline(history: Path) -> Any:
+    try:
+        import readline
+    except ImportError:
+        return None
+    try:
+        history.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        # Create it owner-only before readline writes to it: prompts can hold private text.
+        os.close(os.open(history, os.O_CREAT | os.O_WRONLY, 0o600))
+        readline.read_history_file(str(history))
+    except OSError:
+        pass
+    readline.set_history_length(2000)
+    return readline
+
+
+def _prefill(readline: Any, text: str) -> None:
+    def hook() -> None:
+        readline.insert_text(text)
+        readline.redisplay()
+        readline.set_pre_input_hook(None)
+
+    readline.set_pre_input_hook(hook)
+
+
+def _isatty(stream: Any) -> bool:
+    try:
+        return bool(stream.isatty())
+    except (AttributeError, ValueError):
+        return False

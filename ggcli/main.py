@@ -1,0 +1,235 @@
+"""The `gg` entry point: argument parsing and dispatch (imports stay lazy for a fast start)."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+from ggcli import __version__
+
+__all__ = ["build_parser", "build_sub_parser", "main"]
+
+SUBCOMMANDS = ("daemon", "sessions", "rpc", "bridge")
+
+EPILOG = """\
+commands:
+  gg daemon start|stop|status|logs   manage the background daemon (ggd)
+  gg sessions list                   list this workspace's sessions
+  gg rpc                             NDJSON JSON-RPC relay on stdin/stdout (for scripts)
+  gg bridge                          raw LSP byte pump stdio <-> daemon (for stdio LSP clients)
+
+Without a prompt, gg reads it from stdin when stdin is not a terminal, and opens an
+interactive session when it is. The answer goes to stdout; tool lines, approvals and
+notices go to stderr. Exit codes: 0 done, 1 failed, 2 usage, 130 interrupted (Ctrl+C).
+A prompt whose first word is a command name needs -p."""
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The parser for `gg [options] [PROMPT...]`."""
+    p = argparse.ArgumentParser(
+        prog="gg",
+        description="gg: an AI coding agent in your terminal (a client of the ggd daemon).",
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument("--version", action="version", version=f"gg {__version__}")
+    p.add_argument("words", nargs="*", metavar="PROMPT", help="what to ask (one-shot)")
+    p.add_argument("-p", "--prompt", help="run this prompt once and exit")
+    p.add_argument("--json", action="store_true", help="print every run event as a JSON line")
+    g = p.add_mutually_exclusive_group()
+    g.add_argument(
+        "-c",
+        "--continue",
+        dest="continue_last",
+        action="store_true",
+        help="continue the newest session",
+    )
+    g.add_argument("-r", "--resume", metavar="ID", help="resume session ID")
+    p.add_argument("--name", help="name the session")
+    p.add_argument("--model", help="model to use, as provider:model")
+    p.add_argument(
+        "--approval",
+        choices=["auto", "on-request", "yolo", "never"],
+        help="approval mode (default: the daemon's, auto)",
+    )
+    p.add_argument("--yolo", action="store_true", help="same as --approval yolo")
+    p.add_argument(
+        "--no-daemon", action="store_true", help="use a private ggd child instead of the daemon"
+    )
+    p.add_argument("--workspace", type=Path, help="workspace folder (default: the current one)")
+    return p
+
+
+def build_sub_parser() -> argparse.ArgumentParser:
+    """The parser for `gg daemon|sessions|rpc|bridge ...`."""
+    p = argparse.ArgumentParser(prog="gg")
+    sub = p.add_subparsers(dest="command", required=True)
+    d = sub.add_parser("daemon", help="manage the background daemon")
+    dsub = d.add_subparsers(dest="action", required=True)
+    start = dsub.add_parser("start", help="start ggd in the background")
+    start.add_argument("--ws", metavar="HOST:PORT", help="also serve WebSocket + web UI")
+    start.add_argument("--idle-exit", type=int, metavar="MINUTES", help="exit when idle this long")
+    dsub.add_parser("stop", help="stop the running ggd")
+    status = dsub.add_parser("status", help="is ggd running, and where")
+    status.add_argument("--json", action="store_true")
+    logs = dsub.add_parser("logs", help="print the daemon log")
+    logs.add_argument("-n", "--lines", type=int, default=50)
+    logs.add_argument("-f", "--follow", action="store_true")
+    s = sub.add_parser("sessions", help="sessions of this workspace")
+    ssub = s.add_subparsers(dest="action", required=True)
+    ls = ssub.add_parser("list", help="list sessions, newest first")
+    ls.add_argument("--limit", type=int, default=50)
+    ls.add_argument("--json", action="store_true")
+    for q in (ls,):
+        q.add_argument("--no-daemon", action="store_true")
+        q.add_argument("--workspace", type=Path)
+    r = sub.add_parser("rpc", help="NDJSON JSON-RPC relay on stdin/stdout")
+    r.add_argument("--no-daemon", action="store_true")
+    r.add_argument("--workspace", type=Path)
+    sub.add_parser("bridge", help="raw LSP byte pump between stdio and the daemon")
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run gg; returns the process exit code."""
+    args_list = sys.argv[1:] if argv is None else argv
+    try:
+        if args_list and args_list[0] in SUBCOMMANDS:
+            return _run_sub(build_sub_parser().parse_args(args_list))
+        return _run_main(build_parser().parse_args(args_list))
+    except KeyboardInterrupt:
+        sys.stderr.write("\n")
+        return 130
+    except BrokenPipeError:
+        # The reader of our stdout went away (e.g. `gg -p ... | head`): not an error of ours.
+        _silence_stdout()
+        return 0
+    except Exception as exc:
+        return _fail(exc)
+
+
+def _fail(exc: Exception) -> int:
+    from ggcli.discovery import DaemonError
+    from ggcli.rpc import ConnectionLost, RpcError
+
+    if isinstance(exc, RpcError | DaemonError | ConnectionLost | TimeoutError | OSError):
+        message = exc.message if isinstance(exc, RpcError) else str(exc)
+        sys.stderr.write(f"gg: error: {message}\n")
+        return 1
+    raise exc
+
+
+def _silence_stdout() -> None:
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except OSError:
+        pass
+
+
+def _workspace(args: Any) -> Path:
+    return (args.workspace or Path.cwd()).resolve()
+
+
+def _run_sub(args: argparse.Namespace) -> int:
+    if args.command == "daemon":
+        from ggcli import daemonctl
+
+        if args.action == "start":
+            return daemonctl.daemon_start(args.ws, args.idle_exit)
+        if args.action == "stop":
+            return daemonctl.daemon_stop()
+        if args.action == "status":
+            return daemonctl.daemon_status(args.json)
+        return daemonctl.daemon_logs(args.lines, args.follow)
+    if args.command == "sessions":
+        return _sessions_list(args)
+    from ggcli import relay
+
+    if args.command == "rpc":
+        return relay.run_rpc(relay.rpc_client_factory(_workspace(args), args.no_daemon))
+    return relay.run_bridge()
+
+
+def _sessions_list(args: argparse.Namespace) -> int:
+    import json
+
+    from ggcli.discovery import connect
+    from ggcli.render import Style, format_sessions, use_color
+
+    client = connect(_workspace(args), args.no_daemon)
+    try:
+        page = client.request("gg/session.list", {"limit": args.limit}) or {}
+    finally:
+        client.close()
+    sessions = page.get("sessions") or []
+    if args.json:
+        print(json.dumps(sessions, ensure_ascii=False))
+    else:
+        print(format_sessions(sessions, Style(use_color(sys.stdout))))
+    return 0
+
+
+def _run_main(args: argparse.Namespace) -> int:
+    if args.prompt is not None and args.words:
+        sys.stderr.write("gg: give the prompt either with -p or as words, not both\n")
+        return 2
+    prompt = args.prompt if args.prompt is not None else " ".join(args.words) or None
+    stdin_tty = _isatty(sys.stdin)
+    if prompt is None and not stdin_tty:
+        prompt = sys.stdin.read()
+    if prompt is not None and not prompt.strip():
+        sys.stderr.write("gg: the prompt is empty\n")
+        return 2
+    if prompt is None and args.json:
+        sys.stderr.write("gg: --json needs a prompt (-p or stdin)\n")
+        return 2
+    approval = "yolo" if args.yolo else args.approval
+
+    from ggcli.discovery import connect, gg_home
+    from ggcli.session import SessionChoice, demo_notice, open_session, start_run
+    from ggcli.turn import TurnOptions, TurnRunner, Ui
+
+    ui = Ui()
+    client = connect(_workspace(args), args.no_daemon)
+    try:
+        # Pipelined with the session requests: one round trip less before the run starts.
+        info_id = client.send_request("gg/system.info")
+        choice = SessionChoice(args.resume, args.continue_last, args.name, args.model)
+        snapshot = open_session(client, choice)
+        info = client.wait_response(info_id) or {}
+        notice = demo_notice(info)
+        if notice:
+            ui.note(notice, "yellow")
+        if prompt is None:
+            from ggcli.interactive import Repl
+
+            history = gg_home() / "history"
+            return Repl(client, ui, snapshot, info, history, approval, args.model).run()
+        # A human can answer approvals only when both the keyboard and the prompt are a terminal.
+        interactive = stdin_tty and _isatty(sys.stderr)
+        session_id = str(snapshot["sessionId"])
+        run_id = start_run(
+            client, session_id, prompt, interactive=interactive, approval=approval, model=args.model
+        )
+        opts = TurnOptions(json_mode=args.json, interactive=interactive, stdin_fd=_stdin_fd())
+        return TurnRunner(client, ui, session_id, run_id, opts).run().exit_code
+    finally:
+        client.close()
+
+
+def _isatty(stream: Any) -> bool:
+    try:
+        return bool(stream.isatty())
+    except (AttributeError, ValueError):
+        return False
+
+
+def _stdin_fd() -> int:
+    try:
+        return sys.stdin.fileno()
+    except (AttributeError, ValueError, OSError):
+        return 0

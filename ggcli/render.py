@@ -1,0 +1,276 @@
+"""Terminal output: colours (NO_COLOR aware), streaming Markdown, tool lines, approval prompts."""
+
+from __future__ import annotations
+
+import os
+import time
+from dataclasses import dataclass
+from typing import Any, TextIO
+
+__all__ = [
+    "MarkdownStream",
+    "Style",
+    "approval_prompt",
+    "format_sessions",
+    "format_tool_line",
+    "format_tree",
+    "use_color",
+]
+
+_CODES = {
+    "bold": "1",
+    "dim": "2",
+    "italic": "3",
+    "red": "31",
+    "green": "32",
+    "yellow": "33",
+    "blue": "34",
+    "magenta": "35",
+    "cyan": "36",
+}
+
+
+def use_color(stream: TextIO) -> bool:
+    """Colour only on a terminal, never with NO_COLOR set or TERM=dumb."""
+    if os.environ.get("NO_COLOR"):
+        return False
+    if os.environ.get("TERM") == "dumb":
+        return False
+    try:
+        return stream.isatty()
+    except (AttributeError, ValueError):
+        return False
+
+
+@dataclass(frozen=True)
+class Style:
+    """Wraps text in ANSI styles when enabled; identity otherwise."""
+
+    enabled: bool = False
+
+    def code(self, *names: str) -> str:
+        """The escape sequence that turns the named styles on ('' when disabled)."""
+        if not self.enabled or not names:
+            return ""
+        return "\x1b[" + ";".join(_CODES[n] for n in names) + "m"
+
+    @property
+    def reset(self) -> str:
+        """The escape sequence that resets styles ('' when disabled)."""
+        return "\x1b[0m" if self.enabled else ""
+
+    def __call__(self, text: str, *names: str) -> str:
+        """Text wrapped in the named styles."""
+        if not self.enabled or not names:
+            return text
+        return self.code(*names) + text + self.reset
+
+
+class MarkdownStream:
+    """Renders Markdown as it streams in: headings, **bold**, `code` and fenced blocks.
+
+    Text is emitted as soon as it cannot change meaning; only a possible marker at the start of a
+    line (`#`, a fence) or a lone `*` / backtick run is held back until the next character.
+    With colour off it is the identity, so piped output is byte-for-byte the model's text.
+    """
+
+    def __init__(self, style: Style) -> None:
+        self.style = style
+        self._line_start = True
+        self._held = ""  # characters whose meaning depends on what follows
+        self._in_fence = False
+        self._heading = False
+        self._bold = False
+        self._code = False
+
+    def feed(self, text: str) -> str:
+        """Consume streamed text; return what can be written now."""
+        if not self.style.enabled:
+            return text
+        out: list[str] = []
+        for ch in text:
+            self._step(ch, out)
+        return "".join(out)
+
+    def finish(self) -> str:
+        """Flush held characters and reset styles at the end of a message."""
+        if not self.style.enabled:
+            return ""
+        out = [self._held]
+        self._held = ""
+        if self._bold or self._code or self._heading or self._in_fence:
+            out.append(self.style.reset)
+        self._bold = self._code = self._heading = self._in_fence = False
+        self._line_start = True
+        return "".join(out)
+
+    def _active(self) -> str:
+        names: list[str] = []
+        if self._in_fence:
+            names.append("cyan")
+        if self._heading:
+            names += ["bold", "magenta"]
+        if self._bold:
+            names.append("bold")
+        if self._code:
+            names.append("cyan")
+        return self.style.reset + self.style.code(*names) if names else self.style.reset
+
+    def _step(self, ch: str, out: list[str]) -> None:
+        if self._line_start:
+            self._held += ch
+            held = self._held
+            if "```".startswith(held) or held.startswith("```"):
+                if ch != "\n":
+                    return
+                # A fence line: toggle the block, show the fence dimmed.
+                self._in_fence = not self._in_fence
+                out.append(self.style(held.rstrip("\n"), "dim") + "\n")
+                self._held = ""
+                out.append(self._active() if self._in_fence else self.style.reset)
+                return
+            if not self._in_fence and held.strip("#") == "" and len(held) <= 6:
+                return  # maybe a heading: wait for the character after the hashes
+            self._held = ""
+            self._line_start = False
+            if not self._in_fence and held.startswith("#") and held.lstrip("#")[:1] == " ":
+                self._heading = True
+                out.append(self._active())
+            for c in held:
+                self._inline(c, out)
+            return
+        self._inline(ch, out)
+
+    def _inline(self, ch: str, out: list[str]) -> None:
+        if ch == "\n":
+            out.append(self._held)
+            self._held = ""
+            if self._heading or self._bold or self._code:
+                self._heading = self._bold = self._code = False
+                out.append(self._active())
+            out.append("\n")
+            self._line_start = True
+            return
+        if self._in_fence:
+            out.append(ch)
+            return
+        if self._held == "*":
+            self._held = ""
+            if ch == "*":
+                self._bold = not self._bold
+                out.append(self._active())
+                return
+            out.append("*")
+        if ch == "*":
+            self._held = "*"
+            return
+        if ch == "`":
+            self._code = not self._code
+            out.append(self._active())
+            return
+        out.append(ch)
+
+
+def format_tool_line(
+    name: str, summary: str, ok: bool | None, output: str = "", style: Style | None = None
+) -> str:
+    """One line for a tool call: status mark, tool name, summary, first error line."""
+    st = style or Style()
+    if ok is None:
+        mark = st("…", "dim")
+    elif ok:
+        mark = st("✓", "green")
+    else:
+        mark = st("✗", "red")
+    # Summaries often start with the tool's name already ("read a.txt"): don't say it twice.
+    if summary.split(" ", 1)[0] == name:
+        line = f"  {mark} {st(name, 'bold')}{summary[len(name) :]}".rstrip()
+    else:
+        line = f"  {mark} {st(name, 'bold')} {summary}".rstrip()
+    if ok is False and output.strip():
+        first = output.strip().splitlines()[0]
+        line += " " + st("— " + _clip(first, 120), "red")
+    return line
+
+
+def _clip(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def approval_prompt(approval: dict[str, Any], style: Style | None = None) -> str:
+    """The approval request as shown to the user: tool, summary, risk, reason, diff, question."""
+    st = style or Style()
+    risk = str(approval.get("risk") or "normal")
+    risk_colour = {"dangerous": "red", "read_only": "green"}.get(risk, "yellow")
+    lines = [
+        st("? approve ", "bold", "yellow")
+        + st(str(approval.get("toolName", "tool")), "bold")
+        + f": {approval.get('summary', '')}",
+        f"  risk: {st(risk, risk_colour)}"
+        + (f" ({approval['riskReason']})" if approval.get("riskReason") else ""),
+    ]
+    details = approval.get("details")
+    if isinstance(details, dict):
+        diff = details.get("diff")
+        body = diff or details.get("preview") or details.get("command")
+        if isinstance(body, str) and body.strip():
+            lines += [
+                _diff_line(dl, st) if diff else "  " + dl for dl in body.rstrip("\n").split("\n")
+            ]
+    elif isinstance(details, str) and details.strip():
+        body_lines = details.rstrip("\n").split("\n")
+        is_diff = any(dl.startswith(("@@", "+++ ", "--- ")) for dl in body_lines)
+        lines += [_diff_line(dl, st) if is_diff else "  " + dl for dl in body_lines]
+    lines.append(st("  allow? [y]es / [n]o / [a]lways this session: ", "bold"))
+    return "\n".join(lines)
+
+
+def _diff_line(line: str, st: Style) -> str:
+    if line.startswith(("+++", "---")):
+        return "  " + st(line, "bold")
+    if line.startswith("+"):
+        return "  " + st(line, "green")
+    if line.startswith("-"):
+        return "  " + st(line, "red")
+    if line.startswith("@@"):
+        return "  " + st(line, "cyan")
+    return "  " + line
+
+
+def format_tree(tree: list[dict[str, Any]], style: Style | None = None) -> str:
+    """The session tree, indented by depth, active path marked with '*'."""
+    st = style or Style()
+    rows = []
+    for item in tree:
+        depth = int(item.get("depth") or 0)
+        mark = "*" if item.get("active") else " "
+        text = str(item.get("text") or "").replace("\n", " ")
+        role = str(item.get("role", ""))
+        rows.append(
+            f"{mark} {'  ' * depth}{st(str(item.get('id')), 'dim')} {role}: {_clip(text, 70)}"
+        )
+    return "\n".join(rows) if rows else "(empty session)"
+
+
+def format_sessions(sessions: list[dict[str, Any]], style: Style | None = None) -> str:
+    """A table of sessions, newest first as the daemon lists them."""
+    st = style or Style()
+    if not sessions:
+        return "no sessions in this workspace"
+    rows = []
+    for s in sessions:
+        when = _when(s.get("updatedAt"))
+        name = str(s.get("name") or "-")
+        busy = " (running)" if s.get("activeRunId") else ""
+        preview = _clip(str(s.get("preview") or "").replace("\n", " "), 50)
+        rows.append(
+            f"{st(str(s.get('id')), 'bold')}  {name}{busy}  {s.get('messageCount', 0)} msgs  "
+            f"{when}  {st(preview, 'dim')}".rstrip()
+        )
+    return "\n".join(rows)
+
+
+def _when(ms: Any) -> str:
+    if not isinstance(ms, int | float):
+        return "-"
+    return time.strftime("%Y-%m-%d %H:%M", time.localtime(ms / 1000))

@@ -1,0 +1,323 @@
+"""Following one run to its end: streaming output, tool lines, approvals, steering, Ctrl+C."""
+
+from __future__ import annotations
+
+import json
+import os
+import select
+import signal
+import sys
+import time
+from collections import deque
+from dataclasses import dataclass, field
+from typing import Any, TextIO
+
+from ggcli.render import MarkdownStream, Style, approval_prompt, format_tool_line, use_color
+from ggcli.rpc import Client, ConnectionLost, RpcError
+
+__all__ = ["EXIT_CANCELED", "Outcome", "TurnOptions", "TurnRunner", "Ui"]
+
+EXIT_CANCELED = 130
+CANCEL_GRACE = 10.0
+
+
+@dataclass
+class Ui:
+    """Where output goes: stdout carries the answer, stderr everything about the run."""
+
+    out: TextIO = field(default_factory=lambda: sys.stdout)
+    err: TextIO = field(default_factory=lambda: sys.stderr)
+
+    def __post_init__(self) -> None:
+        self.out_style = Style(use_color(self.out))
+        self.err_style = Style(use_color(self.err))
+        self.shared_tty = _isatty(self.out) and _isatty(self.err)
+
+    def note(self, text: str, *styles: str) -> None:
+        """One line on stderr."""
+        self.err.write(self.err_style(text, *styles) + "\n")
+        self.err.flush()
+
+
+def _isatty(stream: TextIO) -> bool:
+    try:
+        return stream.isatty()
+    except (AttributeError, ValueError):
+        return False
+
+
+@dataclass
+class TurnOptions:
+    """How to follow a run: JSON lines, whether a human answers approvals, whether typing steers."""
+
+    json_mode: bool = False
+    interactive: bool = False
+    steer: bool = False
+    stdin_fd: int = 0
+
+
+@dataclass
+class Outcome:
+    """How a run ended and the exit code gg should use."""
+
+    status: str
+    exit_code: int
+    error: str | None = None
+
+
+class TurnRunner:
+    """Follows one run's gg/run.event stream on a connection until a terminal event."""
+
+    def __init__(
+        self, client: Client, ui: Ui, session_id: str, run_id: str, opts: TurnOptions
+    ) -> None:
+        self.client = client
+        self.ui = ui
+        self.session_id = session_id
+        self.run_id = run_id
+        self.opts = opts
+        self.md = MarkdownStream(ui.out_style)
+        self.wrote_text = False
+        self.out_col0 = True
+        self.new_message = False
+        self.last_seq = 0
+        self.tools: dict[str, str] = {}
+        self.approvals: deque[dict[str, Any]] = deque()
+        self.prompting: str | None = None
+        self.interrupts = 0
+        self.canceled_at: float | None = None
+        self._stdin_buf = ""
+
+    def run(self) -> Outcome:
+        """Follow the run to its end, with SIGINT turned into gg/run.cancel."""
+        rfd, wfd = os.pipe()
+        os.set_blocking(rfd, False)
+        os.set_blocking(wfd, False)
+        old_wakeup = signal.set_wakeup_fd(wfd)
+        old_handler = signal.signal(signal.SIGINT, self._on_sigint)
+        try:
+            return self._loop(rfd)
+        except ConnectionLost as exc:
+            self._end_line()
+            self.ui.note(f"gg: error: {exc}", "red")
+            return Outcome("lost", 1, str(exc))
+        finally:
+            signal.signal(signal.SIGINT, old_handler)
+            signal.set_wakeup_fd(old_wakeup)
+            os.close(rfd)
+            os.close(wfd)
+
+    def _on_sigint(self, signum: int, frame: Any) -> None:
+        self.interrupts += 1
+
+    def _loop(self, wake_fd: int) -> Outcome:
+        handled = 0
+        while True:
+            while self.client.notifications:
+                outcome = self._handle(self.client.notifications.popleft())
+                if outcome is not None:
+                    return outcome
+            if self.interrupts > handled:
+                handled = self.interrupts
+                if self.canceled_at is not None or handled > 1:
+                    self._end_line()
+                    return Outcome("canceled", EXIT_CANCELED)
+                self._cancel()
+                continue
+            if self.canceled_at is not None and time.monotonic() - self.canceled_at > CANCEL_GRACE:
+                return Outcome("canceled", EXIT_CANCELED)
+            fds = [self.client.fileno(), wake_fd]
+            if self.opts.interactive or self.opts.steer:
+                fds.append(self.opts.stdin_fd)
+            ready, _, _ = select.select(fds, [], [], 0.5 if self.canceled_at else None)
+            if wake_fd in ready:
+                try:
+                    os.read(wake_fd, 512)
+                except BlockingIOError:
+                    pass
+            if self.client.fileno() in ready:
+                self.client.read_available()
+            if self.opts.stdin_fd in ready and self.opts.stdin_fd in fds:
+                self._read_stdin()
+
+    # -- input -------------------------------------------------------------------------------
+
+    def _cancel(self) -> None:
+        self._end_line()
+        self.ui.note("^C canceling the run… (Ctrl+C again to quit now)", "yellow")
+        self.canceled_at = time.monotonic()
+        try:
+            self.client.request("gg/run.cancel", {"runId": self.run_id})
+        except RpcError:
+            pass  # the run ended meanwhile: its terminal event is on its way
+
+    def _read_stdin(self) -> None:
+        try:
+            data = os.read(self.opts.stdin_fd, 4096)
+        except OSError:
+            return
+        if not data:
+            return  # Ctrl+D on a terminal is not sticky; nothing to do mid-run
+        self._stdin_buf += data.decode("utf-8", "replace")
+        while "\n" in self._stdin_buf:
+            line, self._stdin_buf = self._stdin_buf.split("\n", 1)
+            self._line(line.rstrip("\r"))
+
+    def _line(self, line: str) -> None:
+        if self.prompting is not None:
+            self._answer(line.strip().lower())
+            return
+        if self.opts.steer and line.strip():
+            try:
+                self.client.request("gg/run.steer", {"sessionId": self.session_id, "text": line})
+                self.ui.note("  (steering: the agent reads this at its next step)", "dim")
+            except RpcError as exc:
+                self.ui.note(f"gg: could not steer: {exc.message}", "red")
+
+    def _answer(self, word: str) -> None:
+        choices = {"y": (True, "once"), "yes": (True, "once"), "n": (False, "once")}
+        choices |= {"no": (False, "once"), "a": (True, "session"), "always": (True, "session")}
+        if word not in choices:
+            self.ui.err.write(self.ui.err_style("  please answer y, n or a: ", "bold"))
+            self.ui.err.flush()
+            return
+        allow, scope = choices[word]
+        approval_id = self.prompting
+        self.prompting = None
+        params: dict[str, Any] = {"runId": self.run_id, "approvalId": approval_id, "allow": allow}
+        if allow:
+            params["scope"] = scope
+        try:
+            self.client.request("gg/run.approve", params)
+            verdict = "allowed for this session" if scope == "session" and allow else None
+            self.ui.note(f"  → {verdict or ('allowed' if allow else 'denied')}", "dim")
+        except RpcError as exc:
+            self.ui.note(f"  → not applied: {exc.message}", "yellow")
+        self.approvals = deque(a for a in self.approvals if a.get("id") != approval_id)
+        self._next_prompt()
+
+    def _next_prompt(self) -> None:
+        if self.prompting is None and self.approvals:
+            approval = self.approvals[0]
+            self.prompting = str(approval.get("id"))
+            self._end_line()
+            self.ui.err.write(approval_prompt(approval, self.ui.err_style))
+            self.ui.err.flush()
+
+    # -- events ------------------------------------------------------------------------------
+
+    def _handle(self, msg: dict[str, Any]) -> Outcome | None:
+        if msg.get("method") != "gg/run.event":
+            return None
+        ev = msg.get("params") or {}
+        if ev.get("runId") != self.run_id:
+            return None
+        seq = int(ev.get("sequence") or 0)
+        if seq and seq <= self.last_seq:
+            return None  # a replayed duplicate
+        self.last_seq = max(self.last_seq, seq)
+        if self.opts.json_mode:
+            self.ui.out.write(json.dumps(ev, ensure_ascii=False, separators=(",", ":")) + "\n")
+            self.ui.out.flush()
+        kind = ev.get("type")
+        handler = getattr(self, f"_on_{kind}", None)
+        return handler(ev) if handler is not None else None
+
+    def _write(self, text: str) -> None:
+        if self.opts.json_mode or not text:
+            return
+        rendered = self.md.feed(text)
+        self.ui.out.write(rendered)
+        self.ui.out.flush()
+        self.wrote_text = True
+        self.out_col0 = text.endswith("\n")
+
+    def _end_line(self) -> None:
+        """Finish a half-written answer line before stderr writes on the same terminal."""
+        if not self.out_col0 and self.ui.shared_tty:
+            self._write("\n")
+
+    def _on_text_delta(self, ev: dict[str, Any]) -> None:
+        text = str(ev.get("text") or "")
+        if self.new_message and self.wrote_text and text:
+            # A new assistant message after tool calls: keep it a separate paragraph.
+            self._write("\n" if self.out_col0 else "\n\n")
+        self.new_message = False
+        self._write(text)
+
+    def _on_tool_call_start(self, ev: dict[str, Any]) -> None:
+        self.tools[str(ev.get("toolCallId"))] = str(ev.get("summary") or "")
+        self.new_message = True
+
+    def _on_tool_call_finish(self, ev: dict[str, Any]) -> None:
+        if self.opts.json_mode:
+            return
+        self._end_line()
+        summary = self.tools.pop(str(ev.get("toolCallId")), "")
+        name = str(ev.get("toolName") or "tool")
+        ok = not ev.get("isError")
+        output = str(ev.get("output") or "")
+        self.ui.err.write(format_tool_line(name, summary, ok, output, self.ui.err_style) + "\n")
+        self.ui.err.flush()
+
+    def _on_approval_requested(self, ev: dict[str, Any]) -> None:
+        approval = ev.get("approval") or {}
+        if self.opts.interactive:
+            self.approvals.append(approval)
+            self._next_prompt()
+        elif not self.opts.json_mode:
+            self._end_line()
+            self.ui.note(
+                f"  ! {approval.get('toolName')} needs approval: {approval.get('summary', '')}",
+                "yellow",
+            )
+
+    def _on_approval_resolved(self, ev: dict[str, Any]) -> None:
+        approval_id = str(ev.get("approvalId"))
+        self.approvals = deque(a for a in self.approvals if str(a.get("id")) != approval_id)
+        if self.prompting == approval_id:
+            self.prompting = None
+            verdict = "allowed" if ev.get("allow") else "denied"
+            self.ui.err.write("\n")
+            self.ui.note(f"  → {verdict} ({ev.get('by', 'elsewhere')})", "dim")
+            self._next_prompt()
+
+    def _on_user_message(self, ev: dict[str, Any]) -> None:
+        if not self.opts.json_mode:
+            self._end_line()
+            self.ui.note(f"› {ev.get('text', '')}", "cyan")
+
+    def _on_compaction(self, ev: dict[str, Any]) -> None:
+        if not self.opts.json_mode:
+            self._end_line()
+            self.ui.note("  (older context was summarised to make room)", "dim")
+
+    def _finish_text(self) -> None:
+        tail = self.md.finish()
+        if tail:
+            self.ui.out.write(tail)
+        if self.wrote_text and not self.out_col0:
+            self.ui.out.write("\n")
+            self.out_col0 = True
+        self.ui.out.flush()
+
+    def _on_run_completed(self, ev: dict[str, Any]) -> Outcome:
+        if not self.wrote_text and ev.get("content"):
+            self._write(str(ev["content"]))
+        self._finish_text()
+        return Outcome("completed", EXIT_CANCELED if self.interrupts else 0)
+
+    def _on_run_failed(self, ev: dict[str, Any]) -> Outcome:
+        self._finish_text()
+        error = str(ev.get("error") or "the run failed")
+        if not self.opts.json_mode:
+            self.ui.note(f"gg: error: {error}", "red")
+        return Outcome("failed", EXIT_CANCELED if self.interrupts else 1, error)
+
+    def _on_run_canceled(self, ev: dict[str, Any]) -> Outcome:
+        self._finish_text()
+        if self.interrupts:
+            return Outcome("canceled", EXIT_CANCELED)
+        if not self.opts.json_mode:
+            self.ui.note("gg: the run was canceled", "yellow")
+        return Outcome("canceled", 1, "canceled")

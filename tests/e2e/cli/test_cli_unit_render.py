@@ -1,0 +1,147 @@
+"""Rendering: streaming Markdown, tool lines, approval prompts, trees, NO_COLOR."""
+
+from __future__ import annotations
+
+import io
+
+import pytest
+
+from ggcli.render import (
+    MarkdownStream,
+    Style,
+    approval_prompt,
+    format_sessions,
+    format_tool_line,
+    format_tree,
+    use_color,
+)
+
+ON = Style(True)
+BOLD, CYAN, RESET = "\x1b[1m", "\x1b[36m", "\x1b[0m"
+
+
+def render(chunks: list[str], style: Style = ON) -> str:
+    md = MarkdownStream(style)
+    return "".join(md.feed(c) for c in chunks) + md.finish()
+
+
+def plain(text: str) -> str:
+    import re
+
+    return re.sub(r"\x1b\[[0-9;]*m", "", text)
+
+
+SAMPLE = "# Title\nsome **bold** and `code` here\n```py\nx = 1  # not a heading\n```\n* list\n"
+
+
+def test_plain_style_is_the_identity() -> None:
+    assert render([SAMPLE], Style(False)) == SAMPLE
+
+
+@pytest.mark.parametrize("size", [1, 2, 3, 5, 100])
+def test_chunking_does_not_change_the_result(size: int) -> None:
+    chunks = [SAMPLE[i : i + size] for i in range(0, len(SAMPLE), size)]
+    assert render(chunks) == render([SAMPLE])
+    assert plain(render(chunks)) == SAMPLE.replace("**", "").replace("`code`", "code")
+
+
+def test_styles_are_applied() -> None:
+    out = render([SAMPLE])
+    assert "\x1b[0m\x1b[1;35m# Title" in out
+    assert "\x1b[0m\x1b[1mbold\x1b[0m" in out
+    assert f"\x1b[0m{CYAN}code\x1b[0m" in out
+    # Inside the fence nothing is interpreted, and the block is coloured.
+    assert "\x1b[2m```py\x1b[0m\n\x1b[0m\x1b[36mx = 1  # not a heading\n\x1b[2m```" in out
+
+
+def test_text_streams_without_waiting_for_the_line_end() -> None:
+    md = MarkdownStream(ON)
+    assert md.feed("Hello wor") == "Hello wor"
+    assert md.feed("ld") == "ld"
+    assert md.feed("\n#") == "\n"  # a '#' at the start of a line waits for one more character
+    assert md.feed("x") == "#x"
+
+
+def test_unclosed_styles_are_reset_at_the_end() -> None:
+    out = render(["**bold forever"])
+    assert out.endswith(RESET)
+
+
+def test_tool_lines() -> None:
+    assert format_tool_line("read", "read a.txt", True) == "  ✓ read a.txt"
+    assert format_tool_line("bash", "ls -la", True) == "  ✓ bash ls -la"
+    line = format_tool_line("bash", "false", False, "exit 1\nmore")
+    assert line == "  ✗ bash false — exit 1"
+    assert "\x1b[31m" in format_tool_line("bash", "x", False, "boom", ON)
+
+
+def test_approval_prompt_shows_tool_summary_risk_reason_and_diff() -> None:
+    approval = {
+        "id": "a1",
+        "toolName": "edit",
+        "summary": "edit src/x.py",
+        "risk": "dangerous",
+        "riskReason": "touches many files",
+        "details": {"diff": "--- a/x\n+++ b/x\n@@ -1 +1 @@\n-old\n+new\n"},
+    }
+    text = approval_prompt(approval)
+    assert text.splitlines() == [
+        "? approve edit: edit src/x.py",
+        "  risk: dangerous (touches many files)",
+        "  --- a/x",
+        "  +++ b/x",
+        "  @@ -1 +1 @@",
+        "  -old",
+        "  +new",
+        "  allow? [y]es / [n]o / [a]lways this session: ",
+    ]
+    coloured = approval_prompt(approval, ON)
+    assert "\x1b[32m+new" in coloured and "\x1b[31m-old" in coloured
+    assert "\x1b[31mdangerous" in coloured
+
+
+def test_approval_prompt_with_details_as_text() -> None:
+    diff = "--- a/x\n+++ b/x\n@@ -1 +1 @@\n-old\n+new\n"
+    coloured = approval_prompt({"id": "a", "toolName": "edit", "summary": "s", "details": diff}, ON)
+    assert "\x1b[32m+new" in coloured and "\x1b[31m-old" in coloured
+    preview = approval_prompt(
+        {"id": "a", "toolName": "write", "summary": "s", "details": "-x\n"}, ON
+    )
+    assert "  -x" in preview and "\x1b[31m-x" not in preview
+
+
+def test_approval_prompt_without_details_or_risk() -> None:
+    text = approval_prompt(
+        {"id": "a", "toolName": "bash", "summary": "rm x", "details": {"command": "rm x"}}
+    )
+    assert "risk: normal" in text
+    assert "  rm x" in text.splitlines()
+
+
+def test_tree_and_sessions() -> None:
+    tree = [
+        {"id": "m1", "depth": 0, "role": "user", "text": "hi", "active": True},
+        {"id": "m2", "depth": 1, "role": "assistant", "text": "hello\nthere", "active": False},
+    ]
+    assert format_tree(tree) == "* m1 user: hi\n    m2 assistant: hello there"
+    assert format_tree([]) == "(empty session)"
+    rows = format_sessions([{"id": "s1", "name": "n", "messageCount": 3, "activeRunId": "r"}])
+    assert rows.startswith("s1  n (running)  3 msgs  -")
+    assert format_sessions([]) == "no sessions in this workspace"
+
+
+class FakeTty(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def test_use_color_honours_no_color_and_dumb_terminals(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("NO_COLOR", raising=False)
+    monkeypatch.setenv("TERM", "xterm")
+    assert use_color(FakeTty())
+    assert not use_color(io.StringIO())
+    monkeypatch.setenv("NO_COLOR", "1")
+    assert not use_color(FakeTty())
+    monkeypatch.delenv("NO_COLOR")
+    monkeypatch.setenv("TERM", "dumb")
+    assert not use_color(FakeTty())
