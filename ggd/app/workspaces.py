@@ -58,11 +58,16 @@ class WorkspaceRegistry:
         """Register (or touch) a workspace root and return it."""
         root = root.resolve()
         wid = workspace_id(root)
+        now = int(time.time() * 1000)
         with self._lock:
-            ws = self._by_id.get(wid) or Workspace(wid, root.name or str(root), root)
+            known = self._by_id.get(wid)
+            ws = known or Workspace(wid, root.name or str(root), root)
             self._by_id[wid] = ws
-            self._used[wid] = int(time.time() * 1000)
-            self._save()
+            stale = now - self._used.get(wid, 0) > 3_600_000
+            self._used[wid] = now
+            # Every connection's initialize lands here: write (and fsync) only what is new.
+            if known is None or stale:
+                self._save()
         return ws
 
     def get(self, wid: str) -> Workspace | None:

@@ -6,8 +6,10 @@ import json
 import logging
 from typing import Any
 
+from cattrs import Converter
 from pygls.exceptions import JsonRpcException
 from pygls.lsp.server import LanguageServer
+from pygls.protocol import default_converter
 
 from ggd.protocol import errors as E
 from ggd.rpc import Connection, GgProtocol, bind
@@ -15,6 +17,18 @@ from ggd.rpc import Connection, GgProtocol, bind
 from .framing import MAX_MESSAGE_BYTES, BadHeader, Oversized
 
 log = logging.getLogger("ggd.transport")
+
+
+_CONVERTER: Converter | None = None
+
+
+def _shared_converter() -> Converter:
+    # cattrs generates (un)structure code per converter; one per connection cost ~15 ms at
+    # every initialize. The converter holds no per-connection state, so all endpoints share one.
+    global _CONVERTER
+    if _CONVERTER is None:
+        _CONVERTER = default_converter()
+    return _CONVERTER
 
 
 class _ConnWriter:
@@ -39,7 +53,9 @@ class Endpoint:
 
     def __init__(self, app: Any, conn: Connection, version: str) -> None:
         self.conn = conn
-        self.server = LanguageServer("ggd", version, protocol_cls=GgProtocol)
+        self.server = LanguageServer(
+            "ggd", version, protocol_cls=GgProtocol, converter_factory=_shared_converter
+        )
         proto = self.server.protocol
         assert isinstance(proto, GgProtocol)
         proto.conn = conn
