@@ -1,0 +1,101 @@
+// Run state for the status bar and for commands (cancel, approvals), projected from gg/run.event.
+// No vscode import: unit-tested in Node.
+import type { Approval, RunEvent } from "../../../protocol/gg-protocol";
+
+export type RunPhase = "running" | "waiting_approval" | "completed" | "failed" | "canceled";
+
+/** What the extension knows about one run. */
+export interface RunInfo {
+  runId: string;
+  sessionId: string;
+  phase: RunPhase;
+  lastSequence: number;
+  pending: Approval[];
+  error?: string;
+}
+
+/** The status bar's text and tooltip. */
+export interface StatusView {
+  text: string;
+  tooltip: string;
+}
+
+const TERMINAL: ReadonlySet<RunPhase> = new Set(["completed", "failed", "canceled"]);
+
+/** Folds run events into per-run state; duplicates (replays) are ignored by sequence. */
+export class RunTracker {
+  private readonly runs = new Map<string, RunInfo>();
+  private last: RunInfo | undefined;
+
+  /** Apply one event; returns the run's state, or undefined for a duplicate. */
+  apply(ev: RunEvent): RunInfo | undefined {
+    let run = this.runs.get(ev.runId);
+    if (!run) {
+      run = { runId: ev.runId, sessionId: ev.sessionId, phase: "running", lastSequence: 0, pending: [] };
+      this.runs.set(ev.runId, run);
+    }
+    if (ev.sequence <= run.lastSequence) return undefined;
+    run.lastSequence = ev.sequence;
+    switch (ev.type) {
+      case "approval_requested":
+        run.pending.push(ev.approval);
+        break;
+      case "approval_resolved":
+        run.pending = run.pending.filter((a) => a.id !== ev.approvalId);
+        break;
+      case "run_completed":
+        run.phase = "completed";
+        break;
+      case "run_failed":
+        run.phase = "failed";
+        run.error = ev.error;
+        break;
+      case "run_canceled":
+        run.phase = "canceled";
+        break;
+      default:
+        break;
+    }
+    if (TERMINAL.has(run.phase)) {
+      run.pending = [];
+      this.runs.delete(run.runId);
+      this.last = run;
+    } else {
+      run.phase = run.pending.length > 0 ? "waiting_approval" : "running";
+    }
+    return run;
+  }
+
+  /** Runs that have not finished. */
+  active(): RunInfo[] {
+    return [...this.runs.values()];
+  }
+
+  /** The unfinished run of a session, if any. */
+  activeFor(sessionId: string): RunInfo | undefined {
+    return this.active().find((r) => r.sessionId === sessionId);
+  }
+
+  /** Forget everything (the connection was lost). */
+  reset(): void {
+    this.runs.clear();
+  }
+
+  /** Status bar view: approvals first, then running, else the last outcome. */
+  status(connected: boolean): StatusView {
+    if (!connected) return { text: "$(debug-disconnect) gg", tooltip: "gg: not connected to the daemon" };
+    const active = this.active();
+    const waiting = active.filter((r) => r.phase === "waiting_approval");
+    if (waiting.length > 0) {
+      const a = waiting[0].pending[0];
+      return { text: "$(bell) gg: approval needed", tooltip: `gg wants to run ${a.toolName}: ${a.summary}` };
+    }
+    if (active.length > 0) {
+      const n = active.length;
+      return { text: "$(loading~spin) gg: running", tooltip: n === 1 ? "gg: one run in progress (gg: Cancel Run stops it)" : `gg: ${n} runs in progress` };
+    }
+    if (this.last?.phase === "failed") return { text: "$(error) gg: failed", tooltip: `gg: the last run failed: ${this.last.error ?? ""}` };
+    if (this.last?.phase === "canceled") return { text: "$(circle-slash) gg: canceled", tooltip: "gg: the last run was canceled" };
+    return { text: "$(check) gg: idle", tooltip: "gg: ready" };
+  }
+}

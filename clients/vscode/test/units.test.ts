@@ -1,0 +1,96 @@
+// The pure parts of the extension: run tracking, approval mapping, prompts, server command, webview HTML.
+import assert from "node:assert/strict";
+import test from "node:test";
+import type { Approval, RunEvent } from "../../../protocol/gg-protocol";
+import { approvalMessage, approveParams, APPROVAL_CHOICES } from "../src/approvals";
+import { explainFilePrompt, MAX_SELECTION_CHARS, selectionPrompt } from "../src/prompts";
+import { RunTracker } from "../src/runs";
+import { checkProtocol, readSettings, serverCommand } from "../src/server";
+import { makeNonce, webviewHtml } from "../src/webviewHtml";
+
+const approval: Approval = { id: "a1", toolName: "bash", summary: "rm -rf build", risk: "dangerous", riskReason: "deletes files" };
+let seq = 0;
+const ev = (e: Record<string, unknown>): RunEvent => ({ runId: "r1", sessionId: "s1", sequence: ++seq, timestamp: 0, ...e }) as unknown as RunEvent;
+
+test("run tracker: running -> waiting for approval -> running -> completed", () => {
+  seq = 0;
+  const t = new RunTracker();
+  assert.equal(t.status(true).text, "$(check) gg: idle");
+  t.apply(ev({ type: "run_started" }));
+  assert.equal(t.status(true).text, "$(loading~spin) gg: running");
+  t.apply(ev({ type: "approval_requested", approval }));
+  assert.equal(t.activeFor("s1")?.phase, "waiting_approval");
+  assert.equal(t.status(true).text, "$(bell) gg: approval needed");
+  assert.match(t.status(true).tooltip, /bash: rm -rf build/);
+  t.apply(ev({ type: "approval_resolved", approvalId: "a1", allow: true, by: "user" }));
+  assert.equal(t.activeFor("s1")?.phase, "running");
+  t.apply(ev({ type: "run_completed", content: "ok" }));
+  assert.equal(t.activeFor("s1"), undefined);
+  assert.equal(t.status(true).text, "$(check) gg: idle");
+  assert.equal(t.status(false).text, "$(debug-disconnect) gg");
+});
+
+test("run tracker ignores replayed events and remembers failures", () => {
+  seq = 0;
+  const t = new RunTracker();
+  const first = ev({ type: "text_delta", text: "a" });
+  assert.ok(t.apply(first));
+  assert.equal(t.apply(first), undefined, "a replay of the same sequence is a duplicate");
+  t.apply(ev({ type: "run_failed", error: "model unreachable", retryable: true }));
+  assert.equal(t.status(true).text, "$(error) gg: failed");
+  assert.match(t.status(true).tooltip, /model unreachable/);
+  seq = 0;
+  t.apply({ ...ev({ type: "run_started" }), runId: "r2" } as RunEvent);
+  t.apply({ ...ev({ type: "run_canceled" }), runId: "r2" } as RunEvent);
+  assert.equal(t.status(true).text, "$(circle-slash) gg: canceled");
+});
+
+test("approval notification text and answers", () => {
+  assert.equal(approvalMessage(approval), "gg wants to run bash: rm -rf build [dangerous] (deletes files)");
+  assert.equal(approvalMessage({ id: "a", toolName: "write", summary: "write a.txt", risk: "normal" }), "gg wants to run write: write a.txt");
+  assert.deepEqual([...APPROVAL_CHOICES], ["Allow", "Allow for Session", "Deny"]);
+  assert.deepEqual(approveParams("r", approval, "Allow"), { runId: "r", approvalId: "a1", allow: true, scope: "once" });
+  assert.deepEqual(approveParams("r", approval, "Allow for Session"), { runId: "r", approvalId: "a1", allow: true, scope: "session" });
+  assert.deepEqual(approveParams("r", approval, "Deny"), { runId: "r", approvalId: "a1", allow: false, scope: "once" });
+  assert.equal(approveParams("r", approval, undefined), undefined, "dismissing answers nothing");
+});
+
+test("selection prompt fences code safely and cuts huge selections", () => {
+  const p = selectionPrompt("Why?", "src/a.ts", 3, 5, "typescript", "const s = '```';");
+  assert.equal(p, "Why?\n\nSelection from `src/a.ts`, lines 3-5:\n\n````typescript\nconst s = '```';\n````");
+  const big = selectionPrompt("Q", "f", 1, 1, "", "x".repeat(MAX_SELECTION_CHARS + 10));
+  assert.ok(big.includes("cut at 20000 characters"));
+  assert.ok(big.length < MAX_SELECTION_CHARS + 300);
+  assert.match(explainFilePrompt("src/b.py"), /`src\/b\.py`/);
+});
+
+test("server command: gg bridge by default, ggd --stdio on request", () => {
+  const defaults = readSettings(() => undefined);
+  assert.deepEqual(defaults, { server: "bridge", ggPath: "gg", ggdPath: "ggd" });
+  assert.deepEqual(serverCommand(defaults, "/w"), { command: "gg", args: ["bridge"] });
+  const stdio = readSettings(<T>(k: string) => ({ server: "stdio", ggdPath: "/venv/bin/ggd" })[k] as T | undefined);
+  assert.deepEqual(serverCommand(stdio, "/w"), { command: "/venv/bin/ggd", args: ["--stdio", "--exit-on-stdin-eof", "--workspace", "/w"] });
+});
+
+test("protocol check refuses another major and non-gg servers", () => {
+  const init = (v: unknown) => ({ capabilities: { experimental: { gg: { protocolVersion: v } } } });
+  assert.equal(checkProtocol(init("1.0")), undefined);
+  assert.equal(checkProtocol(init("1.7")), undefined);
+  assert.match(checkProtocol(init("2.0")) ?? "", /protocol 2\.0.*needs 1\.x/);
+  assert.match(checkProtocol({ capabilities: {} }) ?? "", /not ggd/);
+});
+
+test("webview HTML maps assets, sets a strict CSP and marks the bridge transport", () => {
+  const index = `<!doctype html><html><head><meta charset="UTF-8" /><link rel="icon" href="data:," />
+<script type="module" crossorigin src="./assets/index-1.js"></script>
+<link rel="stylesheet" crossorigin href="/assets/index-2.css"></head><body><div id="root"></div></body></html>`;
+  const html = webviewHtml(index, { assetBase: "https://file+.vscode-resource/ext/media/web/", cspSource: "https://*.vscode-cdn.net", nonce: "N0NCE" });
+  assert.ok(html.includes('src="https://file+.vscode-resource/ext/media/web/assets/index-1.js"'));
+  assert.ok(html.includes('href="https://file+.vscode-resource/ext/media/web/assets/index-2.css"'));
+  assert.ok(html.includes('href="data:,"'), "data: URLs stay");
+  assert.ok(html.includes("connect-src 'none'"), "the page has no network: only postMessage");
+  assert.ok(html.includes("script-src 'nonce-N0NCE' https://*.vscode-cdn.net"));
+  assert.ok(html.includes('window.__GG_TRANSPORT__ = "vscode"'));
+  assert.equal((html.match(/<script(?![^>]*nonce="N0NCE")/g) ?? []).length, 0, "every script carries the nonce");
+  assert.match(makeNonce((n) => new Uint8Array(n).fill(7)), /^[A-Za-z0-9]+$/);
+});
