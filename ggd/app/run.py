@@ -183,9 +183,16 @@ class Run:
         self._pending_changed()
 
     def cancel_approvals(self, by: str) -> None:
-        """Deny every pending approval (the run is ending)."""
-        for aid in list(self.pending):
-            self.answer(aid, False, "once", by=by)
+        """Deny every pending approval (the run is ending); clients see each one resolved."""
+        if not self.pending:
+            return
+        for aid, pending in list(self.pending.items()):
+            del self.pending[aid]
+            # A cancelled run task has already cancelled the future it was awaiting.
+            if not pending.future.done():
+                pending.future.set_result((False, "once", by))
+            self.emit("approval_resolved", approval_id=aid, allow=False, by=by)
+        self._pending_changed()
 
     def _pending_changed(self) -> None:
         if self.on_pending_change is not None:

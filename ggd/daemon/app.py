@@ -102,7 +102,8 @@ class DaemonApp:
             sock_path = ns.socket or home / "run" / "ggd.sock"
             if not self.private or ns.socket:
                 unix_server = await start_unix(hub, sock_path, version=__version__)
-            token = ns.token or secrets.token_urlsafe(32)
+            # GG_TOKEN keeps the token out of /proc/<pid>/cmdline, which other local users can read.
+            token = ns.token or os.environ.get("GG_TOKEN") or secrets.token_urlsafe(32)
             if ws_addr is not None:
                 ws_listener = WebSocketListener(
                     hub,

@@ -440,3 +440,18 @@ async def test_sandboxed_bash_cannot_write_outside_the_workspace(
         assert fin["details"]["sandboxed"] is True
     finally:
         await c.close()
+
+
+async def test_shutdown_with_a_pending_approval_is_clean(fake_daemon, workspace: Path) -> None:
+    d, _fm = fake_daemon(
+        [{"toolCalls": [{"name": "write", "arguments": {"path": "w.txt", "content": "w"}}]}]
+    )
+    c = await d.connect("unix")
+    sid = await new_session(c)
+    rid = await start(c, sid, "write", interactive=True)
+    await until(c, rid, "approval_requested")
+    await c.close()
+    assert d.stop() == 0
+    logs = d.logs()
+    assert "never retrieved" not in logs and "Traceback" not in logs, logs[-2000:]
+    assert not (workspace / "w.txt").exists()

@@ -119,3 +119,15 @@ async def test_first_answer_wins_and_later_ones_expire() -> None:
         run.answer("a1", False, "once")
     types = [e["type"] for e in run.ring.since(0)]
     assert types == ["approval_requested", "approval_resolved"]
+
+
+async def test_cancelling_a_run_resolves_approvals_whose_wait_was_cancelled() -> None:
+    from ggd.protocol import Approval
+
+    run = Run(session_id="s", interactive=True, approval_mode="auto", model="m")
+    pending = run.add_approval(Approval(id="a1", tool_name="write", summary="write x"))
+    pending.future.cancel()  # what task cancellation does to the awaited future
+    run.cancel_approvals("cancel")
+    assert run.pending == {}
+    resolved = [e for e in run.ring.since(0) if e["type"] == "approval_resolved"]
+    assert resolved == [resolved[0]] and resolved[0]["by"] == "cancel" and not resolved[0]["allow"]
