@@ -9,7 +9,7 @@ PORT    ?= 8765
 APT_PKGS := chromium neovim bubblewrap ripgrep
 NPM_DIRS := ui electron clients/vscode
 
-.PHONY: run test install deps system-deps ui npm lint typecheck protocol-check pytest node-tests bench clean
+.PHONY: run test install deps system-deps code-server ui npm lint typecheck protocol-check pytest node-tests bench clean
 
 ## run: install and start the daemon with its web UI (prints the URL with the token)
 run: install ui
@@ -26,7 +26,12 @@ $(BIN)/ggd: pyproject.toml
 	$(BIN)/python -m pip install -q -e '.[dev]'
 	touch $(BIN)/ggd
 
-deps: install system-deps npm
+deps: install system-deps npm code-server
+
+# VS Code in a browser, for the extension's end-to-end test (outside the repo, ~2 min once).
+CODE_SERVER_DIR ?= $(or $(GG_CODE_SERVER_DIR),$(HOME)/.cache/gg-code-server)
+code-server:
+	@test -x "$(CODE_SERVER_DIR)/cs/node_modules/.bin/code-server" || bash clients/vscode/scripts/install-code-server.sh "$(CODE_SERVER_DIR)"
 
 # Debian packages some tests need; installed only when missing (root or sudo required).
 system-deps:
