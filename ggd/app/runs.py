@@ -130,6 +130,10 @@ class RunManager:
         svc.active_run_id = run.id
         self.active[run.id] = run
         run.emit("run_started", prompt=prompt)
+        log.info(
+            "run started",
+            extra={"run": run.id, "session": svc.id, "model": model_ref, "mode": mode},
+        )
         self.runtime.bus.publish(
             SessionEvent(session_id=svc.id, type="run_started", run_id=run.id), svc.workspace.id
         )
@@ -204,6 +208,10 @@ class RunManager:
                 svc.active_run_id = None
             self.finished[run.id] = run
             self._expire()
+            log.info(
+                "run finished",
+                extra={"run": run.id, "session": run.session_id, "status": run.status},
+            )
             self.runtime.bus.publish(
                 SessionEvent(
                     session_id=run.session_id, type="run_finished", run_id=run.id, status=run.status
