@@ -1,4 +1,4 @@
-import { useEffect, useMemo, useState, useSyncExternalStore } from "react";
+import { useEffect, useMemo, useRef, useState, useSyncExternalStore } from "react";
 import { ConnectionStatus } from "./components/ConnectionStatus";
 import { Composer } from "./components/Composer";
 import { Conversation } from "./components/Conversation";
@@ -38,6 +38,9 @@ export function App({ app, onWorkspace, onTokenProblem }: AppProps) {
   const [tab, setTab] = useState<TabSpec["id"]>("chat");
   const [model, setModel] = useState<string>("");
   const [theme, toggleTheme] = useTheme();
+  // Narrow containers (the VS Code sidebar) show one column: the list opens over the conversation.
+  const [listOpen, setListOpen] = useState(false);
+  const listToggle = useRef<HTMLButtonElement>(null);
 
   const { connection, info } = view;
   const conversation = session.conversation;
@@ -60,7 +63,16 @@ export function App({ app, onWorkspace, onTokenProblem }: AppProps) {
 
   useEffect(() => {
     if (snapshot?.sessionId) saveSession(window.sessionStorage, snapshot.sessionId);
+    // Whoever opened it (a click in the list, New session, the VS Code host): show the conversation.
+    setListOpen(false);
   }, [snapshot?.sessionId]);
+
+  useEffect(() => {
+    if (!listOpen) return;
+    // Into the list it opened: the current session, or New session.
+    const list = document.getElementById("session-list");
+    (list?.querySelector<HTMLElement>("[aria-current=true]") ?? list?.querySelector<HTMLElement>("button"))?.focus();
+  }, [listOpen]);
 
   useEffect(() => {
     if (!model && (snapshot?.model || info?.defaultModel)) setModel(snapshot?.model || info?.defaultModel || "");
@@ -84,6 +96,17 @@ export function App({ app, onWorkspace, onTokenProblem }: AppProps) {
         Skip to composer
       </a>
       <header className="topbar">
+        <button
+          ref={listToggle}
+          type="button"
+          className="btn small list-toggle"
+          aria-expanded={listOpen}
+          aria-controls="session-list"
+          onClick={() => setListOpen((open) => !open)}
+          data-testid="list-toggle"
+        >
+          <span aria-hidden="true">{listOpen ? "▴" : "▾"} </span>Sessions
+        </button>
         <span className="brand">gg</span>
         <label className="field">
           <span>Workspace</span>
@@ -159,13 +182,28 @@ export function App({ app, onWorkspace, onTokenProblem }: AppProps) {
           </button>
         </div>
       ) : null}
-      <div className="layout">
+      <div className={`layout${listOpen ? " list-open" : ""}`}>
         <SessionList
+          id="session-list"
+          onEscape={
+            listOpen
+              ? () => {
+                  setListOpen(false);
+                  listToggle.current?.focus();
+                }
+              : undefined
+          }
           sessions={view.sessions}
           currentId={snapshot?.sessionId ?? null}
           badges={view.badges}
-          onOpen={(id) => void app.openSession(id)}
-          onNew={() => void app.newSession()}
+          onOpen={(id) => {
+            setListOpen(false);
+            void app.openSession(id);
+          }}
+          onNew={() => {
+            setListOpen(false);
+            void app.newSession();
+          }}
           onMore={view.nextCursor ? () => void app.loadMoreSessions() : undefined}
         />
         <main className="main">

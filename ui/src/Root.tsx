@@ -1,6 +1,7 @@
 import { useCallback, useEffect, useState } from "react";
 import { App } from "./App";
 import { AppController } from "./state/app";
+import type { HostCommands } from "./rpc/hostCommands";
 import { PostMessageTransport, type MessageTarget } from "./rpc/postMessage";
 import { httpAuthProbe, WebSocketTransport } from "./rpc/websocket";
 import { saveToken, saveWorkspace, savedSession, savedWorkspace, socketUrl } from "./rpc/token";
@@ -21,11 +22,20 @@ function connect(token: string): AppController {
 }
 
 /** Picks the token (from the URL fragment, sessionStorage, or the user) and runs the app. */
-export function Root({ initialToken, host }: { initialToken: string | null; host: MessageTarget | null }) {
-  return host ? <BridgedRoot host={host} /> : <TokenRoot initialToken={initialToken} />;
+export function Root({
+  initialToken,
+  host,
+  commands = null,
+}: {
+  initialToken: string | null;
+  host: MessageTarget | null;
+  /** The host's commands (openSession), listened to since the page script started. */
+  commands?: HostCommands | null;
+}) {
+  return host ? <BridgedRoot host={host} commands={commands} /> : <TokenRoot initialToken={initialToken} />;
 }
 
-function BridgedRoot({ host }: { host: MessageTarget }) {
+function BridgedRoot({ host, commands }: { host: MessageTarget; commands: HostCommands | null }) {
   const [app, setApp] = useState<AppController | null>(null);
   const [problem, setProblem] = useState<string | null>(null);
   useEffect(() => {
@@ -35,8 +45,13 @@ function BridgedRoot({ host }: { host: MessageTarget }) {
       savedSession(window.sessionStorage),
     );
     setApp(controller);
-    return () => controller.close();
-  }, [host]);
+    // "gg: Ask" / "gg: Open Sessions" in the extension: show that session (and its live run).
+    const stopListening = commands?.listen((command) => void controller.showSession(command.sessionId));
+    return () => {
+      stopListening?.();
+      controller.close();
+    };
+  }, [host, commands]);
   if (problem) {
     return (
       <main className="token-page">

@@ -154,8 +154,11 @@ def pages(browser: Any, request: pytest.FixtureRequest) -> Iterator[Callable[...
     """New pages in fresh contexts; at teardown no page may have logged a console error."""
     made: list[tuple[Any, PageWatch]] = []
 
-    def new_page(allow: list[str] | None = None) -> PageWatch:
-        context = browser.new_context(viewport={"width": 1280, "height": 800})
+    def new_page(
+        allow: list[str] | None = None, viewport: tuple[int, int] = (1280, 800)
+    ) -> PageWatch:
+        width, height = viewport
+        context = browser.new_context(viewport={"width": width, "height": height})
         context.set_default_timeout(UI_TIMEOUT_MS)
         page = context.new_page()
         patterns = [*KNOWN_DAEMON_NOISE, *(allow or [])]

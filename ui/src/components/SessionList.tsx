@@ -8,6 +8,10 @@ export interface SessionListProps {
   onOpen: (sessionId: string) => void;
   onNew: () => void;
   onMore?: () => void;
+  /** The element id (the narrow layout's toggle controls it). */
+  id?: string;
+  /** Escape inside the list: close it (given while it is open over the conversation). */
+  onEscape?: () => void;
 }
 
 function when(ms: number): string {
@@ -19,7 +23,7 @@ function when(ms: number): string {
 }
 
 /** Sessions of the workspace, newest first, with a search box and approval badges. */
-export function SessionList({ sessions, currentId, badges, onOpen, onNew, onMore }: SessionListProps) {
+export function SessionList({ sessions, currentId, badges, onOpen, onNew, onMore, id, onEscape }: SessionListProps) {
   const [query, setQuery] = useState("");
   const shown = useMemo(() => {
     const q = query.trim().toLowerCase();
@@ -30,7 +34,17 @@ export function SessionList({ sessions, currentId, badges, onOpen, onNew, onMore
   }, [sessions, query]);
 
   return (
-    <nav className="session-list" aria-label="Sessions">
+    <nav
+      className="session-list"
+      aria-label="Sessions"
+      id={id}
+      onKeyDown={(event) => {
+        if (event.key === "Escape" && onEscape) {
+          event.preventDefault();
+          onEscape();
+        }
+      }}
+    >
       <div className="session-list-head">
         <button type="button" className="btn primary" onClick={onNew}>
           New session

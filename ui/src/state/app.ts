@@ -132,6 +132,20 @@ export class AppController {
     await this.session.open(sessionId);
   }
 
+  /**
+   * Show a session the host asked for (the VS Code extension, after "gg: Ask" or "gg: Open Sessions").
+   * It wins over the session this tab had open before a reload. Opening attaches to the session's
+   * active run (`gg/run.get`, then subscribe after its last sequence), so a run the host just
+   * started streams live; an already open session follows new runs through its `run_started` events.
+   */
+  async showSession(sessionId: string): Promise<void> {
+    this.resumeSessionId = undefined;
+    if (this.session.sessionId === sessionId) return;
+    await this.openSession(sessionId);
+    // The host may have just created it: nobody told this page, so list it now.
+    if (!this.store.get().sessions.some((s) => s.id === sessionId)) await this.refreshSessions();
+  }
+
   /** Create a session, open it, and list it. */
   async newSession(): Promise<void> {
     await this.session.create();
