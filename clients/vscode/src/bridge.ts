@@ -45,6 +45,7 @@ export class WebviewBridge {
   private readonly subscription: { dispose(): void };
   private disposed = false;
   private pageReady = false;
+  private lastOpen: string | null = null;
   // Sessions the page follows (from its own gg/session.subscribe / unsubscribe requests).
   private readonly watched = new Set<string>();
 
@@ -82,6 +83,7 @@ export class WebviewBridge {
 
   /** Ask the web UI to show a session. */
   openSession(sessionId: string): void {
+    this.lastOpen = sessionId;
     this.post({ gg: "host", command: "openSession", sessionId });
   }
 
@@ -104,6 +106,9 @@ export class WebviewBridge {
     if (raw.gg === "hello") {
       this.pageReady = true;
       this.post({ gg: "state", state: this.state });
+      // A request posted before the page listened may have been dropped; the page ignores a
+      // repeat for the session it already shows.
+      if (this.lastOpen) this.post({ gg: "host", command: "openSession", sessionId: this.lastOpen });
       return;
     }
     const { id, method, params } = raw.message;

@@ -205,6 +205,18 @@ test("openSession is an extra envelope the UI's transport safely ignores", async
   transport.close();
 });
 
+test("the last openSession is posted again when the page says hello", async () => {
+  const { bridge, ch, transport } = setup();
+  await flush();
+  bridge.openSession("s7");
+  ch.sendToHost({ gg: "hello" }); // e.g. the view was reloaded and lost the first post
+  await flush();
+  const opens = ch.posted.filter((m) => m.gg === "host");
+  assert.deepEqual(opens.at(-1), { gg: "host", command: "openSession", sessionId: "s7" });
+  assert.equal(opens.length, 2);
+  transport.close();
+});
+
 test("foreign and malformed messages are ignored by the host", async () => {
   const { ch, rpc } = setup();
   await flush();
