@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from ggcli import __version__
-from ggcli.render import format_sessions, format_tree
+from ggcli.render import format_context, format_sessions, format_tree
 from ggcli.rpc import METHOD_NOT_FOUND, Client, RpcError
 from ggcli.session import start_run
 from ggcli.turn import TurnOptions, TurnRunner, Ui
@@ -20,7 +20,7 @@ HELP = """\
 Type a message and press Enter. While the agent works, typing steers it; Ctrl+C cancels the turn.
 Ctrl+D (on an empty line) leaves. Commands:
   /model [name]     show the model, or use NAME for the next turns
-  /compact          summarise older context to make room
+  /compact [NOTE]   summarise older turns to make room (NOTE: what to keep)
   /context          show how full the context window is
   /name NAME        rename this session
   /tree             show the conversation tree (* = active branch)
@@ -170,17 +170,24 @@ class Repl:
             self.ui.note("available: " + ", ".join(str(m) for m in models), "dim")
 
     def cmd_compact(self, arg: str) -> None:
-        """Ask the daemon to compact this session's context."""
-        result = self.client.request("gg/session.compact", {"sessionId": self.session_id}) or {}
-        summary = result.get("summary") if isinstance(result, dict) else None
-        self.ui.note("context compacted" + (f": {summary}" if summary else ""), "green")
+        """Ask the daemon to summarise older turns now (arg: instructions for the summary)."""
+        params: dict[str, Any] = {"sessionId": self.session_id}
+        if arg:
+            params["instructions"] = arg
+        self.ui.note("compacting…", "dim")
+        result = self.client.request("gg/session.compact", params) or {}
+        if not isinstance(result, dict) or not result.get("compacted"):
+            self.ui.note("nothing to compact yet: the conversation is still short", "yellow")
+            return
+        self.ui.note("context compacted; the model now sees this summary of older turns:", "green")
+        self.ui.err.write(str(result.get("summary") or "") + "\n")
+        self.ui.err.flush()
+        self.cmd_context("")
 
     def cmd_context(self, arg: str) -> None:
-        """Show how the context window is used."""
-        result = self.client.request("gg/session.context", {"sessionId": self.session_id}) or {}
-        if isinstance(result, dict):
-            for key, value in result.items():
-                self.ui.note(f"{key}: {value}")
+        """Show how full the context window is."""
+        result = self.client.request("gg/session.context", {"sessionId": self.session_id})
+        self.ui.note(format_context(result if isinstance(result, dict) else {}))
 
     def cmd_name(self, arg: str) -> None:
         """Rename the session."""

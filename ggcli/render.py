@@ -11,6 +11,7 @@ __all__ = [
     "MarkdownStream",
     "Style",
     "approval_prompt",
+    "format_context",
     "format_sessions",
     "format_tool_line",
     "format_tree",
@@ -268,6 +269,23 @@ def format_sessions(sessions: list[dict[str, Any]], style: Style | None = None) 
             f"{when}  {st(preview, 'dim')}".rstrip()
         )
     return "\n".join(rows)
+
+
+def format_context(info: dict[str, Any]) -> str:
+    """One line for gg/session.context: tokens against the budget, messages, summary, model."""
+    tokens, budget = info.get("contextTokens"), info.get("promptBudget")
+    if isinstance(tokens, int) and isinstance(budget, int) and budget > 0:
+        used = f"{tokens:,} of {budget:,} tokens ({round(100 * tokens / budget)}%)"
+    elif isinstance(tokens, int):
+        used = f"{tokens:,} tokens"
+    else:
+        used = "unknown size"
+    parts = [f"context: {used}", f"{info.get('messageCount', '?')} messages in context"]
+    if info.get("hasSummary"):
+        parts.append("older turns summarised")
+    if info.get("model"):
+        parts.append(str(info["model"]))
+    return " · ".join(parts)
 
 
 def _when(ms: Any) -> str:

@@ -22,7 +22,6 @@ import pytest
 REPO = Path(__file__).resolve().parents[3]
 BIN = Path(sys.executable).parent
 GG = str(BIN / "gg")
-FAKE_GGD = Path(__file__).with_name("fake_ggd.py")
 _ANSI = re.compile(r"\x1b(\[[0-9;?]*[ -/]*[@-~]|[=>]|\][^\x07]*\x07)")
 
 
@@ -236,24 +235,6 @@ def cli_env(tmp_path: Path) -> Iterator[CliEnv]:
 
 
 @pytest.fixture
-def fake_env(cli_env: CliEnv) -> CliEnv:
-    """cli_env whose `ggd` is the keyword-scripted stand-in (tests/e2e/cli/fake_ggd.py)."""
-    wrapper = cli_env.root / "fake-ggd"
-    wrapper.write_text(f'#!/bin/sh\nexec "{sys.executable}" "{FAKE_GGD}" "$@"\n')
-    wrapper.chmod(0o755)
-    cli_env.env["GG_GGD"] = str(wrapper)
-    return cli_env
-
-
-def fake_runs(env: CliEnv) -> list[dict[str, Any]]:
-    """The gg/run.start params the fake daemon received, in order."""
-    path = env.home / "fake_runs.jsonl"
-    if not path.exists():
-        return []
-    return [json.loads(line) for line in path.read_text().splitlines()]
-
-
-@pytest.fixture
 def real_env(cli_env: CliEnv) -> Iterator[CliEnv]:
     """cli_env for the real ggd, its model being the scripted fake (add steps per test)."""
     from tests.fakes.fake_openai import FakeModel
@@ -267,3 +248,76 @@ def real_env(cli_env: CliEnv) -> Iterator[CliEnv]:
     finally:
         cli_env.stop_daemon()
         model.stop()
+
+
+def ggd_pids(home: Path) -> list[int]:
+    """Pids of live ggd processes (socket or stdio) started with this GG_HOME."""
+    out = []
+    for pid in os.listdir("/proc"):
+        if not pid.isdigit() or not _alive(int(pid)):
+            continue
+        try:
+            cmd = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
+            environ = Path(f"/proc/{pid}/environ").read_bytes().split(b"\0")
+        except OSError:
+            continue
+        if any(c.endswith(b"ggd") for c in cmd[:2]) and f"GG_HOME={home}".encode() in environ:
+            out.append(int(pid))
+    return out
+
+
+def last_user(request: dict[str, Any]) -> str:
+    """The text of the last user message the model was sent."""
+    for m in reversed(request["messages"]):
+        if m["role"] == "user":
+            c = m["content"]
+            return c if isinstance(c, str) else "".join(p.get("text", "") for p in c)
+    return ""
+
+
+class Lines:
+    """Line-oriented access to a `gg rpc` child."""
+
+    def __init__(self, proc: subprocess.Popen[bytes]) -> None:
+        self.proc = proc
+
+    def send(self, obj: Any) -> None:
+        """Write one message (or a raw line) to gg rpc."""
+        assert self.proc.stdin is not None
+        raw = obj if isinstance(obj, str) else json.dumps(obj)
+        self.proc.stdin.write(raw.encode() + b"\n")
+        self.proc.stdin.flush()
+
+    def read(self) -> dict[str, Any]:
+        """The next line gg rpc printed."""
+        assert self.proc.stdout is not None
+        line = self.proc.stdout.readline()
+        assert line, "gg rpc closed stdout"
+        return dict(json.loads(line))
+
+    def reply(self, rid: Any) -> dict[str, Any]:
+        """The response to request rid, skipping notifications (ggd may notify first)."""
+        return self.until(lambda m: "method" not in m and m.get("id") == rid)[-1]
+
+    def until(self, pred: Any) -> list[dict[str, Any]]:
+        """Messages up to and including the first one matching pred."""
+        seen = []
+        while True:
+            msg = self.read()
+            seen.append(msg)
+            if pred(msg):
+                return seen
+
+    def close(self, timeout: float = 15) -> int:
+        """End stdin and wait for gg rpc to exit; returns its code."""
+        assert self.proc.stdin is not None
+        self.proc.stdin.close()
+        return self.proc.wait(timeout)
+
+
+def req(rid: Any, method: str, params: Any = None) -> dict[str, Any]:
+    """A JSON-RPC request object."""
+    msg = {"jsonrpc": "2.0", "id": rid, "method": method}
+    if params is not None:
+        msg["params"] = params
+    return msg

@@ -10,6 +10,7 @@ from ggcli.render import (
     MarkdownStream,
     Style,
     approval_prompt,
+    format_context,
     format_sessions,
     format_tool_line,
     format_tree,
@@ -145,3 +146,14 @@ def test_use_color_honours_no_color_and_dumb_terminals(monkeypatch: pytest.Monke
     monkeypatch.delenv("NO_COLOR")
     monkeypatch.setenv("TERM", "dumb")
     assert not use_color(FakeTty())
+
+
+def test_format_context_shows_use_against_the_budget() -> None:
+    info = {"model": "openai:m", "contextTokens": 5120, "promptBudget": 24000}
+    info |= {"messageCount": 14, "hasSummary": True}
+    assert format_context(info) == (
+        "context: 5,120 of 24,000 tokens (21%) · 14 messages in context"
+        " · older turns summarised · openai:m"
+    )
+    assert format_context({"contextTokens": 7}) == "context: 7 tokens · ? messages in context"
+    assert format_context({}).startswith("context: unknown size")

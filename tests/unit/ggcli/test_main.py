@@ -14,7 +14,7 @@ import pytest
 from ggcli import discovery
 from ggcli.main import build_parser, build_sub_parser, main
 
-from .conftest import GG
+GG = str(Path(sys.executable).parent / "gg")
 
 
 def test_version_imports_nothing_but_the_stdlib(tmp_path: Path) -> None:
