@@ -1,18 +1,23 @@
-"""Fixtures for the client tests: headless Neovim runs, Node test runs, a fake model, ggd paths."""
+"""Fixtures for the client tests: headless Neovim runs, a scripted model, a second client, ggd paths."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import shutil
 import subprocess
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pytest
+
+from tests.e2e.daemon import Daemon
+from tests.e2e.rpc_client import RpcClient
+from tests.fakes.fake_openai import FakeModel
 
 REPO = Path(__file__).resolve().parents[3]
 HERE = Path(__file__).resolve().parent
@@ -118,3 +123,35 @@ def run_nvim(tmp_path: Path) -> Iterator[Any]:
         )
 
     yield run
+
+
+@pytest.fixture
+def model() -> Iterator[Callable[[list[dict[str, Any]]], FakeModel]]:
+    """Start a scripted fake model: model(steps) -> FakeModel; stopped at teardown."""
+    started: list[FakeModel] = []
+
+    def make(steps: list[dict[str, Any]]) -> FakeModel:
+        fm = FakeModel(steps).start()
+        started.append(fm)
+        return fm
+
+    yield make
+    for fm in started:
+        fm.stop()
+
+
+@pytest.fixture
+def peer() -> Callable[..., Any]:
+    """Act as a second client on a daemon's Unix socket: peer(daemon, fn, root=None) -> fn's result."""
+
+    def act(d: Daemon, fn: Callable[[RpcClient], Awaitable[Any]], root: Path | None = None) -> Any:
+        async def go() -> Any:
+            c = await d.connect("unix", root)
+            try:
+                return await fn(c)
+            finally:
+                await c.close()
+
+        return asyncio.run(go())
+
+    return act

@@ -1,40 +1,28 @@
-"""The Neovim plugin against a real ggd and the scripted fake model: `ggd --stdio` and `gg bridge`."""
+"""The Neovim plugin driving a real `ggd --stdio`; a scripted fake model decides what the agent does."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
-import signal
-import socket
-import subprocess
-import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from tests.e2e.rpc_client import RpcClient
 from tests.fakes.fake_openai import FakeModel
 
-WRITE = {
-    "toolCalls": [{"name": "write", "arguments": {"path": "notes.txt", "content": "hello\n"}}],
-    "chunkSize": 7,
-}
+
+def write(path: str, content: str = "hello\n") -> dict[str, Any]:
+    """A model step that calls the write tool once."""
+    return {
+        "toolCalls": [{"name": "write", "arguments": {"path": path, "content": content}}],
+        "chunkSize": 7,
+    }
 
 
-@pytest.fixture
-def model() -> Iterator[Any]:
-    """Start a fake model with a script: model(steps) -> FakeModel."""
-    started: list[FakeModel] = []
-
-    def make(steps: list[dict[str, Any]]) -> FakeModel:
-        fm = FakeModel(steps).start()
-        started.append(fm)
-        return fm
-
-    yield make
-    for fm in started:
-        fm.stop()
+WRITE = write("notes.txt")
 
 
 def _env(fm: FakeModel, gg_home: Path) -> dict[str, str]:
@@ -50,7 +38,42 @@ def _stdio(ggd_bin: Path, workspace: Path) -> list[str]:
     return [str(ggd_bin), "--stdio", "--exit-on-stdin-eof", "--workspace", str(workspace)]
 
 
-def test_streams_into_the_chat_buffer(run_nvim, model, gg_home, workspace, ggd_bin) -> None:
+def _messages(request: dict[str, Any]) -> list[tuple[str, str]]:
+    """(role, text) of the chat messages one model request carried."""
+    out: list[tuple[str, str]] = []
+    for m in request["messages"]:
+        content = m.get("content") or ""
+        if isinstance(content, list):
+            content = "".join(p.get("text", "") for p in content)
+        out.append((m["role"], content))
+    return out
+
+
+def _afterwards(
+    ggd_bin: Path, gg_home: Path, workspace: Path, session_id: str | None = None
+) -> tuple[list[dict[str, Any]], dict[str, Any] | None]:
+    """Once nvim is gone, ask a fresh ggd what it stored: (session list, snapshot of session_id)."""
+
+    async def go() -> tuple[list[dict[str, Any]], dict[str, Any] | None]:
+        c = await RpcClient.stdio(
+            [*_stdio(ggd_bin, workspace)], {**os.environ, "GG_HOME": str(gg_home)}
+        )
+        try:
+            await c.initialize(workspace)
+            listed = (await c.request("gg/session.list", {}))["sessions"]
+            snap = None
+            if session_id is not None:
+                snap = await c.request("gg/session.get", {"sessionId": session_id})
+            return listed, snap
+        finally:
+            await c.close()
+
+    return asyncio.run(go())
+
+
+def test_streams_into_the_chat_buffer_and_continues_the_session(
+    run_nvim, model, gg_home, workspace, ggd_bin
+) -> None:
     fm = model(
         [
             {"text": "Hello from the fake.\nSecond line.", "chunkSize": 4},
@@ -64,21 +87,41 @@ def test_streams_into_the_chat_buffer(run_nvim, model, gg_home, workspace, ggd_b
             "root": str(workspace),
             "prompt": "say hi",
             "prompt2": "again",
-            "expect": ["## gg\n\nHello from the fake.\nSecond line."],
-            "expect2": ["## You\n\nagain\n\n## gg\n\nAgain here."],
+            "expect": ["## gg\n\nHello from the fake.\nSecond line.\n\n---"],
+            "expect2": ["## You\n\nagain\n\n## gg\n\nAgain here.\n\n---"],
         },
         _env(fm, gg_home),
     )
     assert res.ok, res.error
     assert fm.mismatches == []
-    assert len(fm.requests) == 2
+    first, second = fm.requests
+    # The second :GG continued the same conversation: the model saw the first turn again.
+    assert ("user", "say hi") in _messages(first)
+    history = _messages(second)
+    assert history.index(("user", "say hi")) < history.index(("user", "again"))
+    assert ("assistant", "Hello from the fake.\nSecond line.") in history
+    # Exactly one session was created, holding both turns.
+    listed, snap = _afterwards(ggd_bin, gg_home, workspace, res.data["session_id"])
+    assert [s["id"] for s in listed] == [res.data["session_id"]]
+    assert snap is not None
+    assert snap["workspace"]["name"] == workspace.name
+    assert [(m["role"], m["content"]) for m in snap["messages"]] == [
+        ("user", "say hi"),
+        ("assistant", "Hello from the fake.\nSecond line."),
+        ("user", "again"),
+        ("assistant", "Again here."),
+    ]
 
 
-@pytest.mark.parametrize(("choice", "written"), [("Allow", True), ("Deny", False)])
-def test_approval_answered_through_the_plugin(
-    run_nvim, model, gg_home, workspace, ggd_bin, choice, written
+@pytest.mark.parametrize(
+    ("choice", "asked", "written"),
+    [("Allow", 2, True), ("Allow for session", 1, True), ("Deny", 2, False)],
+)
+def test_approval_prompt_answers_the_daemon(
+    run_nvim, model, gg_home, workspace, ggd_bin, choice, asked, written
 ) -> None:
-    fm = model([WRITE, {"text": "Finished the turn."}])
+    (workspace / "more.txt").write_text("old\n")
+    fm = model([WRITE, write("more.txt", "more\n"), {"text": "Finished the turn."}])
     res = run_nvim(
         {
             "scenario": "approve_select",
@@ -86,34 +129,76 @@ def test_approval_answered_through_the_plugin(
             "root": str(workspace),
             "prompt": "write notes",
             "choice": choice,
-            "expect": ["**Approval needed:**", "Finished the turn."],
+            "expect": [
+                "**Approval needed:** gg wants to run write: write notes.txt (create)",
+                "```\nhello\n```",  # a written file shows its content (not fenced as a diff)
+                "Finished the turn.",
+            ],
         },
         _env(fm, gg_home),
     )
     assert res.ok, res.error
-    assert "write" in res.data["selects"][0]["prompt"]
+    # "Allow for session" also answered the second write; "Allow" and "Deny" are asked again.
+    assert len(res.data["selects"]) == asked
     assert (workspace / "notes.txt").exists() is written
+    assert (workspace / "more.txt").read_text() == ("more\n" if written else "old\n")
     if written:
         assert (workspace / "notes.txt").read_text() == "hello\n"
+    else:
+        tool_result = [m for m in fm.requests[1]["messages"] if m["role"] == "tool"][-1]
+        assert "denied" in json.dumps(tool_result).lower()
 
 
-def test_deny_command_answers_the_pending_approval(
-    run_nvim, model, gg_home, workspace, ggd_bin
+@pytest.mark.parametrize(
+    ("command", "expect", "content"),
+    [
+        ("GGApprove", "_Approval allowed (user)._", "new\n"),
+        ("GGDeny", "_Approval denied (user)._", "old\n"),
+    ],
+)
+def test_approve_and_deny_commands_answer_the_pending_approval(
+    run_nvim, model, gg_home, workspace, ggd_bin, command, expect, content
 ) -> None:
-    fm = model([WRITE, {"text": "Understood, not writing."}])
+    (workspace / "notes.txt").write_text("old\n")
+    edit = {"path": "notes.txt", "edits": [{"oldText": "old", "newText": "new"}]}
+    fm = model([{"toolCalls": [{"name": "edit", "arguments": edit}]}, {"text": "Turn over."}])
     res = run_nvim(
         {
             "scenario": "approve_command",
             "cmd": _stdio(ggd_bin, workspace),
             "root": str(workspace),
-            "prompt": "write notes",
-            "command": "GGDeny",
-            "expect": ["_Approval denied (user)._", "Understood, not writing."],
+            "prompt": "edit notes",
+            "command": command,
+            "expect": ["```diff\n--- a/notes.txt\n+++ b/notes.txt\n", expect, "Turn over."],
         },
         _env(fm, gg_home),
     )
     assert res.ok, res.error
-    assert not (workspace / "notes.txt").exists()
+    assert (workspace / "notes.txt").read_text() == content
+
+
+def test_buffer_layout_of_an_approved_tool_turn(
+    run_nvim, model, gg_home, workspace, ggd_bin
+) -> None:
+    fm = model([{"text": "I will write a file.", **WRITE}, {"text": "All done."}])
+    res = run_nvim(
+        {
+            "scenario": "approve_select",
+            "cmd": _stdio(ggd_bin, workspace),
+            "root": str(workspace),
+            "prompt": "approve please",
+            "choice": "Allow",
+        },
+        _env(fm, gg_home),
+    )
+    assert res.ok, res.error
+    assert res.data["buffer"] == (
+        "## You\n\napprove please\n\n## gg\n\nI will write a file.\n\n"
+        "**Approval needed:** gg wants to run write: write notes.txt (create)"
+        " (changes a workspace file) (:GGApprove / :GGDeny)\n```\nhello\n```\n\n"
+        "_Approval allowed (user)._\n\n- tool `write`: write notes.txt\n\n"
+        "  `write` done: Created notes.txt (6 bytes).\n\nAll done.\n\n---"
+    )
 
 
 def test_cancel_stops_a_streaming_run(run_nvim, model, gg_home, workspace, ggd_bin) -> None:
@@ -129,9 +214,11 @@ def test_cancel_stops_a_streaming_run(run_nvim, model, gg_home, workspace, ggd_b
         _env(fm, gg_home),
     )
     assert res.ok, res.error
+    assert "## gg\n\nThinking" in res.data["buffer"]
+    assert len(fm.requests) == 1
 
 
-def test_sessions_picker(run_nvim, model, gg_home, workspace, ggd_bin) -> None:
+def test_sessions_picker_reopens_a_session(run_nvim, model, gg_home, workspace, ggd_bin) -> None:
     fm = model([{"text": "First answer."}])
     res = run_nvim(
         {
@@ -143,75 +230,14 @@ def test_sessions_picker(run_nvim, model, gg_home, workspace, ggd_bin) -> None:
         _env(fm, gg_home),
     )
     assert res.ok, res.error
-    assert "First answer." in res.data["buffer"]
+    # The answer comes back from the daemon's snapshot of the reopened session.
+    assert "## gg\n\nFirst answer." in res.data["buffer"]
 
 
-@pytest.fixture
-def daemon(gg_home: Path, workspace: Path, ggd_bin: Path, model: Any) -> Iterator[Any]:
-    """The user's daemon (Unix socket) in a temp GG_HOME; yields start(steps) -> env."""
-    procs: list[subprocess.Popen[bytes]] = []
-
-    def start(steps: list[dict[str, Any]]) -> dict[str, str]:
-        env = _env(model(steps), gg_home)
-        proc = subprocess.Popen(
-            [str(ggd_bin), "--workspace", str(workspace)],
-            env={**os.environ, **env},
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.PIPE,
-            cwd=workspace,
-        )
-        procs.append(proc)
-        discovery = gg_home / "run" / "ggd.json"
-        deadline = time.monotonic() + 15
-        while not discovery.exists():
-            if proc.poll() is not None or time.monotonic() > deadline:
-                pytest.fail(
-                    f"ggd did not start: {proc.stderr.read().decode() if proc.stderr else ''}"
-                )
-            time.sleep(0.02)  # polling for the discovery file (a readiness predicate)
-        return env
-
-    yield start
-    for proc in procs:
-        proc.send_signal(signal.SIGTERM)
-        try:
-            proc.wait(10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
-
-
-def test_bridge_to_the_shared_daemon(run_nvim, daemon, gg_home, workspace, gg_bin) -> None:
-    env = daemon([WRITE, {"text": "Done through the bridge."}])
-    res = run_nvim(
-        {
-            "scenario": "approve_select",
-            "cmd": [str(gg_bin), "bridge"],
-            "root": str(workspace),
-            "prompt": "write notes",
-            "choice": "Allow",
-            "expect": ["Done through the bridge."],
-        },
-        env,
-    )
-    assert res.ok, res.error
-    assert (workspace / "notes.txt").read_text() == "hello\n"
-
-
-def test_sessions_without_runs_over_stdio(run_nvim, gg_home, workspace, ggd_bin) -> None:
+def test_sessions_without_runs(run_nvim, gg_home, workspace, ggd_bin) -> None:
     res = run_nvim(
         {"scenario": "new_and_pick", "cmd": _stdio(ggd_bin, workspace), "root": str(workspace)},
         {"GG_HOME": str(gg_home)},
-    )
-    assert res.ok, res.error
-    assert res.data["workspace"]["name"] == workspace.name
-
-
-def test_sessions_without_runs_through_gg_bridge(run_nvim, daemon, workspace, gg_bin) -> None:
-    env = daemon([])
-    res = run_nvim(
-        {"scenario": "new_and_pick", "cmd": [str(gg_bin), "bridge"], "root": str(workspace)}, env
     )
     assert res.ok, res.error
     assert res.data["workspace"]["name"] == workspace.name
@@ -245,84 +271,23 @@ def test_gg_while_running_steers_the_turn(run_nvim, model, gg_home, workspace, g
     assert fm.mismatches == []
 
 
-class SocketClient:
-    """A minimal JSON-RPC client on the daemon's Unix socket (LSP framing), standing for another client."""
-
-    def __init__(self, path: Path) -> None:
-        self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        self.sock.settimeout(10)
-        self.sock.connect(str(path))
-        self.buf = b""
-        self.next_id = 0
-
-    def request(self, method: str, params: dict[str, Any]) -> Any:
-        """Send a request and return its result (notifications in between are skipped)."""
-        self.next_id += 1
-        body = json.dumps(
-            {"jsonrpc": "2.0", "id": self.next_id, "method": method, "params": params}
-        )
-        self.sock.sendall(f"Content-Length: {len(body.encode())}\r\n\r\n".encode() + body.encode())
-        while True:
-            msg = self._read()
-            if msg.get("id") == self.next_id:
-                assert "error" not in msg, msg
-                return msg["result"]
-
-    def _read(self) -> dict[str, Any]:
-        while b"\r\n\r\n" not in self.buf:
-            self.buf += self.sock.recv(65536)
-        head, self.buf = self.buf.split(b"\r\n\r\n", 1)
-        length = int(
-            next(h for h in head.split(b"\r\n") if h.lower().startswith(b"content-length")).split(
-                b":"
-            )[1]
-        )
-        while len(self.buf) < length:
-            self.buf += self.sock.recv(65536)
-        body, self.buf = self.buf[:length], self.buf[length:]
-        return json.loads(body)
-
-    def close(self) -> None:
-        """Close the connection."""
-        self.sock.close()
-
-
-def test_follows_a_turn_started_by_another_client(
-    run_nvim, daemon, gg_home, workspace, gg_bin, tmp_path
-) -> None:
-    env = daemon([{"text": "Started elsewhere, seen here.", "chunkSize": 5}])
-    signal_file = tmp_path / "session-id"
-
-    def other_client() -> None:
-        deadline = time.monotonic() + 20
-        while not signal_file.exists() or not signal_file.read_text():
-            assert time.monotonic() < deadline, "nvim did not create its session"
-            time.sleep(0.02)  # polling for the file nvim writes (a predicate)
-        client = SocketClient(gg_home / "run" / "ggd.sock")
-        try:
-            client.request(
-                "initialize", {"processId": None, "capabilities": {}, "rootUri": workspace.as_uri()}
-            )
-            client.request(
-                "gg/run.start",
-                {
-                    "sessionId": signal_file.read_text(),
-                    "prompt": "from the other client",
-                    "subscribe": False,
-                },
-            )
-        finally:
-            client.close()
-
+def test_another_protocol_major_is_refused(run_nvim, gg_home, workspace, ggd_bin) -> None:
+    # The plugin is told it speaks 2.x, so the real daemon's 1.x answer is the foreign major.
     res = run_nvim(
         {
-            "scenario": "follow",
-            "cmd": [str(gg_bin), "bridge"],
+            "scenario": "version",
+            "cmd": _stdio(ggd_bin, workspace),
             "root": str(workspace),
-            "signal": str(signal_file),
-            "expect": ["## gg\n\nStarted elsewhere, seen here."],
+            "protocol_major": "2",
         },
-        env,
-        during=other_client,
+        {"GG_HOME": str(gg_home)},
     )
+    assert res.ok, res.error
+    (note,) = [n["msg"] for n in res.data["notes"] if "unsupported gg protocol" in n["msg"]]
+    assert note == "gg: unsupported gg protocol 1.0 (this plugin speaks 2.x)"
+    assert _afterwards(ggd_bin, gg_home, workspace)[0] == []
+
+
+def test_pure_helpers(run_nvim, workspace) -> None:
+    res = run_nvim({"scenario": "util", "cmd": ["false"], "root": str(workspace)}, {})
     assert res.ok, res.error

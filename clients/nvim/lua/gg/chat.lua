@@ -180,8 +180,10 @@ function M.render_event(buf, ev)
     local details = util.nn(a.details)
     local diff = type(details) == "table" and util.nn(details.diff) or (type(details) == "string" and details or nil)
     if diff and diff ~= "" then
-      table.insert(lines, "```diff")
-      table.insert(lines, diff)
+      -- details is a unified diff for edits and overwrites, the new content for a created file.
+      local is_diff = diff:find("^%-%-%- ") or diff:find("^@@") or diff:find("\n@@")
+      table.insert(lines, is_diff and "```diff" or "```")
+      table.insert(lines, (diff:gsub("\n$", "")))
       table.insert(lines, "```")
     end
     M.block(buf, lines)

@@ -14,7 +14,7 @@ M.config = {
   autostart = false, -- start the client in setup() instead of on first use
 }
 
--- sessions[id] = { buf, name, run_id, last_seq = {[runId] = n} }; pending = approvals in arrival order.
+-- sessions[id] = { buf, name, run_id, last_seq = {[runId] = n}, ... }; pending = approvals in arrival order.
 M.state = { current = nil, sessions = {}, pending = {}, asking = false }
 
 local function info(msg)
@@ -24,7 +24,16 @@ end
 local function session(id, name)
   local s = M.state.sessions[id]
   if not s then
-    s = { id = id, buf = chat.create(id, name), name = name, run_id = nil, last_seq = {}, finished = {} }
+    s = {
+      id = id,
+      buf = chat.create(id, name),
+      name = name,
+      run_id = nil,
+      last_seq = {},
+      finished = {},
+      replaying = {}, -- [runId] = true while a gg/run.subscribe replay is on its way
+      held = {}, -- [runId] = {[sequence] = event}: live events that overtook that replay
+    }
     M.state.sessions[id] = s
   elseif name and name ~= s.name then
     s.name = name
@@ -85,15 +94,8 @@ local function ask_next()
   end)
 end
 
-local function on_run_event(ev)
-  local s = M.state.sessions[ev.sessionId]
-  if not s then
-    return
-  end
-  local last = s.last_seq[ev.runId] or 0
-  if ev.sequence <= last then
-    return -- a replay overlap after (re)subscribing
-  end
+-- Render one event in sequence order and update the session's state.
+local function apply_event(s, ev)
   s.last_seq[ev.runId] = ev.sequence
   local t = ev.type
   local terminal = t == "run_completed" or t == "run_failed" or t == "run_canceled"
@@ -121,18 +123,72 @@ local function on_run_event(ev)
   end
 end
 
+-- Apply the held events that now follow on (all of them, in order, once the replay is over).
+local function drain(s, run_id, all)
+  local held = s.held[run_id]
+  if not held then
+    return
+  end
+  local seqs = vim.tbl_keys(held)
+  table.sort(seqs)
+  for _, seq in ipairs(seqs) do
+    local last = s.last_seq[run_id] or 0
+    if seq <= last then
+      held[seq] = nil
+    elseif seq == last + 1 or all then
+      local ev = held[seq]
+      held[seq] = nil
+      apply_event(s, ev)
+    else
+      break
+    end
+  end
+  if next(held) == nil then
+    s.held[run_id] = nil
+  end
+end
+
+local function on_run_event(ev)
+  local s = M.state.sessions[ev.sessionId]
+  if not s then
+    return
+  end
+  local last = s.last_seq[ev.runId] or 0
+  if ev.sequence <= last then
+    return -- a replay overlap after (re)subscribing
+  end
+  if s.replaying[ev.runId] and ev.sequence > last + 1 then
+    -- A live event overtook the replay this session asked for: keep it until the gap is filled.
+    s.held[ev.runId] = s.held[ev.runId] or {}
+    s.held[ev.runId][ev.sequence] = ev
+    return
+  end
+  apply_event(s, ev)
+  drain(s, ev.runId, false)
+end
+
 local function subscribe_run(s, run_id, resynced)
   s.run_id = run_id
+  -- This connection may already get the run's live events (it followed the run before): those
+  -- can arrive ahead of the replay, so they are held until the replay has filled the gap.
+  s.replaying[run_id] = true
   rpc.request("gg/run.subscribe", { runId = run_id, afterSequence = s.last_seq[run_id] or 0 }, function(err)
+    local symbol = err and rpc.error_symbol(err)
+    if symbol ~= "event_history_expired" or resynced then
+      -- The replay precedes this answer: whatever is still held is next, in order.
+      s.replaying[run_id] = nil
+      drain(s, run_id, true)
+    end
     if not err then
       return
     end
-    local symbol = rpc.error_symbol(err)
     if symbol == "event_history_expired" and not resynced then
       -- The early events left the daemon's ring: redraw from the session, then follow live only.
       rpc.request("gg/run.get", { runId = run_id }, function(e1, status)
         rpc.request("gg/session.get", { sessionId = s.id }, function(e2, snap)
           if e1 or e2 or not status or not snap then
+            s.replaying[run_id] = nil
+            drain(s, run_id, true)
             return rpc.notify_error("could not reload the session after falling behind")
           end
           chat.render_snapshot(s.buf, snap)
@@ -186,6 +242,8 @@ function M.start()
       for _, s in pairs(M.state.sessions) do
         s.run_id = nil
         s.starting = false
+        s.replaying = {}
+        s.held = {}
       end
     end,
   }, {

@@ -5,6 +5,10 @@ local A = H.args
 
 local gg = require("gg")
 gg.setup({ cmd = A.cmd, cmd_env = A.cmd_env, root_dir = A.root })
+if A.protocol_major then
+  -- Pretend this plugin speaks another major, so the real daemon's answer is the foreign one.
+  require("gg.rpc").PROTOCOL_MAJOR = A.protocol_major
+end
 
 local function buf()
   return gg.status().buf
@@ -18,6 +22,28 @@ local function wait_finished(n, ms)
     end
     return H.finished >= n
   end, n .. " finished run(s)")
+end
+
+-- Wait until the test process writes the file at path (a predicate, not a sleep).
+local function wait_file(path, what)
+  H.wait(20000, function()
+    local f = io.open(path, "r")
+    if f then
+      f:close()
+      return true
+    end
+  end, what)
+end
+
+-- Error-level notifications shown to the user.
+local function errors()
+  local out = {}
+  for _, n in ipairs(H.notes) do
+    if n.level == vim.log.levels.ERROR then
+      table.insert(out, n.msg)
+    end
+  end
+  return out
 end
 
 local scenarios = {}
@@ -36,6 +62,7 @@ function scenarios.stream(data)
   H.check(gg.status().run_id == nil, "no run is active after completion")
   -- A second :GG continues the same session.
   local sid = gg.status().session_id
+  data.session_id = sid
   vim.cmd("GG " .. A.prompt2)
   wait_finished(2)
   H.check(gg.status().session_id == sid, "second prompt continues the session")
@@ -54,6 +81,7 @@ function scenarios.approve_select(data)
   end)
   vim.cmd("GG " .. A.prompt)
   wait_finished(1, 20000)
+  data.session_id = gg.status().session_id
   data.buffer = H.text(buf())
   H.check(#H.selects >= 1, "an approval prompt was shown")
   H.check(H.selects[1].kind == "gg.approval", "the prompt is an approval")
@@ -89,6 +117,8 @@ function scenarios.cancel(data)
     return buf() and H.text(buf()):find(A.expect_before, 1, true) ~= nil
   end, "streamed text before cancel")
   H.check(gg.status().run_id ~= nil, "a run is active")
+  data.run_id = gg.status().run_id
+  data.session_id = gg.status().session_id
   vim.cmd("GGCancel")
   wait_finished(1)
   data.buffer = H.text(buf())
@@ -160,6 +190,9 @@ function scenarios.reopen_running(data)
   H.wait(10000, function()
     return gg.status().session_id ~= first
   end, "a second session")
+  if A.wait_file then
+    wait_file(A.wait_file, "the test to let the replay expire")
+  end
   H.answer_selects(function(items)
     for i, it in ipairs(items) do
       if it.id == first then
@@ -175,9 +208,12 @@ function scenarios.reopen_running(data)
   H.wait(10000, function()
     return #H.text(buf()) > before
   end, "live text after reopening")
+  data.reopened = H.text(buf())
+  data.run_id = gg.status().run_id
   vim.cmd("GGCancel")
   wait_finished(1)
   data.buffer = H.text(buf())
+  data.errors = errors()
   H.check(data.buffer:find("_Run canceled._", 1, true) ~= nil, "the reopened buffer shows the cancel")
   H.check(H.selects[1].labels[1]:find("[running]", 1, true) ~= nil or H.selects[1].labels[2]:find("[running]", 1, true) ~= nil, "the picker marks the running session")
 end
@@ -243,6 +279,7 @@ function scenarios.version(data)
   H.wait(5000, function()
     return require("gg.rpc").client_id() == nil
   end, "the client to stop")
+  H.check(gg.status().session_id == nil, "no session was opened")
   data.ok = true
 end
 
