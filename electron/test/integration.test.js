@@ -7,7 +7,7 @@ const { stubElectron } = require('./stubs');
 
 const ggd = process.env.GG_GGD;
 
-test('real ggd: ready, serves its UI with the token, stops on quit by stdin EOF', { skip: ggd ? false : 'set GG_GGD to a ggd binary' }, async () => {
+test('real ggd: ready, serves its UI with the token, stops on quit by stdin EOF', { skip: ggd ? false : 'needs GG_GGD, GG_HOME and GG_WORKSPACE: pytest runs it (tests/e2e/clients/test_electron.py)' }, async () => {
   const { electron, calls } = stubElectron();
   const logs = [];
   const app = createApp({ electron, env: process.env, log: (l) => logs.push(l), graceMs: 2000 });
