@@ -21,7 +21,7 @@ from .locks import PathLocks
 from .loop import AgentLoop, AgentOptions, TurnOutcome
 from .messages import INTERRUPTED, from_openai, repair, to_openai, to_openai_request
 from .steering import SteeringQueue
-from .transcript import InMemoryTranscript, Transcript, TranscriptContext
+from .transcript import InMemoryTranscript, Transcript, TranscriptContext, project
 
 __all__ = [
     "INTERRUPTED",
@@ -55,6 +55,7 @@ __all__ = [
     "from_openai",
     "needs_asking",
     "plan_cut",
+    "project",
     "repair",
     "summarise",
     "to_openai",

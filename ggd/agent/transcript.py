@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -15,6 +16,28 @@ class TranscriptContext:
 
     summary: str | None
     messages: list[tuple[str, Message]]
+
+
+def project(entries: Iterable[tuple[str, str, dict[str, Any]]]) -> TranscriptContext:
+    """What the model sees from (kind, entry id, data) rows of the active branch, in order.
+
+    The latest `summary` row replaces every message before its firstKeptId.
+    """
+    summary: str | None = None
+    first_kept = ""
+    messages: list[tuple[str, Message]] = []
+    for kind, eid, data in entries:
+        if kind == "summary":
+            summary = str(data.get("summary") or "")
+            first_kept = str(data.get("firstKeptId") or "")
+        elif kind == "message":
+            messages.append((eid, data))
+    if first_kept:
+        for i, (eid, _) in enumerate(messages):
+            if eid == first_kept:
+                messages = messages[i:]
+                break
+    return TranscriptContext(summary=summary, messages=messages)
 
 
 class Transcript(Protocol):
@@ -49,18 +72,7 @@ class InMemoryTranscript:
 
     def context(self) -> TranscriptContext:
         """Summary plus the messages from the latest summary's firstKeptId on."""
-        summary: str | None = None
-        first_kept = ""
-        for kind, _, data in self.entries:
-            if kind == "summary":
-                summary, first_kept = data["summary"], data["firstKeptId"]
-        messages = [(eid, data) for kind, eid, data in self.entries if kind == "message"]
-        if first_kept:
-            for i, (eid, _) in enumerate(messages):
-                if eid == first_kept:
-                    messages = messages[i:]
-                    break
-        return TranscriptContext(summary=summary, messages=messages)
+        return project(self.entries)
 
     def messages(self) -> list[Message]:
         """Every message ever appended (ignores compaction), in order."""

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ggd.agent import TranscriptContext
+from ggd.agent import TranscriptContext, project
 
 from .service import Service
 
@@ -17,21 +17,7 @@ class SessionTranscript:
 
     def context(self) -> TranscriptContext:
         """The latest summary and the messages after its firstKeptId, on the active branch."""
-        summary: str | None = None
-        first_kept = ""
-        messages: list[tuple[str, dict[str, Any]]] = []
-        for e in self.svc.file.active_path():
-            if e.kind == "summary":
-                summary = str(e.data.get("summary") or "")
-                first_kept = str(e.data.get("firstKeptId") or "")
-            elif e.kind == "message":
-                messages.append((e.id, dict(e.data)))
-        if first_kept:
-            for i, (eid, _) in enumerate(messages):
-                if eid == first_kept:
-                    messages = messages[i:]
-                    break
-        return TranscriptContext(summary=summary, messages=messages)
+        return project((e.kind, e.id, dict(e.data)) for e in self.svc.file.active_path())
 
     async def append_message(self, msg: dict[str, Any]) -> str:
         """Persist a message (fsynced) before the loop moves on."""
