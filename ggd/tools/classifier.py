@@ -16,7 +16,7 @@ from pathlib import Path
 from ggd.tools import shell_rules
 from ggd.tools.base import Risk
 from ggd.tools.shell_lex import Redirect, Segment, Word, lex
-from ggd.tools.shell_paths import Location, ShellState, locate
+from ggd.tools.shell_paths import Location, ShellState, locate, private_target
 from ggd.tools.shell_scan import DYN
 from ggd.tools.verdict import (
     Verdict,
@@ -312,7 +312,13 @@ class Analyzer:
                     ]
                 )
             return normal(f"`{name}` runs a script in this shell")
-        return shell_rules.dispatch(self, name, args, st, depth)
+        verdict = shell_rules.dispatch(self, name, args, st, depth)
+        if verdict.risk == "read_only":
+            secret = private_target(args, st)
+            if secret is not None:
+                # Reading is harmless to the disk, but the output goes to the model provider.
+                return normal(f"reads {secret}, a private file outside the workspace")
+        return verdict
 
     def _skip_wrapper_valued(self, args: list[Word], valued: set[str]) -> list[Word]:
         i = 0

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
+from ggd.tools.shell_lex import Word
 from ggd.tools.shell_scan import DYN
 
 Kind = Literal["root", "home", "workspace", "inside", "outside", "device", "sink", "unknown"]
@@ -126,3 +127,45 @@ def locate(text: str, glob: bool, st: ShellState, write: bool = False) -> Locati
     if kind in ("workspace", "inside"):
         return Location("inside", d)
     return Location("device" if kind == "device" else "outside", d)
+
+
+# Credentials and keys that a read-only command should not send to the model without asking.
+PRIVATE_IN_HOME = (
+    ".ssh",
+    ".gnupg",
+    ".aws",
+    ".azure",
+    ".kube",
+    ".docker",
+    ".netrc",
+    ".git-credentials",
+    ".pgpass",
+    ".npmrc",
+    ".pypirc",
+    ".password-store",
+    ".gg",
+    ".config/gh",
+    ".config/gcloud",
+)
+PRIVATE_SYSTEM = (Path("/etc/shadow"), Path("/etc/gshadow"), Path("/etc/sudoers"))
+PRIVATE_SUFFIXES = (".pem", ".key", ".p12", ".pfx")
+
+
+def private_target(args: list[Word], st: ShellState) -> str | None:
+    """The first argument naming a credential or key outside the workspace, as shown to people."""
+    for word in args:
+        text = word.text
+        if text.startswith("-") or not text:
+            continue
+        loc = locate(text, word.glob, st)
+        if loc.kind not in ("outside", "home") or loc.path is None:
+            continue
+        p = loc.path
+        under_home = [st.home / name for name in PRIVATE_IN_HOME]
+        if any(p == q or p.is_relative_to(q) for q in under_home):
+            return text
+        if any(p == q or p.is_relative_to(q) for q in PRIVATE_SYSTEM):
+            return text
+        if p.name.startswith("id_") or p.suffix in PRIVATE_SUFFIXES:
+            return text
+    return None
