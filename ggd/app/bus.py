@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import Any, Protocol
 
-from ggd.protocol import SessionEvent
+from ggd.protocol import SessionEvent, encode_message
 from ggd.protocol.methods import SESSION_EVENT
 
 LIST_LEVEL = frozenset(
@@ -22,7 +22,14 @@ LIST_LEVEL = frozenset(
 class Subscriber(Protocol):
     """Anything that can take a notification without awaiting (a Connection)."""
 
-    def notify(self, method: str, params: dict[str, Any], *, droppable: bool = True) -> bool: ...
+    def notify(
+        self,
+        method: str,
+        params: dict[str, Any],
+        *,
+        droppable: bool = True,
+        body: bytes | None = None,
+    ) -> bool: ...
 
 
 class SessionBus:
@@ -60,7 +67,12 @@ class SessionBus:
     def publish(self, event: SessionEvent, workspace_id: str | None = None) -> int:
         """Send an event to its session's subscribers (and workspace members for list events)."""
         params = event.wire()
+        body = encode_message({"jsonrpc": "2.0", "method": SESSION_EVENT.name, "params": params})
         targets = set(self._subs.get(event.session_id, ()))
         if workspace_id is not None and event.type in LIST_LEVEL:
             targets |= self._members.get(workspace_id, set())
-        return sum(1 for sub in targets if sub.notify(SESSION_EVENT.name, params, droppable=False))
+        return sum(
+            1
+            for sub in targets
+            if sub.notify(SESSION_EVENT.name, params, droppable=False, body=body)
+        )

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import json
 from collections import deque
 from typing import Any
 
+from ggd.protocol import encode_message
 from ggd.protocol import errors as E
 
 MAX_EVENTS = 8192
@@ -30,7 +30,7 @@ class EventRing:
     def append(self, event: dict[str, Any], size: int | None = None) -> None:
         """Add the next event (its sequence must be last+1); size is its encoded length."""
         if size is None:
-            size = len(json.dumps(event, separators=(",", ":")))
+            size = len(encode_message(event))
         self._events.append((size, event))
         self._bytes += size
         self.last_sequence = event["sequence"]

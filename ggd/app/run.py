@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import itertools
-import json
 import logging
 import secrets
 import time
@@ -12,7 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from ggd.agent import SteeringQueue
-from ggd.protocol import Approval, RunStatus, UsageInfo
+from ggd.protocol import Approval, RunStatus, UsageInfo, encode_message
 from ggd.protocol import errors as E
 from ggd.protocol import events as W
 from ggd.protocol.methods import RUN_EVENT
@@ -105,11 +104,7 @@ class Run:
         )
         wire = model.wire()
         # Encode once: the ring measures it and every subscriber gets the same bytes.
-        body = json.dumps(
-            {"jsonrpc": "2.0", "method": RUN_EVENT.name, "params": wire},
-            separators=(",", ":"),
-            ensure_ascii=False,
-        ).encode()
+        body = encode_message({"jsonrpc": "2.0", "method": RUN_EVENT.name, "params": wire})
         self.ring.append(wire, size=len(body))
         if type_ in TERMINAL:
             self.status = TERMINAL[type_]

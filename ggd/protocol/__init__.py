@@ -6,7 +6,7 @@ This package imports nothing else of ggd and stays cheap to import (no pygls, ht
 from __future__ import annotations
 
 from . import errors, methods
-from .base import Empty, Event, Params, Result, WireModel
+from .base import Empty, Event, Params, Result, WireModel, encode_message
 from .dto import (
     Approval,
     ApprovalMode,
@@ -52,6 +52,7 @@ __all__ = [
     "UsageInfo",
     "WireModel",
     "WorkspaceRef",
+    "encode_message",
     "errors",
     "methods",
 ]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict
@@ -36,3 +37,8 @@ class Event(WireModel):
 
 class Empty(Params):
     """No params, or an empty result."""
+
+
+def encode_message(message: dict[str, Any]) -> bytes:
+    """One JSON-RPC message as compact UTF-8 JSON: the bytes every transport sends."""
+    return json.dumps(message, separators=(",", ":"), ensure_ascii=False).encode()

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import asyncio
 import itertools
-import json
 import logging
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
+
+from ggd.protocol import encode_message
 
 log = logging.getLogger("ggd.rpc")
 
@@ -26,7 +27,9 @@ class Connection:
     """A client connection. Publishing never awaits the client: frames go to a bounded queue."""
 
     transport: str
-    framed: bool
+    # The transport's framing of one encoded message (LSP headers on streams); None: one message
+    # per frame of the transport itself (WebSocket).
+    framer: Callable[[bytes], bytes] | None = None
     remote: bool = False
     id: int = field(default_factory=lambda: next(_ids))
     initialized: bool = False
@@ -42,12 +45,18 @@ class Connection:
     closed: bool = False
     dropped_notifications: int = 0
 
+    @property
+    def framed(self) -> bool:
+        """Whether messages carry stream framing (stdio, Unix socket)."""
+        return self.framer is not None
+
+    def frame(self, body: bytes) -> bytes:
+        """Frame an encoded message for this transport."""
+        return self.framer(body) if self.framer is not None else body
+
     def encode(self, message: dict[str, Any]) -> bytes:
-        """Serialise one JSON-RPC message for this transport."""
-        body = json.dumps(message, separators=(",", ":"), ensure_ascii=False).encode()
-        if self.framed:
-            return b"Content-Length: %d\r\n\r\n" % len(body) + body
-        return body
+        """Serialise and frame one JSON-RPC message for this transport."""
+        return self.frame(encode_message(message))
 
     def send_raw(self, data: bytes, *, droppable: bool = False) -> bool:
         """Queue bytes; droppable ones are shed past the soft limit. False when not queued."""
@@ -78,13 +87,8 @@ class Connection:
         `body` is the already-encoded JSON-RPC message, so a fan-out encodes an event once.
         """
         if body is None:
-            body = json.dumps(
-                {"jsonrpc": "2.0", "method": method, "params": params},
-                separators=(",", ":"),
-                ensure_ascii=False,
-            ).encode()
-        frame = b"Content-Length: %d\r\n\r\n" % len(body) + body if self.framed else body
-        return self.send_raw(frame, droppable=droppable)
+            body = encode_message({"jsonrpc": "2.0", "method": method, "params": params})
+        return self.send_raw(self.frame(body), droppable=droppable)
 
     def respond_error(self, msg_id: Any, error: dict[str, Any]) -> None:
         """Send an error response (id may be None for unparsable requests)."""

@@ -14,7 +14,7 @@ from typing import Any
 from ggd.rpc import Connection
 
 from .endpoint import Endpoint
-from .framing import ContentLengthDecoder
+from .framing import ContentLengthDecoder, encode
 
 log = logging.getLogger("ggd.transport")
 
@@ -43,7 +43,7 @@ async def serve_stream(
     version: str,
 ) -> None:
     """Run one framed connection until EOF, `exit`, or a broken stream."""
-    conn = Connection(transport=transport, framed=True)
+    conn = Connection(transport=transport, framer=encode)
     endpoint = Endpoint(app, conn, version)
     app.connection_opened(conn)
     decoder = ContentLengthDecoder()

@@ -197,7 +197,7 @@ class WebSocketListener:
 
     async def _handle(self, ws: ServerConnection) -> None:
         remote_ip = (ws.remote_address or ("",))[0]
-        conn = Connection(transport="ws", framed=False, remote=not is_loopback_host(remote_ip))
+        conn = Connection(transport="ws", remote=not is_loopback_host(remote_ip))
         endpoint = Endpoint(self.app, conn, self.opts.version)
         self.app.connection_opened(conn)
 
