@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from .bus import SessionBus
+from .files import write_private
 from .manager import Manager
 from .runtime import Runtime, RuntimeOptions
 from .service import Service
@@ -17,4 +18,5 @@ __all__ = [
     "Workspace",
     "WorkspaceRegistry",
     "workspace_id",
+    "write_private",
 ]

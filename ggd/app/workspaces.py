@@ -5,12 +5,12 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
-import os
-import tempfile
 import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
+
+from .files import write_private
 
 log = logging.getLogger("ggd.app")
 
@@ -85,11 +85,4 @@ class WorkspaceRegistry:
         }
         payload = json.dumps({"version": 1, "workspaces": rows}, indent=1).encode()
         self._path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-        fd, tmp = tempfile.mkstemp(dir=self._path.parent, prefix=".workspaces.")
-        try:
-            os.write(fd, payload)
-            os.fsync(fd)
-        finally:
-            os.close(fd)
-        os.chmod(tmp, 0o600)
-        os.replace(tmp, self._path)
+        write_private(self._path, payload)

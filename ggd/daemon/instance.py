@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import json
 import os
-import tempfile
 import time
 from pathlib import Path
 from typing import Any
 
 import portalocker
+
+from ggd.app import write_private
 
 
 class AlreadyRunningError(Exception):
@@ -44,14 +45,9 @@ class InstanceLock:
 
 def write_discovery(path: Path, info: dict[str, Any]) -> None:
     """Atomically write the discovery file, 0600."""
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".ggd.")
-    try:
-        os.write(fd, json.dumps({**info, "startedAt": int(time.time() * 1000)}, indent=1).encode())
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-    os.chmod(tmp, 0o600)
-    os.replace(tmp, path)
+    write_private(
+        path, json.dumps({**info, "startedAt": int(time.time() * 1000)}, indent=1).encode()
+    )
 
 
 def remove_discovery(path: Path, pid: int) -> None:
