@@ -1,11 +1,4 @@
-import {
-  CONNECTION_LOST,
-  RpcError,
-  type NotificationListener,
-  type StateListener,
-  type Transport,
-  type TransportState,
-} from "./transport";
+import { CONNECTION_LOST, ListenerTransport, RpcError, type TransportState } from "./transport";
 
 /** Where the webview posts to (VS Code's `acquireVsCodeApi()` result, or a parent window). */
 export interface MessageTarget {
@@ -32,17 +25,15 @@ interface Pending {
 }
 
 /** A Transport over postMessage, for a webview whose host speaks to ggd. */
-export class PostMessageTransport implements Transport {
+export class PostMessageTransport extends ListenerTransport {
   private readonly target: MessageTarget;
   private readonly source: MessageSource;
   private readonly pending = new Map<number, Pending>();
-  private readonly notificationListeners = new Set<NotificationListener>();
-  private readonly stateListeners = new Set<StateListener>();
-  private state: TransportState = { status: "connecting", attempt: 0 };
   private nextId = 1;
   private readonly onMessage = (event: MessageEvent) => this.receive(event.data);
 
   constructor(target: MessageTarget, source: MessageSource) {
+    super();
     this.target = target;
     this.source = source;
     source.addEventListener("message", this.onMessage);
@@ -62,17 +53,6 @@ export class PostMessageTransport implements Transport {
 
   notify(method: string, params?: unknown): void {
     this.post({ jsonrpc: "2.0", method, params: params ?? {} });
-  }
-
-  onNotification(listener: NotificationListener): () => void {
-    this.notificationListeners.add(listener);
-    return () => this.notificationListeners.delete(listener);
-  }
-
-  onStateChange(listener: StateListener): () => void {
-    this.stateListeners.add(listener);
-    listener(this.state);
-    return () => this.stateListeners.delete(listener);
   }
 
   close(): void {
@@ -110,7 +90,7 @@ export class PostMessageTransport implements Transport {
       error?: { code: number; message: string; data?: { code?: string; retryable?: boolean } };
     };
     if (typeof message.method === "string" && message.id === undefined) {
-      for (const listener of [...this.notificationListeners]) listener(message.method, message.params);
+      this.emitNotification(message.method, message.params);
       return;
     }
     if (typeof message.id !== "number") return;
@@ -119,10 +99,5 @@ export class PostMessageTransport implements Transport {
     this.pending.delete(message.id);
     if (message.error) entry.reject(new RpcError(message.error.code, message.error.message, message.error.data ?? {}));
     else entry.resolve(message.result);
-  }
-
-  private setState(state: TransportState): void {
-    this.state = state;
-    for (const listener of [...this.stateListeners]) listener(state);
   }
 }

@@ -41,6 +41,40 @@ export interface Transport {
 }
 
 /** Symbolic error data the daemon puts in `error.data`. */
+/**
+ * The listener bookkeeping every Transport shares: the current state, state listeners and
+ * notification listeners. Subclasses move the state with setState and hand notifications to emit.
+ */
+export abstract class ListenerTransport implements Transport {
+  protected state: TransportState = { status: "connecting", attempt: 0 };
+  private readonly notificationListeners = new Set<NotificationListener>();
+  private readonly stateListeners = new Set<StateListener>();
+
+  abstract request<T>(method: string, params?: unknown): Promise<T>;
+  abstract notify(method: string, params?: unknown): void;
+  abstract close(): void;
+
+  onNotification(listener: NotificationListener): () => void {
+    this.notificationListeners.add(listener);
+    return () => this.notificationListeners.delete(listener);
+  }
+
+  onStateChange(listener: StateListener): () => void {
+    this.stateListeners.add(listener);
+    listener(this.state);
+    return () => this.stateListeners.delete(listener);
+  }
+
+  protected setState(state: TransportState): void {
+    this.state = state;
+    for (const listener of [...this.stateListeners]) listener(state);
+  }
+
+  protected emitNotification(method: string, params: unknown): void {
+    for (const listener of [...this.notificationListeners]) listener(method, params);
+  }
+}
+
 export interface RpcErrorData {
   code?: string;
   retryable?: boolean;

@@ -1,12 +1,5 @@
 import { PROTOCOL_VERSION, majorOf, type GgServerCapabilities, type ServerHello } from "../protocol";
-import {
-  CONNECTION_LOST,
-  RpcError,
-  type NotificationListener,
-  type StateListener,
-  type Transport,
-  type TransportState,
-} from "./transport";
+import { CONNECTION_LOST, ListenerTransport, RpcError, type TransportState } from "./transport";
 
 /** The part of the browser WebSocket this transport uses (tests pass a fake). */
 export interface WebSocketLike {
@@ -70,16 +63,13 @@ export function backoffDelay(attempt: number, options: BackoffOptions): number {
 }
 
 /** JSON-RPC over a browser WebSocket to ggd, with initialize, version check and reconnect. */
-export class WebSocketTransport implements Transport {
+export class WebSocketTransport extends ListenerTransport {
   private readonly options: WebSocketTransportOptions;
   private readonly backoff: BackoffOptions;
   private readonly createSocket: WebSocketFactory;
   private readonly random: () => number;
   private socket: WebSocketLike | null = null;
-  private state: TransportState = { status: "connecting", attempt: 0 };
   private readonly pending = new Map<number, Pending>();
-  private readonly notificationListeners = new Set<NotificationListener>();
-  private readonly stateListeners = new Set<StateListener>();
   private nextId = 1;
   private initializeId = -1;
   private everOpened = false;
@@ -87,6 +77,7 @@ export class WebSocketTransport implements Transport {
   private retryTimer: ReturnType<typeof setTimeout> | null = null;
 
   constructor(options: WebSocketTransportOptions) {
+    super();
     this.options = options;
     this.backoff = { ...DEFAULT_BACKOFF, ...options.backoff };
     this.createSocket = options.createSocket ?? ((url, protocols) => new WebSocket(url, protocols) as WebSocketLike);
@@ -116,17 +107,6 @@ export class WebSocketTransport implements Transport {
   notify(method: string, params?: unknown): void {
     if (this.state.status !== "open" || !this.socket) return;
     this.socket.send(JSON.stringify({ jsonrpc: "2.0", method, params: params ?? {} }));
-  }
-
-  onNotification(listener: NotificationListener): () => void {
-    this.notificationListeners.add(listener);
-    return () => this.notificationListeners.delete(listener);
-  }
-
-  onStateChange(listener: StateListener): () => void {
-    this.stateListeners.add(listener);
-    listener(this.state);
-    return () => this.stateListeners.delete(listener);
   }
 
   close(): void {
@@ -213,7 +193,7 @@ export class WebSocketTransport implements Transport {
         );
         return;
       }
-      for (const listener of [...this.notificationListeners]) listener(message.method, message.params);
+      this.emitNotification(message.method, message.params);
       return;
     }
     if (typeof message.id !== "number") return;
@@ -325,11 +305,6 @@ export class WebSocketTransport implements Transport {
       entry.reject(new RpcError(CONNECTION_LOST, message, { retryable }));
     }
     this.pending.clear();
-  }
-
-  private setState(state: TransportState): void {
-    this.state = state;
-    for (const listener of [...this.stateListeners]) listener(state);
   }
 }
 
