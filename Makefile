@@ -63,7 +63,7 @@ typecheck: install
 	$(BIN)/mypy ggd/protocol ggd/app
 
 protocol-check: install
-	$(BIN)/python -m ggd.protocol.export protocol --check
+	$(BIN)/python -m ggd.daemon.export protocol --check
 
 node-tests:
 	cd ui && npm test --silent

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from .approval import ApprovalDecision, Approver, allow_all, deny_all, needs_asking
 from .compaction import CompactionSettings, compact, plan_cut, summarise
-from .context import agents_files, build_system_prompt, estimate_tokens
+from .context import PromptSection, agents_files, build_system_prompt, estimate_tokens
 from .errors import AgentError
 from .events import (
     AgentEvent,
@@ -35,6 +35,7 @@ __all__ = [
     "CompactionSettings",
     "InMemoryTranscript",
     "PathLocks",
+    "PromptSection",
     "Sink",
     "SteeringQueue",
     "TextDeltaEvent",

@@ -5,6 +5,7 @@ from __future__ import annotations
 import datetime as _dt
 import json
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -26,6 +27,19 @@ You are gg, a coding agent working in the user's project through tools.
 - When a tool fails, read the error and adapt; do not repeat the same failing call.
 - Keep answers short and concrete; say what you changed and what you could not do.
 - Follow the AGENTS.md instructions below; a nearer file wins over a farther one."""
+
+
+# Where AGENTS.md sits among prompt sections: lower orders come before it, higher after.
+AGENTS_ORDER = 50
+
+
+@dataclass(frozen=True)
+class PromptSection:
+    """A part of the system prompt a capability contributes (profile, memory, skills)."""
+
+    title: str
+    text: str
+    order: int = 60
 
 
 def _read_agents(path: Path) -> str | None:
@@ -70,8 +84,10 @@ def build_system_prompt(
     tools: Sequence[Tool],
     extra: str | None = None,
     today: _dt.date | None = None,
+    sections: Sequence[PromptSection] = (),
 ) -> str:
-    """The system prompt: instructions, workspace, date, tools, AGENTS.md files (nearest last).
+    """The system prompt: instructions, workspace, date, tools, then sections by order with the
+    AGENTS.md files (nearest last) at AGENTS_ORDER.
 
     Reads a few small files; call it from a worker thread inside the daemon.
     """
@@ -81,11 +97,18 @@ def build_system_prompt(
         f"Workspace: {workspace}\nToday's date: {day.isoformat()}",
         "Tools: " + (", ".join(t.name for t in tools) if tools else "none"),
     ]
+    ordered = sorted(sections, key=lambda s: s.order)
+    parts += [_section(s) for s in ordered if s.order < AGENTS_ORDER and s.text.strip()]
     for label, path, text in agents_files(workspace, gg_home):
         parts.append(f"# AGENTS.md ({label}: {path})\n\n{text}")
+    parts += [_section(s) for s in ordered if s.order >= AGENTS_ORDER and s.text.strip()]
     if extra:
         parts.append(extra.strip())
     return "\n\n".join(parts)
+
+
+def _section(section: PromptSection) -> str:
+    return f"# {section.title}\n\n{section.text.strip()}"
 
 
 def _message_chars(msg: dict[str, Any]) -> int:

@@ -23,7 +23,7 @@ from ggd.tools.base import Tool, ToolContext
 
 from .approval import Approver
 from .compaction import CompactionSettings, compact, plan_cut
-from .context import build_system_prompt, estimate_text_tokens, estimate_tokens
+from .context import PromptSection, build_system_prompt, estimate_text_tokens, estimate_tokens
 from .errors import AgentError
 from .events import (
     DISPLAY_LIMIT,
@@ -62,6 +62,8 @@ class AgentOptions:
     compaction: CompactionSettings = field(default_factory=CompactionSettings)
     context_window: int | None = None
     gg_home: Path | None = None
+    # Capability sections (profile, memory, skills), read at the start of this run.
+    prompt_sections: Sequence[PromptSection] = ()
     max_parallel: int = 4
     display_limit: int = DISPLAY_LIMIT
 
@@ -169,7 +171,11 @@ class AgentLoop:
     async def _system_prompt(self) -> str:
         if self._system is None:
             self._system = await asyncio.to_thread(
-                build_system_prompt, self.tool_ctx.workspace, self.options.gg_home, self.tools
+                build_system_prompt,
+                self.tool_ctx.workspace,
+                self.options.gg_home,
+                self.tools,
+                sections=self.options.prompt_sections,
             )
         return self._system
 

@@ -1,22 +1,73 @@
-"""Use cases: Runtime (sessions by id), Manager (open services, LRU), Service, runs and approvals."""
+"""Use cases: Runtime (sessions by id), Manager (open services, LRU), Service, runs and approvals,
+and the extension model (capabilities, providers, approvers, channels)."""
 
 from __future__ import annotations
 
+from .admission import RunOptions
+from .approvers import Approver, InteractiveApprover, UnattendedApprover
+from .builtins import CORE_CAPABILITIES
 from .bus import SessionBus
+from .capabilities import CapabilityRegistry, sanitize_reason
+from .channels import ChannelState, Supervisor
+from .extension import (
+    Capability,
+    Channel,
+    ChannelContext,
+    Contribution,
+    DaemonServices,
+    Handler,
+    HandlerContext,
+    PromptSection,
+    ScopeContext,
+    SessionContext,
+    SetupContext,
+    ToolProvider,
+    TurnRequest,
+)
 from .files import write_private
 from .manager import Manager
+from .run import Run
+from .runs import RunManager
 from .runtime import Runtime, RuntimeOptions
 from .service import Service
+from .services import DaemonCore
+from .turns import TurnAssembler
 from .workspaces import Workspace, WorkspaceRegistry, workspace_id
 
 __all__ = [
+    "CORE_CAPABILITIES",
+    "Approver",
+    "Capability",
+    "CapabilityRegistry",
+    "Channel",
+    "ChannelContext",
+    "ChannelState",
+    "Contribution",
+    "DaemonCore",
+    "DaemonServices",
+    "Handler",
+    "HandlerContext",
+    "InteractiveApprover",
     "Manager",
+    "PromptSection",
+    "Run",
+    "RunManager",
+    "RunOptions",
     "Runtime",
     "RuntimeOptions",
+    "ScopeContext",
     "Service",
     "SessionBus",
+    "SessionContext",
+    "SetupContext",
+    "Supervisor",
+    "ToolProvider",
+    "TurnAssembler",
+    "TurnRequest",
+    "UnattendedApprover",
     "Workspace",
     "WorkspaceRegistry",
+    "sanitize_reason",
     "workspace_id",
     "write_private",
 ]

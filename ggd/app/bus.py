@@ -64,6 +64,15 @@ class SessionBus:
         for members in self._members.values():
             members.discard(sub)
 
+    def broadcast(self, method: str, params: dict[str, Any], workspace_id: str | None) -> int:
+        """A capability notification to every connection of a workspace (None: all of them)."""
+        body = encode_message({"jsonrpc": "2.0", "method": method, "params": params})
+        if workspace_id is None:
+            targets = set().union(*self._members.values()) if self._members else set()
+        else:
+            targets = set(self._members.get(workspace_id, ()))
+        return sum(1 for sub in targets if sub.notify(method, params, droppable=False, body=body))
+
     def publish(self, event: SessionEvent, workspace_id: str | None = None) -> int:
         """Send an event to its session's subscribers (and workspace members for list events)."""
         params = event.wire()

@@ -1,4 +1,4 @@
-"""The one mapping from core agent events to wire run events (type + fields)."""
+"""The one mapping from core agent events to wire run events (event class + fields)."""
 
 from __future__ import annotations
 
@@ -14,23 +14,24 @@ from ggd.agent import (
     UsageEvent,
     UserMessageEvent,
 )
+from ggd.protocol import events as W
 
 
-def to_wire(ev: AgentEvent) -> tuple[str, dict[str, Any]]:
-    """The wire event type and its fields (snake_case, validated by the protocol model)."""
+def to_wire(ev: AgentEvent) -> tuple[type[W.RunEventBase], dict[str, Any]]:
+    """The wire event class and its fields (snake_case, validated by the protocol model)."""
     if isinstance(ev, TextDeltaEvent):
-        return "text_delta", {"text": ev.text}
+        return W.TextDeltaEvent, {"text": ev.text}
     if isinstance(ev, ThinkingDeltaEvent):
-        return "thinking_delta", {"text": ev.text}
+        return W.ThinkingDeltaEvent, {"text": ev.text}
     if isinstance(ev, ToolCallStartEvent):
-        return "tool_call_start", {
+        return W.ToolCallStartEvent, {
             "tool_call_id": ev.tool_call_id,
             "tool_name": ev.tool_name,
             "summary": ev.summary,
             "arguments": ev.arguments,
         }
     if isinstance(ev, ToolCallFinishEvent):
-        return "tool_call_finish", {
+        return W.ToolCallFinishEvent, {
             "tool_call_id": ev.tool_call_id,
             "tool_name": ev.tool_name,
             "is_error": ev.is_error,
@@ -38,9 +39,9 @@ def to_wire(ev: AgentEvent) -> tuple[str, dict[str, Any]]:
             "details": _public_details(ev.details),
         }
     if isinstance(ev, UserMessageEvent):
-        return "user_message", {"text": ev.text}
+        return W.UserMessageEvent, {"text": ev.text}
     if isinstance(ev, UsageEvent):
-        return "usage", {
+        return W.UsageEvent, {
             "prompt_tokens": ev.prompt_tokens,
             "completion_tokens": ev.completion_tokens,
             "total_tokens": ev.total_tokens,
@@ -48,7 +49,7 @@ def to_wire(ev: AgentEvent) -> tuple[str, dict[str, Any]]:
             "context_window": ev.context_window,
         }
     if isinstance(ev, CompactionEvent):
-        return "compaction", {"summary": ev.summary}
+        return W.CompactionEvent, {"summary": ev.summary}
     raise TypeError(f"unmapped agent event {type(ev).__name__}")
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import logging
 from collections import OrderedDict
 
 from ggd.protocol import errors as E
@@ -12,6 +13,7 @@ from .service import Service
 from .workspaces import Workspace, WorkspaceRegistry
 
 DEFAULT_CAPACITY = 64
+log = logging.getLogger("ggd.app")
 
 
 class Manager:
@@ -28,6 +30,8 @@ class Manager:
         self.capacity = capacity
         self._open: OrderedDict[str, Service] = OrderedDict()
         self._opening: dict[str, asyncio.Lock] = {}
+        # Evicted services whose resources are still closing (awaited at shutdown).
+        self._closing: set[asyncio.Task[None]] = set()
 
     def __len__(self) -> int:
         return len(self._open)
@@ -77,4 +81,20 @@ class Manager:
                     break
                 if old.active_run_id is None and not old.lock.locked() and old is not svc:
                     del self._open[sid]
+                    self._close_later(old)
         return svc
+
+    def _close_later(self, svc: Service) -> None:
+        # Closing may wait on a browser or a server: never under the caller's locks or inline.
+        task = asyncio.get_running_loop().create_task(svc.close(), name=f"close {svc.id}")
+        self._closing.add(task)
+        task.add_done_callback(self._closing.discard)
+
+    async def close(self) -> None:
+        """Close every open service and wait for evictions in flight (each bounded)."""
+        services = list(self._open.values())
+        self._open.clear()
+        for svc in services:
+            self._close_later(svc)
+        if self._closing:
+            await asyncio.wait(set(self._closing))

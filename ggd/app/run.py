@@ -7,6 +7,7 @@ import itertools
 import logging
 import secrets
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -14,31 +15,13 @@ from ggd.agent import SteeringQueue
 from ggd.protocol import Approval, RunStatus, UsageInfo, encode_message
 from ggd.protocol import errors as E
 from ggd.protocol import events as W
+from ggd.protocol.events import TERMINAL_STATUS
 from ggd.protocol.methods import RUN_EVENT
 
 from .ring import EventRing
 
 log = logging.getLogger("ggd.app")
 
-EVENT_TYPES: dict[str, type[W.RunEventBase]] = {
-    cls.model_fields["type"].default: cls
-    for cls in (
-        W.RunStartedEvent,
-        W.TextDeltaEvent,
-        W.ThinkingDeltaEvent,
-        W.ToolCallStartEvent,
-        W.ToolCallFinishEvent,
-        W.UserMessageEvent,
-        W.ApprovalRequestedEvent,
-        W.ApprovalResolvedEvent,
-        W.UsageEvent,
-        W.CompactionEvent,
-        W.RunCompletedEvent,
-        W.RunFailedEvent,
-        W.RunCanceledEvent,
-    )
-}
-TERMINAL = {"run_completed": "completed", "run_failed": "failed", "run_canceled": "canceled"}
 _approval_ids = itertools.count(1)
 
 
@@ -87,27 +70,30 @@ class Run:
     usage: UsageInfo | None = None
     ring: EventRing = field(default_factory=EventRing)
     steering: SteeringQueue = field(default_factory=SteeringQueue)
-    subscribers: set[Any] = field(default_factory=set)
+    subscribers: set[Subscriber] = field(default_factory=set)
     pending: dict[str, PendingApproval] = field(default_factory=dict)
     task: asyncio.Task[None] | None = None
     finished_mono: float | None = None
     _changed: asyncio.Event = field(default_factory=asyncio.Event)
-    on_pending_change: Any = None
+    on_pending_change: Callable[[Run], None] | None = None
+    # The final answer of a completed run (what a scheduler or a chat channel reports back).
+    result: str | None = None
 
     # -- the event log ------------------------------------------------------------------------
 
-    def emit(self, type_: str, **fields: Any) -> dict[str, Any]:
+    def emit(self, cls: type[W.RunEventBase], **fields: Any) -> dict[str, Any]:
         """Number, validate, record and fan out one event; never awaits a client."""
         seq = self.ring.last_sequence + 1
-        model = EVENT_TYPES[type_](
+        model = cls(
             run_id=self.id, session_id=self.session_id, sequence=seq, timestamp=now_ms(), **fields
         )
         wire = model.wire()
+        type_ = wire["type"]
         # Encode once: the ring measures it and every subscriber gets the same bytes.
         body = encode_message({"jsonrpc": "2.0", "method": RUN_EVENT.name, "params": wire})
         self.ring.append(wire, size=len(body))
-        if type_ in TERMINAL:
-            self.status = TERMINAL[type_]
+        if type_ in TERMINAL_STATUS:
+            self.status = TERMINAL_STATUS[type_]
             self.completed_at = wire["timestamp"]
             self.finished_mono = time.monotonic()
         for sub in list(self.subscribers):
@@ -144,7 +130,12 @@ class Run:
     @property
     def done(self) -> bool:
         """The run reached a terminal state."""
-        return self.status in ("completed", "failed", "canceled")
+        return self.status in TERMINAL_STATUS.values()
+
+    async def finished(self) -> None:
+        """Wait until the run's task has recorded its end."""
+        if self.task is not None:
+            await asyncio.wait({self.task})
 
     # -- approvals ----------------------------------------------------------------------------
 
@@ -154,7 +145,7 @@ class Run:
         pending = PendingApproval(approval, fut)
         self.pending[approval.id] = pending
         self.status = "waiting_approval"
-        self.emit("approval_requested", approval=approval)
+        self.emit(W.ApprovalRequestedEvent, approval=approval)
         self._pending_changed()
         return pending
 
@@ -167,7 +158,7 @@ class Run:
             )
         pending.future.set_result((allow, scope, by))
         self.emit(
-            "approval_resolved",
+            W.ApprovalResolvedEvent,
             approval_id=approval_id,
             allow=allow,
             by=by,
@@ -186,7 +177,7 @@ class Run:
             # A cancelled run task has already cancelled the future it was awaiting.
             if not pending.future.done():
                 pending.future.set_result((False, "once", by))
-            self.emit("approval_resolved", approval_id=aid, allow=False, by=by)
+            self.emit(W.ApprovalResolvedEvent, approval_id=aid, allow=False, by=by)
         self._pending_changed()
 
     def _pending_changed(self) -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
@@ -28,7 +28,6 @@ class RuntimeOptions:
     default_workspace: Path
     default_model: str = "demo:gg-demo"
     capacity: int = 64
-    capabilities: list[str] = field(default_factory=lambda: ["sessions", "session.events"])
 
 
 def root_from_uri(uri: str) -> Path | None:
@@ -162,5 +161,6 @@ class Runtime:
         return entry.id, None
 
     async def close(self) -> None:
-        """Refuse new work."""
+        """Refuse new work, then close every open session's resources (bounded per session)."""
         self.closed = True
+        await self.manager.close()

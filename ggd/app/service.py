@@ -1,8 +1,10 @@
-"""Service: one open conversation, its file, its write lock and its projections."""
+"""Service: one open conversation, its file, its write lock, its projections and its resources."""
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import logging
 from collections.abc import Callable
 from typing import Any, TypeVar
 
@@ -12,7 +14,11 @@ from ggd.session import SessionConflictError, SessionFile
 
 from .workspaces import Workspace
 
+log = logging.getLogger("ggd.app")
+
 T = TypeVar("T")
+# How long closing one Service's resources (a browser, MCP clients) may take before it is abandoned.
+CLOSE_TIMEOUT_SECONDS = 10.0
 S = TypeVar("S", bound=Snapshot)
 
 
@@ -44,6 +50,27 @@ class Service:
         self.workspace = workspace
         self.lock = asyncio.Lock()
         self.active_run_id: str | None = None
+        # What capability providers opened for this session; closed with the Service.
+        self.resources = contextlib.AsyncExitStack()
+        # Per-provider memo (connections, caches), keyed by provider name.
+        self.state: dict[str, dict[str, Any]] = {}
+        self.closed = False
+
+    async def close(self) -> None:
+        """Close what providers opened for this session: bounded, logged, never raised."""
+        if self.closed:
+            return
+        self.closed = True
+        try:
+            async with asyncio.timeout(CLOSE_TIMEOUT_SECONDS):
+                await self.resources.aclose()
+        except TimeoutError:
+            log.warning("closing session resources timed out", extra={"session": self.id})
+        except Exception:
+            log.warning(
+                "closing session resources failed", extra={"session": self.id}, exc_info=True
+            )
+        self.state.clear()
 
     @property
     def id(self) -> str:

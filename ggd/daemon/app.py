@@ -15,11 +15,13 @@ from pathlib import Path
 from typing import Any
 
 from ggd import __version__
-from ggd.app import Runtime, RuntimeOptions
 from ggd.protocol import PROTOCOL_VERSION
-from ggd.rpc.hub import Hub, HubInfo
+from ggd.rpc.hub import Hub
 from ggd.transport import WebSocketListener, WsOptions, is_loopback_host, serve_stdio, start_unix
 
+from .catalog import all_capabilities
+from .compose import ComposeError, config_sections, start_channels
+from .compose import compose as _compose
 from .config import ConfigError, load_config
 from .home import prepare_home, resolve_home
 from .instance import AlreadyRunningError, InstanceLock, remove_discovery, write_discovery
@@ -54,7 +56,11 @@ class DaemonApp:
         home = prepare_home(resolve_home())
         setup_logging(log_file=ns.log_file)
         try:
-            config = load_config(home / "config.json")
+            capabilities = all_capabilities(os.environ)
+        except ValueError as exc:
+            raise StartupError(str(exc)) from None
+        try:
+            config, sections = load_config(home / "config.json", config_sections(capabilities))
         except ConfigError as exc:
             raise StartupError(str(exc)) from None
         ws_addr: tuple[str, int] | None = None
@@ -78,17 +84,19 @@ class DaemonApp:
         if not workspace.is_dir():
             raise StartupError("--workspace must be an existing folder")
 
-        runs_factory = _runs_factory()
-        registry, info = _providers(config, ns, home)
-        runtime = Runtime(
-            RuntimeOptions(
-                home=home, default_workspace=workspace, default_model=info.default_model or ""
+        try:
+            core, info = await _compose(
+                config,
+                sections,
+                ns,
+                home,
+                workspace,
+                owns_channels=not self.private,
+                capabilities=capabilities,
             )
-        )
-        runs: Any = None
-        if runs_factory is not None and registry is not None:
-            runs = runs_factory(runtime=runtime, registry=registry, config=config, ns=ns, home=home)
-        hub = Hub(runtime, info, runs)
+        except ComposeError as exc:
+            raise StartupError(str(exc)) from None
+        hub = Hub(core, info)
         self.hub = hub
 
         loop = asyncio.get_running_loop()
@@ -137,6 +145,7 @@ class DaemonApp:
                         "protocolVersion": PROTOCOL_VERSION,
                     },
                 )
+            start_channels(core, capabilities)
             log.info("ggd started", extra={"pid": os.getpid(), "private": self.private})
             if ns.stdio:
                 tasks.append(asyncio.create_task(self._stdio(hub)))
@@ -152,10 +161,10 @@ class DaemonApp:
             log.info("ggd stopping")
             for t in tasks:
                 t.cancel()
-            if runs is not None:
-                with contextlib.suppress(Exception):
-                    await runs.close()
-            await runtime.close()
+            await core.supervisor.stop()
+            with contextlib.suppress(Exception):
+                await core.runs.close()
+            await core.runtime.close()
             if ws_listener is not None:
                 await ws_listener.close()
             if unix_server is not None:
@@ -164,9 +173,9 @@ class DaemonApp:
             if not self.private:
                 remove_discovery(discovery, os.getpid())
                 lock.release()
-            if registry is not None:
-                with contextlib.suppress(Exception):
-                    await registry.aclose()
+            await core.registry.aclose()
+            with contextlib.suppress(Exception):
+                await core.runs.turns.models.aclose()
         return self.exit_code
 
     def request_stop(self, reason: str) -> None:
@@ -200,31 +209,3 @@ class DaemonApp:
                 log.info("idle: exiting")
                 self.stop.set()
                 return
-
-
-def _runs_factory() -> Any:
-    try:
-        from ggd.app.runs import build_run_manager
-    except ImportError:
-        return None
-    return build_run_manager
-
-
-def _providers(config: Any, ns: argparse.Namespace, home: Path) -> tuple[Any, HubInfo]:
-    try:
-        from ggd.providers import build_registry
-    except ImportError:
-        return None, HubInfo(version=__version__, default_model=ns.model or config.model)
-    try:
-        registry = build_registry(
-            config.providers_dict(), dict(os.environ), ns.model, home / "credentials.json"
-        )
-    except ValueError as exc:
-        raise StartupError(str(exc)) from None
-    info = HubInfo(
-        version=__version__,
-        demo=bool(registry.is_demo),
-        models=list(registry.models()),
-        default_model=registry.default_model,
-    )
-    return registry, info

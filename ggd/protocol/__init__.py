@@ -10,6 +10,7 @@ from .base import Empty, Event, Params, Result, WireModel, encode_message
 from .dto import (
     Approval,
     ApprovalMode,
+    ChannelStatus,
     DegradedProvider,
     Message,
     RunStatus,
@@ -34,6 +35,7 @@ __all__ = [
     "TERMINAL_EVENT_TYPES",
     "Approval",
     "ApprovalMode",
+    "ChannelStatus",
     "DegradedProvider",
     "Empty",
     "Event",

@@ -131,3 +131,12 @@ class DegradedProvider(WireModel):
 
     name: str
     reason: str
+
+
+class ChannelStatus(WireModel):
+    """A daemon channel (scheduler, Telegram) and its state."""
+
+    name: str
+    state: Literal["running", "failed", "stopped", "disabled"]
+    error: str | None = None
+    since: int

@@ -14,6 +14,9 @@ Hierarchy::
     ├── RunCapacityError         -32009 run_capacity
     ├── RuntimeClosedError       -32010 runtime_closed
     ├── ArtifactNotFoundError    -32011 artifact_not_found
+    ├── VersionChangedError      -32012 version_changed
+    ├── JobNotFoundError         -32013 job_not_found
+    ├── CapabilityUnavailableError -32014 capability_unavailable
     ├── InvalidParamsError       -32602 invalid_params
     ├── NotInitializedError      -32002 not_initialized (LSP's code; told apart by data.code)
     ├── MethodNotFoundError      -32601 method_not_found
@@ -120,6 +123,24 @@ class ArtifactNotFoundError(GgError):
     code, symbol = -32011, "artifact_not_found"
 
 
+class VersionChangedError(GgError):
+    """The thing changed while the request was in flight; read it again and retry."""
+
+    code, symbol, retryable = -32012, "version_changed", True
+
+
+class JobNotFoundError(GgError):
+    """No scheduled job with that id or name."""
+
+    code, symbol = -32013, "job_not_found"
+
+
+class CapabilityUnavailableError(GgError):
+    """The capability is not available in this daemon; the message says why."""
+
+    code, symbol = -32014, "capability_unavailable"
+
+
 class InvalidParamsError(GgError):
     """The params do not match the method's schema."""
 
@@ -156,6 +177,9 @@ ERROR_CLASSES: tuple[type[GgError], ...] = (
     RunCapacityError,
     RuntimeClosedError,
     ArtifactNotFoundError,
+    VersionChangedError,
+    JobNotFoundError,
+    CapabilityUnavailableError,
     InvalidParamsError,
     NotInitializedError,
     MethodNotFoundError,

@@ -143,7 +143,13 @@ RunEvent = Annotated[
     Field(discriminator="type"),
 ]
 RUN_EVENT_ADAPTER: TypeAdapter[Any] = TypeAdapter(RunEvent)
-TERMINAL_EVENT_TYPES = frozenset({"run_completed", "run_failed", "run_canceled"})
+# The terminal event types and the run status each one leaves: the only list of them.
+TERMINAL_STATUS: dict[str, str] = {
+    "run_completed": "completed",
+    "run_failed": "failed",
+    "run_canceled": "canceled",
+}
+TERMINAL_EVENT_TYPES = frozenset(TERMINAL_STATUS)
 
 
 class SessionEvent(Event):

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from .base import Result
-from .dto import DegradedProvider, WorkspaceRef
+from .dto import ChannelStatus, DegradedProvider, WorkspaceRef
 
 
 class SystemInfoResult(Result):
@@ -13,6 +13,7 @@ class SystemInfoResult(Result):
     server_version: str
     capabilities: list[str]
     degraded_providers: list[DegradedProvider] | None = None
+    channels: list[ChannelStatus] = []
     workspace: WorkspaceRef
     demo: bool = False
     models: list[str] = []

@@ -5,7 +5,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from lsprotocol import types as lsp
 from pydantic import BaseModel, TypeAdapter, ValidationError
@@ -14,11 +14,14 @@ from pygls.lsp.server import LanguageServer
 from pygls.protocol import LanguageServerProtocol, lsp_method
 from pygls.protocol.json_rpc import JsonRPCNotification, JsonRPCRequestMessage
 
+from ggd.app import HandlerContext
 from ggd.protocol import PROTOCOL_VERSION, MethodSpec
 from ggd.protocol import errors as E
-from ggd.protocol.methods import REQUESTS
 
 from .connection import Connection
+
+if TYPE_CHECKING:
+    from .hub import Hub
 
 log = logging.getLogger("ggd.rpc")
 
@@ -48,7 +51,7 @@ def registered() -> dict[str, tuple[MethodSpec, Handler]]:
 class CallContext:
     """What a handler gets besides its params: the app and the calling connection."""
 
-    app: Any
+    app: Hub
     conn: Connection
 
 
@@ -74,7 +77,7 @@ class GgProtocol(LanguageServerProtocol):
     """
 
     conn: Connection
-    app: Any
+    app: Hub
 
     def structure_message(self, data: dict[str, Any]) -> Any:
         """Keep gg/* params as dicts instead of pygls' namedtuples."""
@@ -101,7 +104,7 @@ class GgProtocol(LanguageServerProtocol):
         result.capabilities.experimental = {
             "gg": {
                 "protocolVersion": PROTOCOL_VERSION,
-                "capabilities": self.app.capabilities(),
+                "capabilities": self.app.capabilities(ws),
                 "workspace": {"id": ws.id, "name": ws.name},
             }
         }
@@ -120,19 +123,54 @@ def _adapter(spec: MethodSpec) -> TypeAdapter[Any]:
     return TypeAdapter(spec.params)
 
 
-def bind(server: LanguageServer, app: Any, conn: Connection) -> None:
-    """Register a feature per gg request on this connection's server."""
+_ADAPTERS: dict[str, TypeAdapter[Any]] = {}
+
+
+def _adapter_for(spec: MethodSpec) -> TypeAdapter[Any]:
+    # One adapter per row for the daemon's life: building them costs more than a request.
+    adapter = _ADAPTERS.get(spec.name)
+    if adapter is None:
+        adapter = _ADAPTERS[spec.name] = _adapter(spec)
+    return adapter
+
+
+def bind(server: LanguageServer, app: Hub, conn: Connection) -> None:
+    """Register a feature per gg request row (core and capability) on this connection's server."""
     from . import handlers  # noqa: F401 - importing registers the handlers
 
-    for spec in REQUESTS:
-        entry = _REGISTRY.get(spec.name)
-        if entry is None:
+    registry = app.core.registry
+    for spec in app.methods():
+        if spec.kind != "request":
             continue
-        server.feature(spec.name)(_wrap(spec, entry[1], app, conn, _adapter(spec)))
+        entry = _REGISTRY.get(spec.name)
+        fn: Handler | None = entry[1] if entry is not None else None
+        if fn is None:
+            owned = registry.handler(spec.name)
+            if owned is None:
+                continue
+            fn = _capability_handler(owned[0].config_key, owned[1])
+        server.feature(spec.name)(_wrap(spec, fn, app, conn, _adapter_for(spec)))
+
+
+def _capability_handler(config_key: str | None, fn: Any) -> Handler:
+    """Adapt a capability handler (HandlerContext, params) to the rpc layer's CallContext."""
+
+    async def call(ctx: CallContext, params: Any) -> Any:
+        hub = ctx.app
+        hctx = HandlerContext(
+            services=hub.core,
+            workspace=hub.workspace(ctx.conn),
+            config=hub.core.registry.section(config_key) if config_key else None,
+            notify=lambda method, p: ctx.conn.notify(method, p, droppable=False),
+            remote=ctx.conn.remote,
+        )
+        return await fn(hctx, params)
+
+    return call
 
 
 def _wrap(
-    spec: MethodSpec, fn: Handler, app: Any, conn: Connection, adapter: TypeAdapter[Any]
+    spec: MethodSpec, fn: Handler, app: Hub, conn: Connection, adapter: TypeAdapter[Any]
 ) -> Callable[[Any], Awaitable[Any]]:
     async def feature(raw: Any) -> Any:
         try:

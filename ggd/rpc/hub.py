@@ -1,15 +1,16 @@
-"""Hub: what transports and handlers share: the runtime, connections and their workspaces."""
+"""Hub: what transports and handlers share: the daemon core, connections and their workspaces."""
 
 from __future__ import annotations
 
 import logging
 import time
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
-from ggd.app import Runtime, Workspace
-from ggd.protocol import PROTOCOL_VERSION
+from ggd.app import CORE_CAPABILITIES, DaemonCore, RunManager, Runtime, ScopeContext, Workspace
+from ggd.protocol import PROTOCOL_VERSION, MethodSpec
 from ggd.protocol import errors as E
+from ggd.protocol.methods import METHODS
 
 from .connection import Connection
 
@@ -24,19 +25,40 @@ class HubInfo:
     demo: bool = False
     models: list[str] = field(default_factory=list)
     default_model: str | None = None
-    degraded: list[dict[str, str]] = field(default_factory=list)
+
+
+class InitializeParams(Protocol):
+    """The parts of LSP initialize params the hub reads."""
+
+    root_uri: str | None
+    workspace_folders: Any
+    initialization_options: Any
 
 
 class Hub:
     """The app object transports call into; one per daemon."""
 
-    def __init__(self, runtime: Runtime, info: HubInfo, runs: Any = None) -> None:
-        self.runtime = runtime
+    def __init__(self, core: DaemonCore, info: HubInfo) -> None:
+        self.core = core
         self.info = info
-        self.runs = runs
         self.connections: dict[int, Connection] = {}
         self.started = time.time()
         self.last_activity = time.monotonic()
+        self._methods: tuple[MethodSpec, ...] = (*METHODS, *core.registry.methods())
+
+    @property
+    def runtime(self) -> Runtime:
+        """The session runtime."""
+        return self.core.runtime
+
+    @property
+    def runs(self) -> RunManager:
+        """The run table."""
+        return self.core.runs
+
+    def methods(self) -> tuple[MethodSpec, ...]:
+        """The one method table: core rows, then every capability's rows."""
+        return self._methods
 
     # -- transport hooks -------------------------------------------------------------------------
 
@@ -49,11 +71,10 @@ class Hub:
         """A client went away: drop its subscriptions (its runs and approvals live on)."""
         self.connections.pop(conn.id, None)
         self.runtime.bus.drop(conn)
-        if self.runs is not None:
-            self.runs.drop_subscriber(conn)
+        self.runs.drop_subscriber(conn)
         self.last_activity = time.monotonic()
 
-    def bind_workspace(self, conn: Connection, params: Any) -> Workspace:
+    def bind_workspace(self, conn: Connection, params: InitializeParams) -> Workspace:
         """Choose the connection's workspace from LSP initialize params."""
         folders = [f.uri for f in (params.workspace_folders or [])]
         opts = params.initialization_options
@@ -65,12 +86,20 @@ class Hub:
         self.runtime.bus.join(ws.id, conn)
         return ws
 
-    def capabilities(self) -> list[str]:
-        """Capabilities advertised to clients."""
-        caps = list(self.runtime.opts.capabilities)
-        if self.runs is not None:
-            caps += self.runs.capabilities()
-        return caps
+    def capabilities(self, ws: Workspace | None = None) -> list[str]:
+        """Capabilities advertised to clients of a workspace: derived from the registry."""
+        ws = ws or self.runtime.workspaces.default
+        scope = ScopeContext(home=self.core.home, workspace=ws)
+        caps = self.core.registry.advertised(scope)
+        return [*CORE_CAPABILITIES, *(c for c in caps if c not in CORE_CAPABILITIES)]
+
+    def degraded(self, ws: Workspace) -> list[dict[str, str]]:
+        """Providers degraded in a workspace (sanitized reasons)."""
+        return self.core.registry.degraded(ws.id)
+
+    def channels(self) -> list[dict[str, Any]]:
+        """Channel states for /health and system.info."""
+        return [s.wire() for s in self.core.supervisor.states()]
 
     def health(self) -> dict[str, Any]:
         """The authenticated /health report."""
@@ -79,8 +108,9 @@ class Hub:
             "protocolVersion": PROTOCOL_VERSION,
             "serverVersion": self.info.version,
             "connections": len(self.connections),
-            "activeRuns": self.runs.active_count() if self.runs is not None else 0,
+            "activeRuns": self.runs.active_count(),
             "uptimeSeconds": int(time.time() - self.started),
+            "channels": self.channels(),
         }
 
     def workspace(self, conn: Connection) -> Workspace:
@@ -92,5 +122,4 @@ class Hub:
 
     def idle(self) -> bool:
         """No clients and no active runs."""
-        active = self.runs.active_count() if self.runs is not None else 0
-        return not self.connections and active == 0
+        return not self.connections and self.runs.active_count() == 0

@@ -24,6 +24,8 @@ class ToolContext:
     session_id: str = ""
     run_id: str = ""
     env: dict[str, str] | None = None
+    # Extra folders that read, list and grep may read (skills); never writable through tools.
+    read_roots: tuple[Path, ...] = ()
 
 
 @dataclass

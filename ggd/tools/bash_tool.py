@@ -143,9 +143,12 @@ class BashTool(Tool):
         if ctx.sandbox:
             prefix, why = await sandbox_prefix(ws)
             if prefix is None:
-                notes.append(f"[sandbox unavailable: {why}; the command ran WITHOUT the sandbox]")
-            else:
-                argv, sandboxed = prefix + argv, True
+                # Asked-for confinement that cannot start fails closed: never run unconfined.
+                raise ToolError(
+                    f"the sandbox is on but {why}, so the command was not run; install "
+                    "bubblewrap or start ggd without --sandbox"
+                )
+            argv, sandboxed = prefix + argv, True
         log_path, log = await asyncio.to_thread(_open_log, ctx)
         loop = asyncio.get_running_loop()
         try:

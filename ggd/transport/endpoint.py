@@ -27,7 +27,7 @@ def _shared_converter() -> Converter:
     # every initialize. The converter holds no per-connection state, so all endpoints share one.
     global _CONVERTER
     if _CONVERTER is None:
-        _CONVERTER = default_converter()
+        _CONVERTER = default_converter()  # type: ignore[no-untyped-call]
     return _CONVERTER
 
 

@@ -9,6 +9,7 @@ import ipaddress
 import json
 import logging
 import mimetypes
+from collections.abc import Sequence
 from dataclasses import dataclass
 from http import HTTPStatus
 from pathlib import Path
@@ -19,6 +20,7 @@ from websockets.asyncio.server import Server, ServerConnection, serve
 from websockets.datastructures import Headers
 from websockets.exceptions import ConnectionClosed
 from websockets.http11 import Request, Response
+from websockets.typing import Subprotocol
 
 from ggd.rpc import Connection
 
@@ -165,8 +167,10 @@ class WebSocketListener:
             return None
         return self._static(path)
 
-    def _select_subprotocol(self, connection: ServerConnection, subprotocols: Any) -> str | None:
-        return SUBPROTOCOL if SUBPROTOCOL in subprotocols else None
+    def _select_subprotocol(
+        self, connection: ServerConnection, subprotocols: Sequence[Subprotocol]
+    ) -> Subprotocol | None:
+        return Subprotocol(SUBPROTOCOL) if SUBPROTOCOL in subprotocols else None
 
     def _static(self, path: str) -> Response:
         root = self.opts.web_root

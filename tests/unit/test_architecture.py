@@ -17,8 +17,54 @@ ALLOWED: dict[str, set[str]] = {
     "app": {"protocol", "agent", "session", "tools", "providers"},
     "rpc": {"protocol", "app"},
     "transport": {"protocol", "rpc"},
-    "daemon": {"protocol", "app", "rpc", "transport", "providers", "session", "tools", "agent"},
+    "capabilities": {"protocol", "app", "agent", "tools", "session", "providers"},
+    "daemon": {
+        "protocol",
+        "app",
+        "rpc",
+        "transport",
+        "providers",
+        "session",
+        "tools",
+        "agent",
+        "capabilities",
+    },
 }
+
+
+def _capability_of(module: str, path: Path) -> set[str]:
+    """The sibling capability packages a module of ggd/capabilities/<name>/ imports."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    here = path.relative_to(ROOT / "ggd" / "capabilities").parts
+    found: set[str] = set()
+    for node in ast.walk(tree):
+        names: list[str] = []
+        if isinstance(node, ast.Import):
+            names = [a.name for a in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            if node.level == 0 and node.module:
+                names = [node.module]
+            elif node.level >= 2:
+                # from ..other import x  (relative, leaving this capability's package)
+                base = list(here[:-1])[: len(here) - node.level]
+                names = ["ggd.capabilities." + ".".join([*base, *(node.module or "").split(".")])]
+        for n in names:
+            parts = n.split(".")
+            if parts[:2] == ["ggd", "capabilities"] and len(parts) > 2 and parts[2] != module:
+                found.add(parts[2])
+    return found
+
+
+def test_capability_packages_import_no_other_capability() -> None:
+    problems = []
+    for pkg in sorted(p for p in (ROOT / "ggd" / "capabilities").iterdir() if p.is_dir()):
+        if pkg.name.startswith("_"):
+            continue
+        for py in pkg.rglob("*.py"):
+            bad = _capability_of(pkg.name, py)
+            if bad:
+                problems.append(f"{py.relative_to(ROOT)} imports capabilities {sorted(bad)}")
+    assert not problems, "\n".join(problems)
 
 
 def _imports(path: Path) -> set[str]:

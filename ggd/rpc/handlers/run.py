@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Any
-
+from ggd.app import Run, RunManager
 from ggd.protocol import RunStatus
-from ggd.protocol import errors as E
 from ggd.protocol import methods as M
 from ggd.protocol.run import (
     RunActiveParams,
@@ -23,27 +21,28 @@ from ggd.protocol.session import EmptyResult
 from ..dispatch import CallContext, handler
 
 
-def _runs(ctx: CallContext) -> Any:
-    runs = ctx.app.runs
-    if runs is None:
-        raise E.RuntimeClosedError("runs are not available in this daemon")
-    return runs
+def _runs(ctx: CallContext) -> RunManager:
+    return ctx.app.runs
 
 
-def _own(ctx: CallContext, run: Any) -> Any:
-    """A run is visible to connections of the workspace its session belongs to."""
-    svc = ctx.app.runtime.manager.cached(run.session_id)
-    if svc is not None and svc.workspace.id != ctx.conn.workspace_id:
-        raise E.RunNotFoundError("no such run in this workspace")
-    return run
+def _own(ctx: CallContext, run_id: str) -> Run:
+    """A run is visible only to connections of its own workspace (recorded on the run itself,
+    so it holds after the session's Service was evicted)."""
+    return _runs(ctx).get(run_id, workspace_id=ctx.app.workspace(ctx.conn).id)
 
 
 @handler(M.RUN_START)
 async def run_start(ctx: CallContext, params: RunStartParams) -> RunStartResult:
     """Start a run; subscribes the caller unless subscribe is false."""
     svc = await ctx.app.runtime.service(params.session_id, ctx.app.workspace(ctx.conn))
-    run = await _runs(ctx).start(
-        svc, params.prompt, params.approval_mode, params.interactive, params.model
+    runs = _runs(ctx)
+    run = await runs.start(
+        svc,
+        params.prompt,
+        approver=runs.interactive,
+        mode=params.approval_mode,
+        interactive=params.interactive,
+        model=params.model,
     )
     if params.subscribe:
         run.subscribe(ctx.conn, 0)
@@ -54,7 +53,7 @@ async def run_start(ctx: CallContext, params: RunStartParams) -> RunStartResult:
 @handler(M.RUN_SUBSCRIBE)
 async def run_subscribe(ctx: CallContext, params: RunSubscribeParams) -> EmptyResult:
     """Replay after afterSequence, then live events."""
-    run = _own(ctx, _runs(ctx).get(params.run_id))
+    run = _own(ctx, params.run_id)
     run.subscribe(ctx.conn, params.after_sequence)
     ctx.conn.run_subs.add(run.id)
     return EmptyResult()
@@ -63,7 +62,7 @@ async def run_subscribe(ctx: CallContext, params: RunSubscribeParams) -> EmptyRe
 @handler(M.RUN_UNSUBSCRIBE)
 async def run_unsubscribe(ctx: CallContext, params: RunIdParams) -> EmptyResult:
     """Stop live events."""
-    run = _own(ctx, _runs(ctx).get(params.run_id))
+    run = _own(ctx, params.run_id)
     run.subscribers.discard(ctx.conn)
     ctx.conn.run_subs.discard(run.id)
     return EmptyResult()
@@ -72,7 +71,7 @@ async def run_unsubscribe(ctx: CallContext, params: RunIdParams) -> EmptyResult:
 @handler(M.RUN_WAIT)
 async def run_wait(ctx: CallContext, params: RunWaitParams) -> RunWaitResult:
     """Long-poll events after a sequence."""
-    run = _own(ctx, _runs(ctx).get(params.run_id))
+    run = _own(ctx, params.run_id)
     events = await run.wait_events(params.after_sequence, params.timeout_ms / 1000)
     last = events[-1]["sequence"] if events else params.after_sequence
     return RunWaitResult(events=events, done=run.done and last >= run.ring.last_sequence)
@@ -81,7 +80,7 @@ async def run_wait(ctx: CallContext, params: RunWaitParams) -> RunWaitResult:
 @handler(M.RUN_GET)
 async def run_get(ctx: CallContext, params: RunIdParams) -> RunStatus:
     """A run's status."""
-    return _own(ctx, _runs(ctx).get(params.run_id)).status_dto()
+    return _own(ctx, params.run_id).status_dto()
 
 
 @handler(M.RUN_ACTIVE)
@@ -95,16 +94,15 @@ async def run_active(ctx: CallContext, params: RunActiveParams) -> RunStatus | N
 @handler(M.RUN_CANCEL)
 async def run_cancel(ctx: CallContext, params: RunIdParams) -> EmptyResult:
     """Cancel a run."""
-    _own(ctx, _runs(ctx).get(params.run_id))
-    _runs(ctx).cancel(params.run_id)
+    _runs(ctx).cancel(_own(ctx, params.run_id))
     return EmptyResult()
 
 
 @handler(M.RUN_APPROVE)
 async def run_approve(ctx: CallContext, params: RunApproveParams) -> EmptyResult:
     """Answer a pending approval."""
-    _own(ctx, _runs(ctx).get(params.run_id))
-    _runs(ctx).approve(params.run_id, params.approval_id, params.allow, params.scope)
+    run = _own(ctx, params.run_id)
+    _runs(ctx).approve(run, params.approval_id, params.allow, params.scope)
     return EmptyResult()
 
 

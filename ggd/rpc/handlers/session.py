@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from ggd.app import Service
 from ggd.protocol import SessionUpdate, Snapshot
-from ggd.protocol import errors as E
 from ggd.protocol import methods as M
 from ggd.protocol.session import (
     EmptyResult,
@@ -22,8 +22,7 @@ from ..dispatch import CallContext, handler
 
 
 def _active(ctx: CallContext) -> dict[str, str]:
-    runs = ctx.app.runs
-    return runs.active_by_session() if runs is not None else {}
+    return ctx.app.runs.active_by_session()
 
 
 @handler(M.SESSION_LIST)
@@ -41,7 +40,7 @@ async def session_create(ctx: CallContext, params: SessionCreateParams) -> Snaps
     return await ctx.app.runtime.create_session(ws, params.name, params.model)
 
 
-async def _service(ctx: CallContext, session_id: str):  # type: ignore[no-untyped-def]
+async def _service(ctx: CallContext, session_id: str) -> Service:
     return await ctx.app.runtime.service(session_id, ctx.app.workspace(ctx.conn))
 
 
@@ -94,9 +93,7 @@ async def session_unsubscribe(ctx: CallContext, params: SessionIdParams) -> Empt
 async def session_compact(ctx: CallContext, params: SessionCompactParams) -> SessionCompactResult:
     """Summarise older turns now."""
     svc = await _service(ctx, params.session_id)
-    if ctx.app.runs is None:
-        raise E.RuntimeClosedError("no model is available in this daemon")
-    summary = await ctx.app.runs.compact(svc, params.instructions)
+    summary = await ctx.app.runs.turns.compact(svc, params.instructions)
     return SessionCompactResult(summary=summary, compacted=summary is not None)
 
 
@@ -104,7 +101,6 @@ async def session_compact(ctx: CallContext, params: SessionCompactParams) -> Ses
 async def session_context(ctx: CallContext, params: SessionIdParams) -> SessionContextResult:
     """Estimated context use."""
     svc = await _service(ctx, params.session_id)
-    if ctx.app.runs is None:
-        raise E.RuntimeClosedError("no model is available in this daemon")
-    info = await svc.read(lambda _sf: ctx.app.runs.context(svc))
+    turns = ctx.app.runs.turns
+    info = await svc.read(lambda _sf: turns.context(svc))
     return SessionContextResult(**info)

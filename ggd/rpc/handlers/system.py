@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ggd.protocol import PROTOCOL_VERSION, DegradedProvider, Empty, WorkspaceRef
+from ggd.protocol import PROTOCOL_VERSION, ChannelStatus, DegradedProvider, Empty, WorkspaceRef
 from ggd.protocol import methods as M
 from ggd.protocol.system import SystemInfoResult, WorkspaceListResult
 
@@ -17,8 +17,9 @@ async def system_info(ctx: CallContext, params: Empty) -> SystemInfoResult:
     return SystemInfoResult(
         protocol_version=PROTOCOL_VERSION,
         server_version=hub.info.version,
-        capabilities=hub.capabilities(),
-        degraded_providers=[DegradedProvider(**d) for d in hub.info.degraded] or None,
+        capabilities=hub.capabilities(ws),
+        degraded_providers=[DegradedProvider(**d) for d in hub.degraded(ws)] or None,
+        channels=[ChannelStatus.model_validate(c) for c in hub.channels()],
         workspace=WorkspaceRef(id=ws.id, name=ws.name),
         demo=hub.info.demo,
         models=hub.info.models,

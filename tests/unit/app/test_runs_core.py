@@ -10,6 +10,7 @@ from ggd.app.policy import decide, start_refusal
 from ggd.app.ring import EventRing
 from ggd.app.run import Run
 from ggd.protocol import errors as E
+from ggd.protocol import events as W
 
 
 def _ev(seq: int, text: str = "x") -> dict[str, Any]:
@@ -96,14 +97,14 @@ async def test_a_subscriber_that_falls_behind_loses_its_live_subscription_only()
     run.subscribe(fast, 0)
     run.subscribe(slow, 0)
     for i in range(10):
-        run.emit("text_delta", text=str(i))
+        run.emit(W.TextDeltaEvent, text=str(i))
     assert [e["sequence"] for e in fast.got] == list(range(1, 11))
     assert [e["sequence"] for e in slow.got] == [1, 2, 3]
     assert slow not in run.subscribers and fast in run.subscribers
     # it resumes from what it saw, with nothing missed or doubled
     slow.capacity = 10_000
     run.subscribe(slow, 3)
-    run.emit("text_delta", text="more")
+    run.emit(W.TextDeltaEvent, text="more")
     assert [e["sequence"] for e in slow.got] == list(range(1, 12))
 
 

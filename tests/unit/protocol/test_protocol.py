@@ -12,6 +12,7 @@ from pydantic import ValidationError
 
 from ggd.protocol import BY_NAME, METHODS, PROTOCOL_VERSION, errors
 from ggd.protocol.events import RUN_EVENT_ADAPTER
+from ggd.daemon.export import full_table
 from ggd.protocol.export import check, render
 from ggd.protocol.run import RunStartParams
 
@@ -19,14 +20,14 @@ ROOT = Path(__file__).resolve().parents[3]
 
 
 def test_generated_protocol_folder_is_up_to_date() -> None:
-    problems = check(ROOT / "protocol")
+    problems = check(ROOT / "protocol", full_table())
     assert not problems, (
-        "protocol/ is stale; run `python -m ggd.protocol.export protocol`:\n" + "\n".join(problems)
+        "protocol/ is stale; run `python -m ggd.daemon.export protocol`:\n" + "\n".join(problems)
     )
 
 
 def test_generated_files_are_deterministic_and_canonical() -> None:
-    first, second = render(), render()
+    first, second = render(full_table()), render(full_table())
     assert first == second
     for rel, text in first.items():
         assert "\r" not in text
@@ -35,8 +36,8 @@ def test_generated_files_are_deterministic_and_canonical() -> None:
 
 
 def test_every_method_has_a_schema_an_example_and_a_spec_section() -> None:
-    files = render()
-    for spec in METHODS:
+    files = render(full_table())
+    for spec in full_table():
         assert f"schemas/{spec.name.removeprefix('gg/')}.json" in files
         assert f"### {spec.name}" in files["README.md"]
         assert spec.example, f"{spec.name} has no example exchange"
@@ -62,6 +63,15 @@ def test_every_request_row_has_exactly_one_handler_and_every_handler_a_row() -> 
     assert set(handlers) == rows
     for name, (spec, _fn) in handlers.items():
         assert BY_NAME[name] is spec
+
+
+def test_every_capability_request_row_has_a_handler_of_its_own_capability() -> None:
+    from ggd.daemon.catalog import builtin
+
+    for cap in builtin():
+        rows = {m.name for m in cap.methods if m.kind == "request"}
+        assert set(cap.handlers) == rows, cap.name
+        assert all(m.area for m in cap.methods)
 
 
 def test_error_symbols_are_unique_and_shaped() -> None:

@@ -134,11 +134,11 @@ async def test_sandbox_confines_writes_to_the_workspace(
     assert "rc=1" in r.output
 
 
-async def test_sandbox_missing_runs_unsandboxed_with_a_note(
+async def test_sandbox_missing_refuses_to_run_unconfined(
     ws: Path, ctx: ToolContext, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr("ggd.tools.sandbox.shutil.which", lambda name: None)
     ctx.sandbox = True
-    r = await BashTool().run({"command": "echo hi"}, ctx)
-    assert r.output.splitlines()[0].startswith("[sandbox unavailable: bubblewrap (bwrap) is not")
-    assert "hi" in r.output and r.details and not r.details["sandboxed"]
+    with pytest.raises(ToolError, match="bubblewrap"):
+        await BashTool().run({"command": "echo hi > ran.txt"}, ctx)
+    assert not (ws / "ran.txt").exists()

@@ -1,0 +1,44 @@
+"""Admission: whether a run may start now (daemon open, mode allowed, session free, capacity)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ggd.protocol import errors as E
+
+from .policy import start_refusal
+
+
+@dataclass
+class RunOptions:
+    """Admission, timeouts, retention and defaults of runs (set by the daemon from flags/config)."""
+
+    max_active: int = 16
+    run_timeout: float = 1800.0
+    keep_completed: int = 256
+    keep_seconds: float = 3600.0
+    sandbox: bool = False
+    max_turns: int = 50
+    default_approval_mode: str = "auto"
+
+
+def admit(
+    opts: RunOptions, *, closed: bool, mode: str, interactive: bool, busy: bool, active: int
+) -> None:
+    """Raise the typed error that refuses this start, or return when it may go ahead."""
+    if closed:
+        raise E.RuntimeClosedError("the daemon is shutting down")
+    refusal = start_refusal(mode, interactive)
+    if refusal:
+        raise E.InvalidActionError(refusal)
+    if busy:
+        raise E.RunConflictError(
+            "the session already has an active run; steer it, wait, or cancel it first"
+        )
+    if active >= opts.max_active:
+        raise E.RunCapacityError(
+            f"the daemon is running {opts.max_active} runs, its limit; try again shortly"
+        )
+
+
+__all__ = ["RunOptions", "admit"]

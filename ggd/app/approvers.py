@@ -1,0 +1,94 @@
+"""Approvers: who answers a tool call that needs approval, passed to every run as a value.
+
+- `InteractiveApprover`: the policy table of `policy.py`, asking attached clients when it says ask.
+- `UnattendedApprover`: runs the daemon starts itself (scheduled jobs, Telegram without buttons):
+  every approval-gated call is denied unless the job opted in (`allow_all`); dangerous commands
+  are denied even then.
+
+There is no default approver: a run started without one is refused, never allowed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Protocol
+
+from ggd.agent import ApprovalDecision
+from ggd.protocol import Approval
+from ggd.providers.types import ToolCall
+from ggd.tools import ApprovalInfo, Tool
+
+from .policy import decide
+
+if TYPE_CHECKING:
+    from .run import Run
+
+
+class Approver(Protocol):
+    """Decides one approval-gated call of a run."""
+
+    async def decide(
+        self, run: Run, call: ToolCall, tool: Tool, info: ApprovalInfo
+    ) -> ApprovalDecision:
+        """Allow or deny, with the reason the model sees on a denial."""
+        ...
+
+
+class InteractiveApprover:
+    """The approval policy table; 'ask' waits for any attached client to answer."""
+
+    def __init__(self, session_allows: Callable[[str], set[str]]) -> None:
+        self._session_allows = session_allows
+
+    async def decide(
+        self, run: Run, call: ToolCall, tool: Tool, info: ApprovalInfo
+    ) -> ApprovalDecision:
+        """Policy first; ask clients only when the table says ask."""
+        dangerous = info.risk == "dangerous"
+        if not dangerous and tool.name in self._session_allows(run.session_id):
+            return ApprovalDecision(allow=True)
+        verdict = decide(run.approval_mode, run.interactive, dangerous)
+        if verdict.verdict != "ask":
+            return ApprovalDecision(allow=verdict.verdict == "allow", reason=verdict.reason)
+        approval = Approval(
+            id=run.new_approval_id(),
+            tool_call_id=call.id,
+            tool_name=tool.name,
+            summary=info.summary,
+            details=info.details,
+            arguments=call.arguments,
+            risk=info.risk,
+            risk_reason=info.risk_reason or None,
+        )
+        pending = run.add_approval(approval)
+        allow, _scope, by = await pending.future
+        reason = "" if allow else ("the user denied it" if by == "user" else f"no approval ({by})")
+        return ApprovalDecision(allow=allow, reason=reason)
+
+
+class UnattendedApprover:
+    """Nobody is there to ask: deny gated calls unless opted in; never allow dangerous ones."""
+
+    def __init__(self, allow_all: bool = False, who: str = "an unattended run") -> None:
+        self.allow_all = allow_all
+        self.who = who
+
+    async def decide(
+        self, run: Run, call: ToolCall, tool: Tool, info: ApprovalInfo
+    ) -> ApprovalDecision:
+        """Deny dangerous always; allow the rest only when the job opted in."""
+        if info.risk == "dangerous":
+            return ApprovalDecision(
+                allow=False,
+                reason=f"dangerous commands are never run by {self.who}; nobody can approve them",
+            )
+        if self.allow_all:
+            return ApprovalDecision(allow=True)
+        return ApprovalDecision(
+            allow=False,
+            reason=f"{self.who} cannot ask for approval, so {tool.name} was denied; "
+            "the job must opt in (allowAll) to run approval-gated tools",
+        )
+
+
+__all__ = ["Approver", "InteractiveApprover", "UnattendedApprover"]

@@ -1,0 +1,235 @@
+"""The capability registry: providers, protocol rows and handlers, and what is advertised.
+
+Assembled once by the composition root from `Capability` values. What `initialize` and
+`gg/system.info` advertise, which tools a turn gets and which providers are degraded are all
+computed here from those values; no other module names a capability.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import re
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from pydantic import BaseModel
+
+from ggd.agent import PromptSection
+from ggd.protocol import MethodSpec
+from ggd.tools import Tool
+
+from .extension import (
+    Capability,
+    Contribution,
+    Handler,
+    ScopeContext,
+    SessionContext,
+    SetupContext,
+    ToolProvider,
+)
+
+log = logging.getLogger("ggd.capabilities")
+
+# A provider's build that takes longer than this is a degradation, never a stalled turn.
+BUILD_TIMEOUT_SECONDS = 30.0
+_REASON_LIMIT = 300
+_SECRET_NAME = re.compile(r"(KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL)", re.IGNORECASE)
+
+
+def sanitize_reason(text: str, env: Mapping[str, str] | None = None) -> str:
+    """A degradation reason fit for clients: one line, home shown as ~, no secret values."""
+    env = os.environ if env is None else env
+    out = " ".join(str(text).split())
+    for name, value in env.items():
+        if _SECRET_NAME.search(name) and len(value) >= 6:
+            out = out.replace(value, "***")
+    home = str(Path.home())
+    if home not in ("", "/"):
+        out = out.replace(home, "~")
+    return out[:_REASON_LIMIT] or "failed to build"
+
+
+@dataclass
+class TurnTools:
+    """Everything the providers contributed to one turn."""
+
+    tools: list[Tool] = field(default_factory=list)
+    sections: list[PromptSection] = field(default_factory=list)
+    read_roots: list[Path] = field(default_factory=list)
+
+
+# The book's key for failures that hold in every workspace (a probe at daemon start).
+DAEMON_WIDE = "*"
+# Makes the SessionContext a provider builds with (its own slice of the Service state).
+ContextFactory = Callable[[ToolProvider], SessionContext]
+
+
+class DegradedBook:
+    """Workspace-wide build outcomes: a provider that failed, until it builds again anywhere there."""
+
+    def __init__(self) -> None:
+        self._by_ws: dict[str, dict[str, str]] = {}
+
+    def failed(self, workspace_id: str, provider: str, reason: str) -> None:
+        """Record a failed build."""
+        self._by_ws.setdefault(workspace_id, {})[provider] = reason
+
+    def ok(self, workspace_id: str, provider: str) -> None:
+        """Record a good build: the provider is no longer degraded in that workspace."""
+        self._by_ws.get(workspace_id, {}).pop(provider, None)
+
+    def report(self, workspace_id: str) -> list[dict[str, str]]:
+        """Degraded providers of a workspace (and daemon-wide ones) as {name, reason}."""
+        merged = {**self._by_ws.get(DAEMON_WIDE, {}), **self._by_ws.get(workspace_id, {})}
+        return [{"name": n, "reason": r} for n, r in sorted(merged.items())]
+
+
+class CapabilityRegistry:
+    """Every capability of this daemon and the providers built from them."""
+
+    def __init__(
+        self,
+        capabilities: Sequence[Capability],
+        setup: SetupContext,
+        sections: Mapping[str, BaseModel] | None = None,
+        core: Sequence[str] = (),
+    ) -> None:
+        self.capabilities = tuple(capabilities)
+        self.sections = dict(sections or {})
+        self.core = tuple(core)
+        self.book = DegradedBook()
+        self._env = setup.env
+        names = [c.name for c in self.capabilities]
+        if len(set(names)) != len(names):
+            raise ValueError(f"duplicate capability names in {names}")
+        self.providers: list[ToolProvider] = []
+        self._handlers: dict[str, tuple[Capability, Handler]] = {}
+        self._rows: list[MethodSpec] = []
+        for cap in self.capabilities:
+            if cap.providers is not None:
+                section = self.sections.get(cap.config_key or "")
+                ctx = SetupContext(
+                    home=setup.home, config=section, env=setup.env, sandbox=setup.sandbox
+                )
+                self.providers.extend(cap.providers(ctx))
+            for spec in cap.methods:
+                self._rows.append(spec)
+            for method, fn in cap.handlers.items():
+                if method in self._handlers:
+                    raise ValueError(f"two capabilities handle {method}")
+                self._handlers[method] = (cap, fn)
+        pnames = [p.name for p in self.providers]
+        if len(set(pnames)) != len(pnames) or not all(pnames):
+            raise ValueError(f"provider names must be unique and non-empty: {pnames}")
+
+    # -- the protocol surface -----------------------------------------------------------------
+
+    def methods(self) -> tuple[MethodSpec, ...]:
+        """The capabilities' method rows (the core rows live in ggd.protocol.methods)."""
+        return tuple(self._rows)
+
+    def handler(self, method: str) -> tuple[Capability, Handler] | None:
+        """The capability handler of a method row, if a capability owns it."""
+        return self._handlers.get(method)
+
+    def section(self, key: str) -> BaseModel | None:
+        """A validated config section."""
+        return self.sections.get(key)
+
+    # -- lifecycle ----------------------------------------------------------------------------
+
+    async def start(self) -> None:
+        """Let every provider probe what it needs, once; a failing probe is logged, not fatal."""
+        for p in self.providers:
+            try:
+                await p.start()
+            except Exception as exc:
+                reason = sanitize_reason(str(exc) or type(exc).__name__, self._env)
+                self.book.failed(DAEMON_WIDE, p.name, reason)
+                log.warning("provider start failed", extra={"provider": p.name, "reason": reason})
+
+    async def aclose(self) -> None:
+        """Tell every provider the daemon stops."""
+        for p in self.providers:
+            try:
+                await p.aclose()
+            except Exception:
+                log.warning("provider close failed", extra={"provider": p.name}, exc_info=True)
+
+    # -- what is advertised -------------------------------------------------------------------
+
+    def available(self, scope: ScopeContext) -> list[ToolProvider]:
+        """Providers that can exist in this workspace (expected absences left out quietly)."""
+        out = []
+        for p in self.providers:
+            try:
+                reason = p.available(scope)
+            except Exception:
+                log.warning("provider availability check failed", extra={"provider": p.name})
+                continue
+            if reason is None:
+                out.append(p)
+            else:
+                log.debug("provider absent", extra={"provider": p.name, "reason": reason})
+        return out
+
+    def advertised(self, scope: ScopeContext) -> list[str]:
+        """Capability strings for a workspace: the core ones, then each available provider's."""
+        caps = list(self.core)
+        for p in self.available(scope):
+            for c in p.capabilities:
+                if c not in caps:
+                    caps.append(c)
+        return caps
+
+    def degraded(self, workspace_id: str) -> list[dict[str, str]]:
+        """Providers whose last build in this workspace failed."""
+        return self.book.report(workspace_id)
+
+    # -- one turn -----------------------------------------------------------------------------
+
+    async def build(self, ctx_for: ContextFactory, scope: ScopeContext) -> TurnTools:
+        """Build every available provider for one turn; one failure degrades that provider only."""
+        providers = self.available(scope)
+        results = await asyncio.gather(*(self._build_one(p, ctx_for(p)) for p in providers))
+        out = TurnTools()
+        seen: set[str] = set()
+        for p, contrib in zip(providers, results, strict=True):
+            if contrib is None:
+                continue
+            for tool in contrib.tools:
+                if tool.name in seen:
+                    log.warning(
+                        "duplicate tool name skipped", extra={"provider": p.name, "tool": tool.name}
+                    )
+                    continue
+                seen.add(tool.name)
+                out.tools.append(tool)
+            if contrib.prompt is not None:
+                out.sections.append(contrib.prompt)
+            out.read_roots.extend(contrib.read_roots)
+        return out
+
+    async def _build_one(self, p: ToolProvider, ctx: SessionContext) -> Contribution | None:
+        ws = ctx.workspace.id
+        try:
+            async with asyncio.timeout(BUILD_TIMEOUT_SECONDS):
+                contrib = await p.build(ctx)
+        except asyncio.CancelledError:
+            raise
+        except TimeoutError:
+            self.book.failed(ws, p.name, "took too long to start")
+            log.warning("provider build timed out", extra={"provider": p.name})
+            return None
+        except Exception as exc:
+            self.book.failed(ws, p.name, sanitize_reason(str(exc) or type(exc).__name__, self._env))
+            log.warning("provider build failed", extra={"provider": p.name}, exc_info=True)
+            return None
+        self.book.ok(ws, p.name)
+        return contrib
+
+
+__all__ = ["CapabilityRegistry", "DegradedBook", "TurnTools", "sanitize_reason"]

@@ -1,0 +1,224 @@
+"""The whole extension surface of ggd in one module: what a capability implements and is given.
+
+A capability is a value (`Capability`) that the composition root lists once. It may bring:
+
+- **ToolProviders**: `available(scope)` says whether it can exist here (an expected absence with a
+  reason: no Chromium, no config; never logged as an error, never advertised); `build(session)`
+  returns a `Contribution` (tools, a system-prompt section, extra read-only roots) for one turn.
+  An exception in `build` degrades that provider alone (reported in `degradedProviders` until it
+  builds again); the turn goes on with every other tool. Anything a provider opens for a session
+  goes on `session.resources`, the Service's exit stack, which is closed with the Service.
+- **Channels**: long-lived daemon tasks (`run()` until `stop()`), started under one supervisor that
+  records a crash as `failed` and leaves the channel stopped.
+- **Protocol rows and handlers**: `MethodSpec`s from the capability's own protocol module and an
+  `async def handler(ctx, params)` per request row; they join the one method table.
+- **A config section**: a pydantic model validated under `config.json[config_key]`.
+
+Nothing here knows a concrete capability; the registry computes what is advertised from the values.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Protocol
+
+from pydantic import BaseModel
+
+from ggd.agent import PromptSection
+from ggd.protocol import MethodSpec
+from ggd.tools import Tool
+
+from .workspaces import Workspace
+
+if TYPE_CHECKING:
+    from .approvers import Approver
+    from .run import Run
+
+__all__ = [
+    "Capability",
+    "Channel",
+    "ChannelContext",
+    "Contribution",
+    "DaemonServices",
+    "Handler",
+    "HandlerContext",
+    "PromptSection",
+    "ScopeContext",
+    "SessionContext",
+    "SetupContext",
+    "ToolProvider",
+    "TurnRequest",
+]
+
+
+@dataclass(frozen=True)
+class SetupContext:
+    """What a capability's factories get once at daemon start."""
+
+    home: Path
+    config: BaseModel | None
+    env: Mapping[str, str]
+    sandbox: bool = False
+
+
+@dataclass
+class ScopeContext:
+    """A workspace as seen by `ToolProvider.available` (no session yet)."""
+
+    home: Path
+    workspace: Workspace
+
+
+@dataclass
+class SessionContext(ScopeContext):
+    """One session's turn as seen by `ToolProvider.build`.
+
+    `resources` is the Service's exit stack: push what you open there and it is closed when the
+    Service is evicted or the daemon stops. `state` is a per-Service, per-provider dict for
+    memoized connections and caches.
+    """
+
+    session_id: str = ""
+    resources: contextlib.AsyncExitStack = field(default_factory=contextlib.AsyncExitStack)
+    state: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class Contribution:
+    """What one provider adds to a turn."""
+
+    tools: Sequence[Tool] = ()
+    prompt: PromptSection | None = None
+    read_roots: Sequence[Path] = ()
+
+
+class ToolProvider:
+    """A source of tools. Subclass it and override what you need; every hook has a default.
+
+    `capabilities` are the strings advertised in `initialize` and `gg/system.info` while the
+    provider is available in the connection's workspace.
+    """
+
+    name: str = ""
+    capabilities: tuple[str, ...] = ()
+
+    async def start(self) -> None:
+        """Once at daemon start, before listeners open (probe a binary, warm a cache)."""
+
+    def available(self, scope: ScopeContext) -> str | None:
+        """None when the provider can exist here, else the reason it cannot (cheap, no I/O waits)."""
+        return None
+
+    async def build(self, session: SessionContext) -> Contribution:
+        """The tools (and prompt section, read roots) for one turn; raise to degrade."""
+        return Contribution()
+
+    async def aclose(self) -> None:
+        """Once at daemon stop."""
+
+
+class Channel(Protocol):
+    """A long-lived daemon task (scheduler, Telegram) under the supervisor."""
+
+    name: str
+
+    async def run(self) -> None:
+        """Serve until stopped; raising marks the channel failed (it is not restarted)."""
+        ...
+
+    async def stop(self) -> None:
+        """Ask `run` to return soon."""
+        ...
+
+
+@dataclass
+class TurnRequest:
+    """A run the daemon starts by itself (a scheduled job, a Telegram message).
+
+    `session_id=None` creates a session named `session_name`. `approver` is required: there is
+    no implicit allow.
+    """
+
+    workspace: Workspace
+    prompt: str
+    approver: Approver
+    session_id: str | None = None
+    session_name: str = ""
+    model: str | None = None
+    timeout: float | None = None
+
+
+class DaemonServices(Protocol):
+    """The daemon's core as capability handlers and channels see it."""
+
+    @property
+    def home(self) -> Path:
+        """GG_HOME."""
+        ...
+
+    @property
+    def owns_channels(self) -> bool:
+        """False in a sidecar that found another daemon owning the channels."""
+        ...
+
+    def section(self, key: str) -> BaseModel | None:
+        """A capability's validated config section."""
+        ...
+
+    def workspace(self, workspace_id: str) -> Workspace | None:
+        """A known workspace by id."""
+        ...
+
+    def default_workspace(self) -> Workspace:
+        """The daemon's default workspace."""
+        ...
+
+    async def start_turn(self, req: TurnRequest) -> Run:
+        """Start one run through the same runtime every client uses."""
+        ...
+
+    def broadcast(self, method: str, params: dict[str, Any], workspace_id: str | None) -> int:
+        """Send a notification to every connection of a workspace (None: every connection)."""
+        ...
+
+
+@dataclass
+class HandlerContext:
+    """What a capability's request handler gets besides its params."""
+
+    services: DaemonServices
+    workspace: Workspace
+    config: BaseModel | None
+    notify: Callable[[str, dict[str, Any]], bool]
+    remote: bool = False
+
+
+@dataclass
+class ChannelContext:
+    """What a capability's channel factory gets."""
+
+    services: DaemonServices
+    config: BaseModel | None
+
+
+Handler = Callable[[HandlerContext, Any], Awaitable[Any]]
+
+
+@dataclass(frozen=True)
+class Capability:
+    """One capability package's contribution to the daemon, listed once by the composition root.
+
+    `channels` returns the channels to supervise, or a string: the reason they are disabled.
+    """
+
+    name: str
+    summary: str
+    config_key: str | None = None
+    config_model: type[BaseModel] | None = None
+    providers: Callable[[SetupContext], Sequence[ToolProvider]] | None = None
+    channels: Callable[[ChannelContext], Sequence[Channel] | str] | None = None
+    methods: Sequence[MethodSpec] = ()
+    handlers: Mapping[str, Handler] = field(default_factory=dict)

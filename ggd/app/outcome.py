@@ -1,0 +1,59 @@
+"""How a run's task ends: the one mapping from a loop outcome or an exception to terminal events."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Awaitable
+
+from ggd.agent import AgentError, TurnOutcome
+from ggd.protocol import UsageInfo
+from ggd.protocol import errors as E
+from ggd.protocol import events as W
+
+from .run import Run
+
+log = logging.getLogger("ggd.app")
+
+
+async def drive(run: Run, work: Awaitable[TurnOutcome], time_limit: float) -> None:
+    """Await the loop under the run's time limit and record exactly one terminal event."""
+    try:
+        async with asyncio.timeout(time_limit):
+            outcome = await work
+        u = outcome.usage
+        run.usage = UsageInfo(
+            prompt_tokens=u.prompt_tokens,
+            completion_tokens=u.completion_tokens,
+            total_tokens=u.total_tokens,
+        )
+        run.result = outcome.content
+        run.emit(W.RunCompletedEvent, content=outcome.content, usage=run.usage)
+    except asyncio.CancelledError:
+        run.cancel_approvals("cancel")
+        run.emit(W.RunCanceledEvent)
+    except TimeoutError:
+        run.cancel_approvals("timeout")
+        run.error = (
+            f"the run took longer than its time limit ({time_limit:g} s); "
+            "raise it with --run-timeout or config runTimeoutSeconds"
+        )
+        run.emit(W.RunFailedEvent, error=run.error, error_code="run_timeout", retryable=True)
+    except AgentError as exc:
+        run.cancel_approvals("cancel")
+        run.error = exc.message if hasattr(exc, "message") else str(exc)
+        run.emit(W.RunFailedEvent, error=run.error, error_code=exc.code, retryable=exc.retryable)
+    except E.GgError as exc:
+        run.cancel_approvals("cancel")
+        run.error = exc.message
+        run.emit(
+            W.RunFailedEvent, error=exc.message, error_code=exc.symbol, retryable=exc.is_retryable
+        )
+    except Exception:
+        log.exception("run crashed", extra={"run": run.id, "session": run.session_id})
+        run.cancel_approvals("cancel")
+        run.error = "internal error; see the daemon log"
+        run.emit(W.RunFailedEvent, error=run.error, error_code="internal_error", retryable=False)
+
+
+__all__ = ["drive"]

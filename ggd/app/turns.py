@@ -1,0 +1,153 @@
+"""Turn assembly: the model, the tools the providers build, the prompt and the agent loop of a run."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from ggd.agent import (
+    AgentError,
+    AgentLoop,
+    AgentOptions,
+    ApprovalDecision,
+    CompactionSettings,
+    PathLocks,
+    compact,
+    estimate_tokens,
+)
+from ggd.protocol import SessionEvent
+from ggd.protocol import errors as E
+from ggd.providers import ProviderRegistry
+from ggd.providers.types import ChatProvider, ToolCall
+from ggd.tools import ApprovalInfo, Tool, ToolContext
+
+from .admission import RunOptions
+from .approvers import Approver
+from .bus import SessionBus
+from .capabilities import CapabilityRegistry
+from .events import to_wire
+from .extension import ScopeContext, SessionContext, ToolProvider
+from .run import Run
+from .service import Service
+from .transcript import SessionTranscript
+
+
+class TurnAssembler:
+    """Builds what one run needs from the model registry and the capability registry."""
+
+    def __init__(
+        self,
+        models: ProviderRegistry,
+        capabilities: CapabilityRegistry,
+        opts: RunOptions,
+        home: Path,
+        bus: SessionBus,
+    ) -> None:
+        self.models = models
+        self.capabilities = capabilities
+        self.opts = opts
+        self.home = home
+        self.bus = bus
+        self.path_locks = PathLocks()
+
+    def resolve_model(self, svc: Service, model: str | None) -> tuple[ChatProvider, str, str]:
+        """(provider, bare model name, provider:model) for a run; invalid params when unknown."""
+        model_ref = model or svc.file.model or self.models.default_model
+        try:
+            provider, bare = self.models.get(model_ref)
+        except (ValueError, KeyError):
+            raise E.InvalidParamsError(
+                f"invalid params: model: unknown model {model_ref!r}"
+            ) from None
+        return provider, bare, model_ref
+
+    def scope(self, svc: Service) -> ScopeContext:
+        """The workspace scope providers check their availability against."""
+        return ScopeContext(home=self.home, workspace=svc.workspace)
+
+    def session_context(self, svc: Service, provider: ToolProvider) -> SessionContext:
+        """The context one provider builds with: the Service's resources and its own state."""
+        return SessionContext(
+            home=self.home,
+            workspace=svc.workspace,
+            session_id=svc.id,
+            resources=svc.resources,
+            state=svc.state.setdefault(provider.name, {}),
+        )
+
+    async def loop_for(
+        self, run: Run, svc: Service, approver: Approver, provider: ChatProvider, bare: str
+    ) -> AgentLoop:
+        """The agent loop of one run, with the tools every available provider built."""
+        turn = await self.capabilities.build(
+            lambda p: self.session_context(svc, p), self.scope(svc)
+        )
+
+        async def approve(call: ToolCall, tool: Tool, info: ApprovalInfo) -> ApprovalDecision:
+            return await approver.decide(run, call, tool, info)
+
+        return AgentLoop(
+            provider,
+            bare,
+            turn.tools,
+            ToolContext(
+                workspace=svc.workspace.root,
+                log_dir=self.home / "logs" / "tools",
+                sandbox=self.opts.sandbox,
+                session_id=svc.id,
+                run_id=run.id,
+                read_roots=tuple(turn.read_roots),
+            ),
+            SessionTranscript(svc),
+            lambda ev: _emit_agent(run, ev),
+            approve,
+            run.steering,
+            self.path_locks,
+            AgentOptions(
+                max_turns=self.opts.max_turns,
+                gg_home=self.home,
+                context_window=self.models.context_window(run.model),
+                prompt_sections=turn.sections,
+            ),
+        )
+
+    async def compact(self, svc: Service, instructions: str | None) -> str | None:
+        """Summarise older turns now; refused while a run is active."""
+        if svc.active_run_id is not None:
+            raise E.RunConflictError("the session has an active run; compact after it finishes")
+        provider, bare, _ref = self.resolve_model(svc, None)
+        try:
+            summary = await compact(
+                provider, bare, SessionTranscript(svc), CompactionSettings(), None, instructions
+            )
+        except AgentError as exc:
+            raise E.InternalError(str(exc), retryable=exc.retryable) from None
+        if summary is not None:
+            self.bus.publish(SessionEvent(session_id=svc.id, type="compacted"), svc.workspace.id)
+        return summary
+
+    def context(self, svc: Service) -> dict[str, Any]:
+        """Estimated context use of the session (what the next request would carry)."""
+        ctx = SessionTranscript(svc).context()
+        msgs = [m for _, m in ctx.messages]
+        model_ref = svc.file.model or self.models.default_model
+        window = self.models.context_window(model_ref)
+        summary_tokens = (
+            estimate_tokens([{"role": "system", "content": ctx.summary}]) if ctx.summary else 0
+        )
+        return {
+            "model": model_ref,
+            "context_tokens": estimate_tokens(msgs) + summary_tokens,
+            "context_window": window,
+            "prompt_budget": CompactionSettings().budget(window),
+            "message_count": len(msgs),
+            "has_summary": ctx.summary is not None,
+        }
+
+
+def _emit_agent(run: Run, ev: Any) -> None:
+    cls, fields = to_wire(ev)
+    run.emit(cls, **fields)
+
+
+__all__ = ["TurnAssembler"]

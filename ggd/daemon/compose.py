@@ -1,0 +1,123 @@
+"""Composition: the model registry, the capability registry, runs and channels of one daemon."""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import os
+from collections.abc import Sequence
+from pathlib import Path
+
+from pydantic import BaseModel
+
+from ggd import __version__
+from ggd.app import (
+    CORE_CAPABILITIES,
+    Capability,
+    CapabilityRegistry,
+    ChannelContext,
+    DaemonCore,
+    RunManager,
+    RunOptions,
+    Runtime,
+    RuntimeOptions,
+    SetupContext,
+    Supervisor,
+    TurnAssembler,
+)
+from ggd.providers import build_registry
+from ggd.rpc.hub import HubInfo
+
+from .config import Config
+
+log = logging.getLogger("ggd.daemon")
+
+
+class ComposeError(Exception):
+    """The daemon cannot be assembled (bad provider config); the message says what to fix."""
+
+
+def config_sections(capabilities: Sequence[Capability]) -> dict[str, type[BaseModel]]:
+    """config.json sections the capabilities declare, by key."""
+    out: dict[str, type[BaseModel]] = {}
+    for cap in capabilities:
+        if cap.config_key and cap.config_model is not None:
+            if cap.config_key in out:
+                raise ValueError(f"two capabilities claim config key {cap.config_key!r}")
+            out[cap.config_key] = cap.config_model
+    return out
+
+
+def run_options(config: Config, ns: argparse.Namespace) -> RunOptions:
+    """Run options: flags win over config.json (argparse stops here, above the app layer)."""
+    return RunOptions(
+        max_active=ns.max_active_runs or config.maxActiveRuns,
+        run_timeout=ns.run_timeout or config.runTimeoutSeconds,
+        sandbox=bool(ns.sandbox or config.sandbox),
+        default_approval_mode=config.approvalMode,
+        max_turns=ns.max_turns or config.maxTurns,
+    )
+
+
+async def compose(
+    config: Config,
+    sections: dict[str, BaseModel],
+    ns: argparse.Namespace,
+    home: Path,
+    workspace: Path,
+    *,
+    owns_channels: bool,
+    capabilities: Sequence[Capability] | None = None,
+) -> tuple[DaemonCore, HubInfo]:
+    """Build the daemon core; provider probes run here, before any listener opens."""
+    from .catalog import all_capabilities
+
+    caps = tuple(capabilities) if capabilities is not None else all_capabilities(os.environ)
+    try:
+        models = build_registry(
+            config.providers_dict(), dict(os.environ), ns.model, home / "credentials.json"
+        )
+    except ValueError as exc:
+        raise ComposeError(str(exc)) from None
+    opts = run_options(config, ns)
+    runtime = Runtime(
+        RuntimeOptions(home=home, default_workspace=workspace, default_model=models.default_model)
+    )
+    registry = CapabilityRegistry(
+        caps,
+        SetupContext(home=home, config=None, env=dict(os.environ), sandbox=opts.sandbox),
+        sections,
+        core=CORE_CAPABILITIES,
+    )
+    await registry.start()
+    turns = TurnAssembler(models, registry, opts, home, runtime.bus)
+    runs = RunManager(runtime, turns, opts)
+    core = DaemonCore(runtime, runs, registry, Supervisor(), owns_channels=owns_channels)
+    info = HubInfo(
+        version=__version__,
+        demo=bool(models.is_demo),
+        models=list(models.models()),
+        default_model=models.default_model,
+    )
+    return core, info
+
+
+def start_channels(core: DaemonCore, capabilities: Sequence[Capability]) -> None:
+    """Start every capability's channels under the supervisor (or record why they are off)."""
+    for cap in capabilities:
+        if cap.channels is None:
+            continue
+        if not core.owns_channels:
+            core.supervisor.disabled(cap.name, "another daemon owns the channels")
+            continue
+        made = cap.channels(
+            ChannelContext(services=core, config=core.section(cap.config_key or ""))
+        )
+        if isinstance(made, str):
+            core.supervisor.disabled(cap.name, made)
+            continue
+        for channel in made:
+            core.supervisor.start(channel)
+
+
+__all__ = ["ComposeError", "compose", "config_sections", "run_options", "start_channels"]
