@@ -90,6 +90,9 @@ def build_sub_parser() -> argparse.ArgumentParser:
     r.add_argument("--no-daemon", action="store_true")
     r.add_argument("--workspace", type=Path)
     sub.add_parser("bridge", help="raw LSP byte pump between stdio and the daemon")
+    from ggcli import commands
+
+    commands.register(sub)
     return p
 
 
@@ -97,7 +100,7 @@ def main(argv: list[str] | None = None) -> int:
     """Run gg; returns the process exit code."""
     args_list = sys.argv[1:] if argv is None else argv
     try:
-        if args_list and args_list[0] in SUBCOMMANDS:
+        if args_list and args_list[0] in _subcommands():
             return _run_sub(build_sub_parser().parse_args(args_list))
         return _run_main(build_parser().parse_args(args_list))
     except KeyboardInterrupt:
@@ -134,7 +137,18 @@ def _workspace(args: Any) -> Path:
     return (args.workspace or Path.cwd()).resolve()
 
 
+def _subcommands() -> set[str]:
+    from ggcli import commands
+
+    return set(SUBCOMMANDS) | commands.names()
+
+
 def _run_sub(args: argparse.Namespace) -> int:
+    from ggcli import commands
+
+    owned = commands.run(args)
+    if owned is not None:
+        return owned
     if args.command == "daemon":
         from ggcli import daemonctl
 
