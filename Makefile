@@ -60,7 +60,7 @@ lint: install
 	$(BIN)/ruff format --check ggd ggcli tests bench
 
 typecheck: install
-	$(BIN)/mypy ggd/protocol ggd/app
+	$(BIN)/mypy ggd
 
 protocol-check: install
 	$(BIN)/python -m ggd.daemon.export protocol --check

@@ -39,16 +39,29 @@ _REASON_LIMIT = 300
 _SECRET_NAME = re.compile(r"(KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL)", re.IGNORECASE)
 
 
-def sanitize_reason(text: str, env: Mapping[str, str] | None = None) -> str:
-    """A degradation reason fit for clients: one line, home shown as ~, no secret values."""
+# The folders of an absolute path (what is left is its last component).
+_DIRS = re.compile(r"(?<![\w.~])/(?:[^\s/'\"]+/)+")
+
+
+def sanitize_reason(
+    text: str, env: Mapping[str, str] | None = None, gg_home: Path | None = None
+) -> str:
+    """A degradation reason fit for clients: one line, no secret values, no paths.
+
+    GG_HOME shows as `GG_HOME`, the home folder as `~`, and any other absolute path keeps only
+    its last component (`…/flaky.db`): the reason names the file without revealing the layout.
+    """
     env = os.environ if env is None else env
     out = " ".join(str(text).split())
     for name, value in env.items():
         if _SECRET_NAME.search(name) and len(value) >= 6:
             out = out.replace(value, "***")
+    if gg_home is not None:
+        out = out.replace(str(gg_home), "GG_HOME")
     home = str(Path.home())
     if home not in ("", "/"):
         out = out.replace(home, "~")
+    out = _DIRS.sub("…/", out)
     return out[:_REASON_LIMIT] or "failed to build"
 
 
@@ -102,6 +115,7 @@ class CapabilityRegistry:
         self.core = tuple(core)
         self.book = DegradedBook()
         self._env = setup.env
+        self._home = setup.home
         names = [c.name for c in self.capabilities]
         if len(set(names)) != len(names):
             raise ValueError(f"duplicate capability names in {names}")
@@ -147,7 +161,7 @@ class CapabilityRegistry:
             try:
                 await p.start()
             except Exception as exc:
-                reason = sanitize_reason(str(exc) or type(exc).__name__, self._env)
+                reason = sanitize_reason(str(exc) or type(exc).__name__, self._env, self._home)
                 self.book.failed(DAEMON_WIDE, p.name, reason)
                 log.warning("provider start failed", extra={"provider": p.name, "reason": reason})
 
@@ -225,7 +239,9 @@ class CapabilityRegistry:
             log.warning("provider build timed out", extra={"provider": p.name})
             return None
         except Exception as exc:
-            self.book.failed(ws, p.name, sanitize_reason(str(exc) or type(exc).__name__, self._env))
+            self.book.failed(
+                ws, p.name, sanitize_reason(str(exc) or type(exc).__name__, self._env, self._home)
+            )
             log.warning("provider build failed", extra={"provider": p.name}, exc_info=True)
             return None
         self.book.ok(ws, p.name)
