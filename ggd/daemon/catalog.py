@@ -12,11 +12,15 @@ from collections.abc import Mapping
 
 from ggd.app import Capability
 from ggd.app.builtins import CAPABILITY as CORE
+from ggd.capabilities import computer
 
 
 def builtin() -> tuple[Capability, ...]:
     """The capabilities that ship with ggd, core first."""
-    return (CORE,)
+    return (
+        CORE,
+        computer.CAPABILITY,
+    )
 
 
 def extra(env: Mapping[str, str]) -> tuple[Capability, ...]:
