@@ -68,6 +68,20 @@ export interface Empty {
 export interface EmptyResult {
 }
 
+/** A stored media item by its opaque id. */
+export interface MediaGetParams {
+  mediaId: string;
+}
+
+/** A media item: its MIME type, size and base64 content. */
+export interface MediaGetResult {
+  mediaId: string;
+  mime: string;
+  size: number;
+  source: string;
+  data: string;
+}
+
 /** One conversation message on the active branch. */
 export interface Message {
   id?: string | null;
@@ -452,6 +466,7 @@ export interface GgMethods {
   "gg/run.cancel": { params: RunIdParams; result: EmptyResult };
   "gg/run.approve": { params: RunApproveParams; result: EmptyResult };
   "gg/run.steer": { params: RunSteerParams; result: EmptyResult };
+  "gg/media.get": { params: MediaGetParams; result: MediaGetResult };
   "gg/run.event": { params: RunEvent; result: void };
   "gg/session.event": { params: SessionEvent; result: void };
 }

@@ -107,6 +107,15 @@ class ToolExecutor:
     async def _approve(self, item: _Item) -> None:
         if item.result is not None or item.tool is None or item.info is None:
             return
+        try:
+            await item.tool.precheck(item.call.arguments, self._ctx)
+        except ToolError as exc:
+            item.result = _error(_exc_text(exc))
+            return
+        except Exception as exc:
+            log.exception("precheck() of tool %s failed", item.call.name)
+            item.result = _error(f"tool failed: {_exc_text(exc)}")
+            return
         if not needs_asking(item.info):
             return
         try:

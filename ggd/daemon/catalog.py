@@ -12,7 +12,7 @@ from collections.abc import Mapping
 
 from ggd.app import Capability
 from ggd.app.builtins import CAPABILITY as CORE
-from ggd.capabilities import computer
+from ggd.capabilities import browser, computer
 
 
 def builtin() -> tuple[Capability, ...]:
@@ -20,6 +20,7 @@ def builtin() -> tuple[Capability, ...]:
     return (
         CORE,
         computer.CAPABILITY,
+        browser.CAPABILITY,
     )
 
 

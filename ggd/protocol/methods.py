@@ -35,7 +35,7 @@ from .session import (
     SessionContextResult,
     SessionRenameParams,
 )
-from .system import SystemInfoResult, WorkspaceListResult
+from .system import MediaGetParams, MediaGetResult, SystemInfoResult, WorkspaceListResult
 
 Scope = Literal["none", "session", "run"]
 
@@ -365,6 +365,22 @@ SESSION_EVENT = MethodSpec(
     scope="session",
     example={"params": {"sessionId": "s_1a2b", "type": "renamed", "name": "io bug"}},
 )
+MEDIA_GET = MethodSpec(
+    "gg/media.get",
+    "A screenshot, generated image or audio clip by id (base64), never by path.",
+    MediaGetParams,
+    MediaGetResult,
+    example={
+        "params": {"mediaId": "m_5f1c0a9e3b7d2c4a"},
+        "result": {
+            "mediaId": "m_5f1c0a9e3b7d2c4a",
+            "mime": "image/png",
+            "size": 68,
+            "source": "browser_screenshot",
+            "data": "iVBORw0KGgo...",
+        },
+    },
+)
 
 METHODS: tuple[MethodSpec, ...] = (
     SYSTEM_INFO,
@@ -388,6 +404,7 @@ METHODS: tuple[MethodSpec, ...] = (
     RUN_CANCEL,
     RUN_APPROVE,
     RUN_STEER,
+    MEDIA_GET,
     RUN_EVENT,
     SESSION_EVENT,
 )

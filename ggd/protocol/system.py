@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from .base import Result
+from pydantic import Field
+
+from .base import Params, Result
 from .dto import ChannelStatus, DegradedProvider, WorkspaceRef
 
 
@@ -24,3 +26,19 @@ class WorkspaceListResult(Result):
     """Workspaces this daemon serves."""
 
     workspaces: list[WorkspaceRef]
+
+
+class MediaGetParams(Params):
+    """A stored media item by its opaque id."""
+
+    media_id: str = Field(min_length=1, max_length=64)
+
+
+class MediaGetResult(Result):
+    """A media item: its MIME type, size and base64 content."""
+
+    media_id: str
+    mime: str
+    size: int
+    source: str
+    data: str

@@ -76,6 +76,11 @@ class Tool(abc.ABC):
     def describe(self, args: dict[str, Any], ctx: ToolContext) -> ApprovalInfo:
         """Describe the call for approval (risk, reason, diff or preview)."""
 
+    async def precheck(self, args: dict[str, Any], ctx: ToolContext) -> None:
+        """Refuse a call before anyone is asked to approve it (raise ToolError); may await I/O,
+        e.g. a DNS lookup that decides whether a URL is reachable at all."""
+        return None
+
     def write_paths(self, args: dict[str, Any], ctx: ToolContext) -> list[Path]:
         """Resolved paths this call writes; used for per-path locks."""
         return []

@@ -99,6 +99,14 @@ async def start_unix(app: Any, path: Path, *, version: str) -> asyncio.AbstractS
     """Listen on a Unix socket (0600) and serve each client on its own connection."""
 
     async def on_client(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        try:
+            await _serve_client(reader, writer)
+        except asyncio.CancelledError:
+            # Shutdown cancels client tasks; this is the task's top level, and on 3.11 asyncio's
+            # stream callback would log a cancelled client task as an "Exception in callback".
+            return
+
+    async def _serve_client(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         async def write(data: bytes) -> None:
             writer.write(data)
             await writer.drain()

@@ -2,9 +2,19 @@
 
 from __future__ import annotations
 
+import asyncio
+import base64
+
+from ggd.app.media import MediaError, MediaStore
 from ggd.protocol import PROTOCOL_VERSION, ChannelStatus, DegradedProvider, Empty, WorkspaceRef
+from ggd.protocol import errors as E
 from ggd.protocol import methods as M
-from ggd.protocol.system import SystemInfoResult, WorkspaceListResult
+from ggd.protocol.system import (
+    MediaGetParams,
+    MediaGetResult,
+    SystemInfoResult,
+    WorkspaceListResult,
+)
 
 from ..dispatch import CallContext, handler
 
@@ -32,4 +42,21 @@ async def workspace_list(ctx: CallContext, params: Empty) -> WorkspaceListResult
     """Known workspaces (ids and names; roots never leave the daemon)."""
     return WorkspaceListResult(
         workspaces=[WorkspaceRef(id=w.id, name=w.name) for w in ctx.app.runtime.workspaces.all()]
+    )
+
+
+@handler(M.MEDIA_GET)
+async def media_get(ctx: CallContext, params: MediaGetParams) -> MediaGetResult:
+    """A stored media item's bytes (base64), by id."""
+    store = MediaStore(ctx.app.core.home)
+    try:
+        item, data = await asyncio.to_thread(store.read, params.media_id)
+    except MediaError as exc:
+        raise E.InvalidParamsError(f"invalid params: mediaId: {exc}") from None
+    return MediaGetResult(
+        media_id=item.id,
+        mime=item.mime,
+        size=item.size,
+        source=item.source,
+        data=base64.b64encode(data).decode(),
     )
