@@ -6,7 +6,7 @@ VENV    := .venv
 BIN     := $(VENV)/bin
 HOST    ?= 127.0.0.1
 PORT    ?= 8765
-APT_PKGS := chromium neovim bubblewrap ripgrep xvfb xclip
+APT_PKGS := chromium neovim bubblewrap ripgrep xvfb xclip espeak-ng
 NPM_DIRS := ui electron clients/vscode
 
 .PHONY: run test install deps system-deps code-server ui npm lint typecheck protocol-check pytest node-tests bench clean
@@ -42,6 +42,7 @@ system-deps:
 	command -v rg >/dev/null || missing="$$missing ripgrep"; \
 	command -v Xvfb >/dev/null || missing="$$missing xvfb"; \
 	command -v xclip >/dev/null || missing="$$missing xclip"; \
+	command -v espeak-ng >/dev/null || missing="$$missing espeak-ng"; \
 	if [ -n "$$missing" ]; then \
 	  SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
 	  echo "installing Debian packages:$$missing"; \

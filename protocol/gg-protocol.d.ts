@@ -82,6 +82,38 @@ export interface MediaGetResult {
   data: string;
 }
 
+/** Generate an image. */
+export interface MediaImageParams {
+  prompt: string;
+  size?: string;
+}
+
+/** A stored media item (fetch its bytes with gg/media.get). */
+export interface MediaItemResult {
+  mediaId: string;
+  mime: string;
+  size: number;
+}
+
+/** Transcribe audio: a stored media item, base64 data, or (local clients) a workspace path. */
+export interface MediaSttParams {
+  mediaId?: string | null;
+  data?: string | null;
+  filename?: string;
+  path?: string | null;
+}
+
+/** The transcript. */
+export interface MediaSttResult {
+  text: string;
+}
+
+/** Speak text. */
+export interface MediaTtsParams {
+  text: string;
+  voice?: string;
+}
+
 /** One conversation message on the active branch. */
 export interface Message {
   id?: string | null;
@@ -469,6 +501,9 @@ export interface GgMethods {
   "gg/media.get": { params: MediaGetParams; result: MediaGetResult };
   "gg/run.event": { params: RunEvent; result: void };
   "gg/session.event": { params: SessionEvent; result: void };
+  "gg/media.image": { params: MediaImageParams; result: MediaItemResult };
+  "gg/media.tts": { params: MediaTtsParams; result: MediaItemResult };
+  "gg/media.stt": { params: MediaSttParams; result: MediaSttResult };
 }
 
 export const ERROR_CODES = {

@@ -26,6 +26,8 @@ _EXT = {
     "audio/wav": "wav",
     "audio/ogg": "ogg",
     "audio/flac": "flac",
+    "audio/mp4": "m4a",
+    "audio/webm": "webm",
 }
 
 

@@ -12,7 +12,7 @@ from collections.abc import Mapping
 
 from ggd.app import Capability
 from ggd.app.builtins import CAPABILITY as CORE
-from ggd.capabilities import browser, computer
+from ggd.capabilities import browser, computer, media
 
 
 def builtin() -> tuple[Capability, ...]:
@@ -21,6 +21,7 @@ def builtin() -> tuple[Capability, ...]:
         CORE,
         computer.CAPABILITY,
         browser.CAPABILITY,
+        media.CAPABILITY,
     )
 
 

@@ -56,7 +56,9 @@ def fake_daemon(gg_home: Path, workspace: Path) -> Iterator[Any]:
 
     started: list[tuple[Daemon, FakeModel]] = []
 
-    def make(script: Any, *args: str) -> tuple[Daemon, FakeModel]:
+    def make(
+        script: Any, *args: str, env: dict[str, str] | None = None
+    ) -> tuple[Daemon, FakeModel]:
         fm = FakeModel(script).start()
         env = daemon_env(
             gg_home,
@@ -64,6 +66,7 @@ def fake_daemon(gg_home: Path, workspace: Path) -> Iterator[Any]:
                 "OPENAI_BASE_URL": fm.base_url,
                 "OPENAI_API_KEY": "test-key",
                 "GG_MODEL": "fake-model",
+                **(env or {}),
             },
         )
         d = Daemon(gg_home, workspace, env, args=list(args)).start()

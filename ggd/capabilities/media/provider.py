@@ -1,0 +1,68 @@
+"""The media provider: each tool exists only where its endpoint is configured."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+
+from ggd.app import (
+    Capability,
+    Contribution,
+    ScopeContext,
+    SessionContext,
+    SetupContext,
+    ToolProvider,
+)
+from ggd.tools import Tool
+
+from . import handlers
+from .config import MediaConfig, resolve
+from .protocol import MEDIA_IMAGE, MEDIA_STT, MEDIA_TTS, METHODS
+from .service import MediaService
+from .tools import ImageGenerate, Stt, Tts
+
+
+class MediaProvider(ToolProvider):
+    """image_generate, tts and stt against OpenAI-compatible endpoints."""
+
+    name = "media"
+
+    def __init__(self, home: Path, config: MediaConfig, env: Mapping[str, str]) -> None:
+        eps = {k: resolve(k, getattr(config, k), env) for k in ("image", "tts", "stt")}
+        self.svc = MediaService(home, eps)
+        self.capabilities = tuple(f"media.{k}" for k, ep in eps.items() if ep is not None)
+
+    def available(self, scope: ScopeContext) -> str | None:
+        """Absent when no media endpoint is configured."""
+        return None if self.capabilities else "no media endpoint configured"
+
+    async def build(self, session: SessionContext) -> Contribution:
+        """The tools whose endpoint is configured."""
+        tools: list[Tool] = []
+        if self.svc.endpoints.get("image"):
+            tools.append(ImageGenerate(self.svc))
+        if self.svc.endpoints.get("tts"):
+            tools.append(Tts(self.svc))
+        if self.svc.endpoints.get("stt"):
+            tools.append(Stt(self.svc))
+        return Contribution(tools=tools)
+
+
+def _providers(setup: SetupContext) -> list[ToolProvider]:
+    config = setup.config if isinstance(setup.config, MediaConfig) else MediaConfig()
+    return [MediaProvider(setup.home, config, setup.env)]
+
+
+CAPABILITY = Capability(
+    name="media",
+    summary="Images, speech and transcription through OpenAI-compatible endpoints.",
+    config_key="media",
+    config_model=MediaConfig,
+    providers=_providers,
+    methods=METHODS,
+    handlers={
+        MEDIA_IMAGE.name: handlers.media_image,
+        MEDIA_TTS.name: handlers.media_tts,
+        MEDIA_STT.name: handlers.media_stt,
+    },
+)
