@@ -36,6 +36,25 @@ export interface ApprovalResolvedEvent {
   scope?: "once" | "session" | null;
 }
 
+/** A page's title, final URL and visible text. */
+export interface BrowserReadResult {
+  title: string;
+  url: string;
+  text: string;
+}
+
+/** A screenshot kept as media (fetch it with gg/media.get). */
+export interface BrowserShotResult {
+  mediaId: string;
+  url: string;
+  size: number;
+}
+
+/** A public URL to open once. */
+export interface BrowserUrlParams {
+  url: string;
+}
+
 /** A daemon channel (scheduler, Telegram) and its state. */
 export interface ChannelStatus {
   name: string;
@@ -501,6 +520,8 @@ export interface GgMethods {
   "gg/media.get": { params: MediaGetParams; result: MediaGetResult };
   "gg/run.event": { params: RunEvent; result: void };
   "gg/session.event": { params: SessionEvent; result: void };
+  "gg/browser.read": { params: BrowserUrlParams; result: BrowserReadResult };
+  "gg/browser.shot": { params: BrowserUrlParams; result: BrowserShotResult };
   "gg/media.image": { params: MediaImageParams; result: MediaItemResult };
   "gg/media.tts": { params: MediaTtsParams; result: MediaItemResult };
   "gg/media.stt": { params: MediaSttParams; result: MediaSttResult };

@@ -170,3 +170,35 @@ async def test_no_chromium_means_no_browser_tools_and_no_error(
     for line in d.logs().splitlines():
         if line.startswith("{"):
             assert json.loads(line).get("level") not in ("error", "ERROR", "critical"), line
+
+
+@pytest.mark.skipif(shutil.which("chromium") is None, reason="Debian chromium is not installed")
+def test_the_cli_reads_and_screenshots_a_page_and_refuses_private_ones(
+    gg_home: Path, workspace: Path, tmp_path: Path, servers: tuple[_Server, _Server]
+) -> None:
+    import subprocess
+    import sys
+
+    public, private = servers
+    page = f"http://127.0.0.1:{public.port}/page.html"
+    env = daemon_env(
+        gg_home, {"GG_BROWSER_TEST_ALLOW": f"127.0.0.1:{public.port}", "HOME": str(tmp_path)}
+    )
+    d = Daemon(gg_home, workspace, env).start()
+    gg = str(Path(sys.executable).parent / "gg")
+    try:
+        run = lambda *a: subprocess.run(  # noqa: E731
+            [gg, *a], capture_output=True, text=True, env=env, cwd=workspace, timeout=120
+        )
+        out = run("browser", "read", page)
+        assert out.returncode == 0, out.stderr
+        assert "gg test page" in out.stdout and "Hello from the test page" in out.stdout
+        out = run("browser", "shot", page, "-o", "page.png")
+        assert out.returncode == 0, out.stderr
+        assert (workspace / "page.png").read_bytes().startswith(b"\x89PNG")
+        out = run("browser", "read", "http://169.254.169.254/latest/meta-data/")
+        assert out.returncode == 1 and "not a public address" in out.stderr
+        assert "Traceback" not in out.stderr
+        assert private.hits == []
+    finally:
+        d.stop()

@@ -99,10 +99,22 @@ def _providers(setup: SetupContext) -> list[ToolProvider]:
     return [BrowserProvider(setup.home, config, setup.env)]
 
 
-CAPABILITY = Capability(
-    name="browser",
-    summary="A headless Chromium behind an SSRF guard: navigate (with approval), read, screenshot.",
-    config_key="browser",
-    config_model=BrowserConfig,
-    providers=_providers,
-)
+def _capability() -> Capability:
+    from . import handlers
+    from .protocol import BROWSER_READ, BROWSER_SHOT, METHODS
+
+    return Capability(
+        name="browser",
+        summary="A headless Chromium behind an SSRF guard: navigate (with approval), read, screenshot.",
+        config_key="browser",
+        config_model=BrowserConfig,
+        providers=_providers,
+        methods=METHODS,
+        handlers={
+            BROWSER_READ.name: handlers.browser_read,
+            BROWSER_SHOT.name: handlers.browser_shot,
+        },
+    )
+
+
+CAPABILITY = _capability()
