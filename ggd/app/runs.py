@@ -28,6 +28,7 @@ from ggd.tools import Tool, ToolContext, builtin_tools
 from ggd.tools.base import ApprovalInfo
 
 from .events import to_wire
+from .naming import session_name
 from .policy import decide, start_refusal
 from .run import Run
 from .runtime import Runtime
@@ -137,6 +138,12 @@ class RunManager:
         self.runtime.bus.publish(
             SessionEvent(session_id=svc.id, type="run_started", run_id=run.id), svc.workspace.id
         )
+        if not session_name(svc.file.name, svc.file.first_prompt):
+            # The first prompt names an unnamed session (ggd.app.naming): every client shows it now.
+            self.runtime.bus.publish(
+                SessionEvent(session_id=svc.id, type="renamed", name=session_name(None, prompt)),
+                svc.workspace.id,
+            )
         loop = AgentLoop(
             provider,
             bare,

@@ -108,8 +108,11 @@ async def test_one_name_everywhere_and_distinct_copy_names(fake_daemon) -> None:
         sid = await new_session(a)
         empty = await a.request("gg/session.get", {"sessionId": sid})
         assert empty["name"] == ""
+        await a.request("gg/session.subscribe", {"sessionId": sid})
         long_prompt = "calc fix " + "the rounding of negative numbers in the calculator " * 3
         assert (await finish(a, await start(a, sid, long_prompt)))["type"] == "run_completed"
+        # The first prompt names the session, and subscribers are told so at once.
+        named = await a.wait_for("gg/session.event", lambda p: p["type"] == "renamed")
 
         async def names() -> tuple[str, str]:
             snap = await a.request("gg/session.get", {"sessionId": sid})
@@ -120,6 +123,7 @@ async def test_one_name_everywhere_and_distinct_copy_names(fake_daemon) -> None:
         header, row = await names()
         assert header == row and header.startswith("calc fix the rounding")
         assert len(header) <= 60 and header.endswith("…")
+        assert named["name"] == header and named["sessionId"] == sid
         # Checking out before the first prompt and asking something else keeps the name: it is the
         # session's first prompt, not the active branch's.
         first = (await a.request("gg/session.get", {"sessionId": sid}))["messages"][0]["id"]

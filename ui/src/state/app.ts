@@ -215,6 +215,14 @@ export class AppController {
         return { ...view, badges };
       });
     }
+    if (event.type === "renamed" && event.name !== undefined && event.name !== null) {
+      // The daemon's name (explicit, else the first prompt): the list shows what the header shows.
+      const name = event.name;
+      this.store.update((view) => ({
+        ...view,
+        sessions: view.sessions.map((s) => (s.id === event.sessionId ? { ...s, name } : s)),
+      }));
+    }
     if (event.type === "run_started" || event.type === "run_finished") {
       // Show the running mark at once; the list refresh below brings the rest.
       const activeRunId = event.type === "run_started" ? (event.runId ?? null) : null;
