@@ -240,12 +240,13 @@ class WriteTool(Tool):
         if path.is_dir():
             raise ToolError(f"'{raw}' is a directory")
         created = not path.exists()
+        diff = None if created else _overwrite_diff(raw, content, ctx)
         path.parent.mkdir(parents=True, exist_ok=True)
         data = content.encode("utf-8")
         atomic_write(path, data)
         rel = relative(path, ctx)
         verb = "Created" if created else "Overwrote"
-        return ToolResult(
-            f"{verb} {rel} ({len(data)} bytes).",
-            details={"path": rel, "bytes": len(data), "created": created},
-        )
+        details: dict[str, Any] = {"path": rel, "bytes": len(data), "created": created}
+        if diff and diff.startswith("--- "):
+            details["diff"] = diff  # the tool card shows what the overwrite changed
+        return ToolResult(f"{verb} {rel} ({len(data)} bytes).", details=details)

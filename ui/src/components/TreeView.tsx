@@ -32,10 +32,11 @@ function Rails({ row, lanes }: { row: GraphRow; lanes: number }) {
           fill="none"
         />
       ))}
-      {row.top ? <line className={own} x1={x(row.lane)} y1={0} x2={x(row.lane)} y2={mid} /> : null}
-      {row.bottom ? <line className={own} x1={x(row.lane)} y1={mid} x2={x(row.lane)} y2={ROW} /> : null}
+      {row.top && !run ? <line className={own} x1={x(row.lane)} y1={0} x2={x(row.lane)} y2={mid} /> : null}
+      {row.bottom && !run ? <line className={own} x1={x(row.lane)} y1={mid} x2={x(row.lane)} y2={ROW} /> : null}
       {run ? (
-        <line className={`${own} run-line`} x1={x(row.lane)} y1={4} x2={x(row.lane)} y2={ROW - 4} />
+        // The folded messages: a dotted stretch of the rail.
+        <line className={`${own} run-line`} x1={x(row.lane)} y1={0} x2={x(row.lane)} y2={ROW} />
       ) : (
         <circle
           className={`${own} dot${row.node.active ? " on-path" : ""}${row.head ? " head" : ""}`}
