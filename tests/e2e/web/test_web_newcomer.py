@@ -121,7 +121,8 @@ def test_tree_graph_with_a_branch_one_head_and_one_name_everywhere(
     assert page.get_by_test_id("tree-run").inner_text().strip() == "⋯ 4 messages"
     page.get_by_role("button", name="Show 4 more messages").click()
     assert nodes.count() == 10
-    screenshot(page, "newcomer-tree-expanded")
+    page.get_by_role("button", name="Switch to dark theme").click()
+    screenshot(page, "newcomer-tree-expanded-dark")
 
     # A fork gets its own name and says which session it made.
     page.get_by_role("button", name="Fork at assistant message: answer 4").click()
@@ -206,6 +207,8 @@ def test_code_blocks_are_highlighted_labelled_and_copied_and_tables_have_borders
     cell = page.locator(".markdown td").first
     assert cell.evaluate("td => getComputedStyle(td).borderTopStyle") == "solid"
     screenshot(page, "newcomer-code-table")
+    page.get_by_role("button", name="Switch to dark theme").click()
+    screenshot(page, "newcomer-code-table-dark")
 
 
 def test_overwrite_approval_shows_a_diff_and_tool_cards_name_the_tool_once(
@@ -242,6 +245,18 @@ def test_overwrite_approval_shows_a_diff_and_tool_cards_name_the_tool_once(
     assert write_card.locator(".tool-head").inner_text().split() == ["write", "notes.txt", "done"]
     assert write_card.locator(".diff-add").all_inner_texts() == ["+line twenty\n"]
     screenshot(page, "newcomer-tool-cards")
+    # Forking at the message that asked for the write cuts off its result: "not run", no spinner.
+    page.get_by_role("tab", name="Tree").click()
+    page.get_by_role("button", name="Show 4 more messages").click()
+    page.get_by_test_id("tree-node").filter(has_text="assistant").first.get_by_role(
+        "button", name="Fork"
+    ).click()
+    page.get_by_test_id("session-notice").wait_for()
+    card = page.get_by_test_id("tool-card")
+    card.wait_for()
+    assert card.count() == 1 and card.get_attribute("data-status") == "not run"
+    assert card.locator(".spinner").count() == 0
+    screenshot(page, "newcomer-fork-not-run")
 
 
 _ = WebDaemon  # re-exported fixture type for readers of this module
