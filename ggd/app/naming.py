@@ -41,11 +41,7 @@ def copy_name(source: str, kind: str, taken: Iterable[str]) -> str:
 
 def name_copy(repo: SessionRepository, sf: SessionFile, kind: str) -> str:
     """The name for a new fork/clone of sf, distinct among its workspace's sessions (blocking)."""
-    taken: list[str] = []
-    cursor: str | None = None
-    while True:
-        rows, cursor = repo.list(sf.header.workspace_id, 500, cursor)
-        taken.extend(session_name(r.name, r.first_prompt) for r in rows)
-        if cursor is None:
-            break
+    # One listing of the whole workspace (each page would scan the directory again).
+    rows, _ = repo.list(sf.header.workspace_id, limit=1 << 30)
+    taken = [session_name(r.name, r.first_prompt) for r in rows]
     return copy_name(session_name(sf.name, sf.first_prompt), kind, taken)
