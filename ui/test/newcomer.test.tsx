@@ -251,5 +251,8 @@ describe("TreeView", () => {
     fireEvent.click(screen.getByRole("button", { name: "Show 3 more messages" }));
     expect(screen.getAllByTestId("tree-node")).toHaveLength(8);
     expect(screen.queryByTestId("tree-run")).toBeNull();
+    fireEvent.click(screen.getByRole("button", { name: "Fold linear runs" }));
+    expect(screen.getAllByTestId("tree-node")).toHaveLength(5);
+    expect(screen.queryByRole("button", { name: "Fold linear runs" })).toBeNull();
   });
 });

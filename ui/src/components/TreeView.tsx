@@ -65,9 +65,16 @@ export function TreeView({ tree, busy, onCheckout, onFork, onClone }: TreeViewPr
     <section className="tree-view" aria-label="Conversation tree">
       <div className="tree-head">
         <p>Check out a message to continue from it on a new branch, or fork it into a new session.</p>
-        <button type="button" className="btn" onClick={onClone} disabled={busy}>
-          Clone session
-        </button>
+        <span className="tree-head-actions">
+          {expanded.size > 0 ? (
+            <button type="button" className="btn" onClick={() => setExpanded(new Set())}>
+              Fold linear runs
+            </button>
+          ) : null}
+          <button type="button" className="btn" onClick={onClone} disabled={busy}>
+            Clone session
+          </button>
+        </span>
       </div>
       {tree.length === 0 ? <p className="empty">No messages yet.</p> : null}
       <ul className="tree" data-lanes={graph.lanes}>
