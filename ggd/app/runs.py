@@ -20,6 +20,7 @@ from ggd.protocol import events as W
 
 from .admission import RunOptions, admit
 from .approvers import Approver, InteractiveApprover
+from .naming import session_name
 from .outcome import drive
 from .run import Run, Subscriber
 from .runtime import Runtime
@@ -107,6 +108,12 @@ class RunManager:
         self.runtime.bus.publish(
             SessionEvent(session_id=svc.id, type="run_started", run_id=run.id), svc.workspace.id
         )
+        if not session_name(svc.file.name, svc.file.first_prompt):
+            # The first prompt names an unnamed session (ggd.app.naming): every client shows it now.
+            self.runtime.bus.publish(
+                SessionEvent(session_id=svc.id, type="renamed", name=session_name(None, prompt)),
+                svc.workspace.id,
+            )
         switch = model if model and model != svc.file.model else None
 
         async def work() -> TurnOutcome:

@@ -14,6 +14,7 @@ from ggd.session import SessionRepository
 
 from .bus import SessionBus
 from .manager import Manager
+from .naming import name_copy, session_name
 from .service import Service
 from .workspaces import Workspace, WorkspaceRegistry
 
@@ -90,7 +91,7 @@ class Runtime:
         out = [
             SessionSummary(
                 id=r.id,
-                name=r.name or "",
+                name=session_name(r.name, r.first_prompt),
                 updated_at=int(r.updated_at),
                 message_count=int(r.message_count),
                 preview=r.preview or "",
@@ -112,10 +113,12 @@ class Runtime:
     async def rename(self, svc: Service, name: str) -> Snapshot:
         """Rename and tell subscribers."""
         await svc.write(lambda sf: sf.rename(name))
+        view = await svc.view()
+        # The shown name: clearing the explicit name falls back to the first prompt.
         self.bus.publish(
-            SessionEvent(session_id=svc.id, type="renamed", name=name), svc.workspace.id
+            SessionEvent(session_id=svc.id, type="renamed", name=view.name), svc.workspace.id
         )
-        return await svc.view()
+        return view
 
     async def action(self, svc: Service, action: str, node_id: str | None) -> SessionUpdate:
         """Checkout (tree), fork or clone; a user-message target returns its text as the draft."""
@@ -131,17 +134,19 @@ class Runtime:
                 SessionEvent(session_id=svc.id, type="head_changed", leaf_id=leaf), svc.workspace.id
             )
             return await svc.update_view(action="tree", draft=draft)
-        if action == "fork":
-            new = await svc.write(lambda sf: sf.fork(target))
-        else:
-            new = await svc.write(lambda sf: sf.clone())
-        new_svc = self.manager.adopt(new, svc.workspace)
         kind = "fork" if action == "fork" else "clone"
+        name = await svc.read(lambda sf: name_copy(self.repo, sf, kind))
+        if action == "fork":
+            new = await svc.write(lambda sf: sf.fork(target, name))
+        else:
+            new = await svc.write(lambda sf: sf.clone(name))
+        new_svc = self.manager.adopt(new, svc.workspace)
         self.bus.publish(
             SessionEvent(session_id=svc.id, type="forked", new_session_id=new.id, kind=kind),
             svc.workspace.id,
         )
-        return await new_svc.update_view(action=action, draft=draft)
+        notice = f"{'Forked' if kind == 'fork' else 'Cloned'} into “{name}” ({new.id})"
+        return await new_svc.update_view(action=action, draft=draft, notice=notice)
 
     def _target(
         self, svc: Service, action: str, node_id: str | None

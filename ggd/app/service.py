@@ -12,6 +12,7 @@ from ggd.protocol import Message, SessionUpdate, Snapshot, TreeItem, WorkspaceRe
 from ggd.protocol import errors as E
 from ggd.session import SessionConflictError, SessionFile
 
+from .naming import session_name
 from .workspaces import Workspace
 
 log = logging.getLogger("ggd.app")
@@ -124,7 +125,7 @@ class Service:
         ]
         return cls(
             session_id=sf.id,
-            name=sf.name or "",
+            name=session_name(sf.name, sf.first_prompt),
             model=sf.model or "",
             summary=summary,
             messages=messages,

@@ -151,6 +151,11 @@ class SessionFile:
         return sum(1 for e in self.active_path() if e.kind == "message")
 
     @property
+    def first_prompt(self) -> str:
+        """Short text of the first user message in the file, whichever branch is active."""
+        return projection.first_prompt(self._entries)
+
+    @property
     def preview(self) -> str:
         """Short text of the first user message on the active path."""
         return projection.preview_of(self.active_path())
@@ -221,22 +226,24 @@ class SessionFile:
             raise ValueError("name must be a string")
         return self.append("session_info", {"name": name})
 
-    def fork(self, node_id: str | None) -> SessionFile:
+    def fork(self, node_id: str | None, name: str | None = None) -> SessionFile:
         """A new session holding the path root..node_id; its header records the lineage.
 
         None forks from before the first entry: an empty session that remembers its origin.
+        `name` names the copy (default: this session's name).
         """
         if node_id is not None and node_id not in self._by_id:
             raise ValueError(f"unknown entry {node_id!r}")
         path = projection.path_to(self._by_id, node_id)
-        return self._copy(path, {"sessionId": self.id, "nodeId": node_id, "kind": "fork"})
+        parent = {"sessionId": self.id, "nodeId": node_id, "kind": "fork"}
+        return self._copy(path, parent, name)
 
-    def clone(self) -> SessionFile:
+    def clone(self, name: str | None = None) -> SessionFile:
         """A new session holding the whole active path; its header records the lineage."""
         parent = {"sessionId": self.id, "nodeId": self.leaf_id, "kind": "clone"}
-        return self._copy(self.active_path(), parent)
+        return self._copy(self.active_path(), parent, name)
 
-    def _copy(self, path: Sequence[Entry], parent: dict[str, Any]) -> SessionFile:
+    def _copy(self, path: Sequence[Entry], parent: dict[str, Any], name: str | None) -> SessionFile:
         # Metadata entries are dropped (the new header carries the current name and model)
         # and the next kept entry is re-parented, so the copy is a clean single chain.
         kept: list[Entry] = []
@@ -246,7 +253,8 @@ class SessionFile:
                 continue
             kept.append(Entry(e.kind, e.id, last, e.timestamp, e.data))
             last = e.id
-        return self._creator(self._header.workspace_id, self.name, self.model, parent, kept)
+        copy_name = self.name if name is None else name
+        return self._creator(self._header.workspace_id, copy_name, self.model, parent, kept)
 
     def __repr__(self) -> str:
         return f"SessionFile(id={self.id!r}, entries={len(self._entries)})"

@@ -18,7 +18,7 @@ __all__ = ["CACHE_NAME", "decode_cursor", "encode_cursor", "scan"]
 log = logging.getLogger("ggd.session")
 
 CACHE_NAME = "index.json"
-_CACHE_VERSION = 1
+_CACHE_VERSION = 2  # 2: summaries carry firstPrompt
 
 
 def _load_cache(path: Path) -> dict[str, Any]:

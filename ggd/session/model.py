@@ -95,6 +95,9 @@ class SessionSummary:
     message_count: int
     preview: str
     parent: dict[str, Any] | None = None
+    # The first user message in file order: the fallback name (ggd.app.naming), stable across
+    # checkouts, unlike `preview` which follows the active branch.
+    first_prompt: str = ""
 
     def to_json(self) -> dict[str, Any]:
         """camelCase JSON form (used by the list cache)."""
@@ -108,6 +111,7 @@ class SessionSummary:
             "messageCount": self.message_count,
             "preview": self.preview,
             "parent": self.parent,
+            "firstPrompt": self.first_prompt,
         }
 
     @classmethod
@@ -123,6 +127,7 @@ class SessionSummary:
             message_count=int(obj["messageCount"]),
             preview=str(obj["preview"]),
             parent=obj.get("parent"),
+            first_prompt=str(obj.get("firstPrompt") or ""),
         )
 
 

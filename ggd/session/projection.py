@@ -9,6 +9,7 @@ from .model import Entry, SessionHeader, SessionSummary, TreeNode
 
 __all__ = [
     "METADATA_KINDS",
+    "first_prompt",
     "latest",
     "message_text",
     "path_to",
@@ -70,6 +71,11 @@ def preview_of(path: Sequence[Entry]) -> str:
     return ""
 
 
+def first_prompt(entries: Sequence[Entry]) -> str:
+    """Short text of the session's first user message in file order (whatever branch is active)."""
+    return preview_of(entries)
+
+
 def _tree_text(data: dict[str, Any]) -> str:
     content = data.get("content")
     text = content if isinstance(content, str) else message_text(data)
@@ -125,4 +131,5 @@ def summarize(
         message_count=sum(1 for e in active if e.kind == "message"),
         preview=preview_of(active),
         parent=header.parent,
+        first_prompt=first_prompt(entries),
     )

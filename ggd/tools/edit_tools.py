@@ -20,6 +20,9 @@ from ggd.tools.paths import (
 )
 
 PREVIEW_LINES = 20
+# An overwrite's approval shows a diff of files up to this size, cut to this many lines.
+MAX_DIFF_BYTES = 1_000_000
+MAX_DIFF_LINES = 400
 
 
 def _write_info(summary: str, raw: str, ctx: ToolContext, details: str) -> ApprovalInfo:
@@ -92,6 +95,24 @@ def unified_diff(before: str, after: str, rel: str) -> str:
         tofile=f"b/{rel}",
     )
     return "".join(line if line.endswith("\n") else line + "\n" for line in lines)
+
+
+def _overwrite_diff(raw: str, content: str, ctx: ToolContext) -> str | None:
+    """What an overwrite changes, as a diff (None when the old file is not readable text)."""
+    path = candidate(raw, ctx)
+    try:
+        if path.stat().st_size > MAX_DIFF_BYTES:
+            return None
+        before = _load_text(path, raw)
+    except (OSError, ToolError):
+        return None
+    diff = unified_diff(before, content, relative(path, ctx))
+    if not diff:
+        return f"(no change: {relative(path, ctx)} already has this content)"
+    lines = diff.splitlines()
+    if len(lines) > MAX_DIFF_LINES:
+        lines = [*lines[:MAX_DIFF_LINES], f"[... {len(lines) - MAX_DIFF_LINES} more diff lines]"]
+    return "\n".join(lines) + "\n"
 
 
 class EditTool(Tool):
@@ -192,13 +213,15 @@ class WriteTool(Tool):
         """Needs approval with a preview; says create or overwrite."""
         raw = arg_str(args, "path")
         content = arg_str(args, "content")
-        exists = is_inside(raw, ctx) and candidate(raw, ctx).exists()
+        exists = is_inside(raw, ctx) and candidate(raw, ctx).is_file()
         action = "overwrite" if exists else "create"
-        lines = content.splitlines()
-        preview = "\n".join(lines[:PREVIEW_LINES])
-        if len(lines) > PREVIEW_LINES:
-            preview += f"\n[... {len(lines) - PREVIEW_LINES} more lines]"
-        info = _write_info(f"write {raw} ({action})", raw, ctx, preview)
+        details = _overwrite_diff(raw, content, ctx) if exists else None
+        if details is None:
+            lines = content.splitlines()
+            details = "\n".join(lines[:PREVIEW_LINES])
+            if len(lines) > PREVIEW_LINES:
+                details += f"\n[... {len(lines) - PREVIEW_LINES} more lines]"
+        info = _write_info(f"write {raw} ({action})", raw, ctx, details)
         info.extra.update({"action": action, "bytes": len(content.encode("utf-8"))})
         return info
 
@@ -217,12 +240,13 @@ class WriteTool(Tool):
         if path.is_dir():
             raise ToolError(f"'{raw}' is a directory")
         created = not path.exists()
+        diff = None if created else _overwrite_diff(raw, content, ctx)
         path.parent.mkdir(parents=True, exist_ok=True)
         data = content.encode("utf-8")
         atomic_write(path, data)
         rel = relative(path, ctx)
         verb = "Created" if created else "Overwrote"
-        return ToolResult(
-            f"{verb} {rel} ({len(data)} bytes).",
-            details={"path": rel, "bytes": len(data), "created": created},
-        )
+        details: dict[str, Any] = {"path": rel, "bytes": len(data), "created": created}
+        if diff and diff.startswith("--- "):
+            details["diff"] = diff  # the tool card shows what the overwrite changed
+        return ToolResult(f"{verb} {rel} ({len(data)} bytes).", details=details)

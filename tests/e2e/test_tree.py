@@ -99,3 +99,52 @@ async def test_a_corrupt_session_file_does_not_break_the_list(daemon, gg_home: P
         assert "corrupt" in daemon.logs().lower() or "skip" in daemon.logs().lower()
     finally:
         await c.close()
+
+
+async def test_one_name_everywhere_and_distinct_copy_names(fake_daemon) -> None:
+    d, _fm = fake_daemon([{"text": "first answer"}, {"text": "branch answer"}])
+    a = await d.connect("unix")
+    try:
+        sid = await new_session(a)
+        empty = await a.request("gg/session.get", {"sessionId": sid})
+        assert empty["name"] == ""
+        await a.request("gg/session.subscribe", {"sessionId": sid})
+        long_prompt = "calc fix " + "the rounding of negative numbers in the calculator " * 3
+        assert (await finish(a, await start(a, sid, long_prompt)))["type"] == "run_completed"
+        # The first prompt names the session, and subscribers are told so at once.
+        named = await a.wait_for("gg/session.event", lambda p: p["type"] == "renamed")
+
+        async def names() -> tuple[str, str]:
+            snap = await a.request("gg/session.get", {"sessionId": sid})
+            listed = await a.request("gg/session.list", {})
+            row = next(s for s in listed["sessions"] if s["id"] == sid)
+            return snap["name"], row["name"]
+
+        header, row = await names()
+        assert header == row and header.startswith("calc fix the rounding")
+        assert len(header) <= 60 and header.endswith("…")
+        assert named["name"] == header and named["sessionId"] == sid
+        # Checking out before the first prompt and asking something else keeps the name: it is the
+        # session's first prompt, not the active branch's.
+        first = (await a.request("gg/session.get", {"sessionId": sid}))["messages"][0]["id"]
+        await a.request("gg/session.action", {"sessionId": sid, "action": "tree", "nodeId": first})
+        assert (await finish(a, await start(a, sid, "other branch")))["type"] == "run_completed"
+        assert await names() == (header, header)
+
+        await a.request("gg/session.rename", {"sessionId": sid, "name": "calc fix"})
+        assert await names() == ("calc fix", "calc fix")
+        made = []
+        for action in ("fork", "fork", "clone"):
+            upd = await a.request("gg/session.action", {"sessionId": sid, "action": action})
+            assert upd["sessionId"] in upd["notice"] and upd["name"] in upd["notice"]
+            made.append(upd["name"])
+        assert made == ["calc fix (fork)", "calc fix (fork 2)", "calc fix (clone)"]
+        # A fork of a fork counts on from the same base.
+        fork2 = (await a.request("gg/session.list", {}))["sessions"]
+        fork_id = next(s["id"] for s in fork2 if s["name"] == "calc fix (fork)")
+        upd = await a.request("gg/session.action", {"sessionId": fork_id, "action": "fork"})
+        assert upd["name"] == "calc fix (fork 3)"
+        listed = {s["name"] for s in (await a.request("gg/session.list", {}))["sessions"]}
+        assert listed == {"calc fix", *made, "calc fix (fork 3)"}
+    finally:
+        await a.close()

@@ -88,6 +88,8 @@ export function App({ app, onWorkspace, onTokenProblem }: AppProps) {
   };
 
   const error = session.error ?? view.error;
+  const offline =
+    connection.status === "reconnecting" || connection.status === "closed" || connection.status === "failed";
   const models = info?.models ?? [];
 
   return (
@@ -182,6 +184,19 @@ export function App({ app, onWorkspace, onTokenProblem }: AppProps) {
           </button>
         </div>
       ) : null}
+      {session.notice ? (
+        <div className="notice-bar" role="status" data-testid="session-notice">
+          <span>{session.notice}</span>
+          <button
+            type="button"
+            className="btn small ghost"
+            onClick={() => app.session.clearNotice()}
+            aria-label="Dismiss notice"
+          >
+            Dismiss
+          </button>
+        </div>
+      ) : null}
       <div className={`layout${listOpen ? " list-open" : ""}`}>
         <SessionList
           id="session-list"
@@ -262,9 +277,19 @@ export function App({ app, onWorkspace, onTokenProblem }: AppProps) {
             {activeTab === "info" ? <InfoPanel info={info} /> : null}
           </div>
           <div id="composer-anchor" />
+          {offline ? (
+            <div className="offline-banner" role="alert" data-testid="offline-banner">
+              <strong>Connection to gg lost.</strong>{" "}
+              {connection.status === "reconnecting"
+                ? `Reconnecting in ${Math.ceil((connection.retryInMs ?? 0) / 1000)} s (attempt ${connection.attempt})…`
+                : (connection.error ?? "Not reconnecting.")}{" "}
+              Sending is paused until the daemon is back; your text stays in the box.
+            </div>
+          ) : null}
           <Composer
             busy={busy}
             disabled={connection.status !== "open" || !can("runs")}
+            disabledReason={offline ? "Disconnected from gg: waiting to reconnect…" : undefined}
             canSteer={can("steering")}
             draft={session.draft}
             queued={session.queued}

@@ -103,6 +103,34 @@ describe("AppController", () => {
     expect(socket.requests("gg/session.list").length).toBe(before + 1);
   });
 
+  it("names a session from its renamed event and keeps that over a list answer sent before it", async () => {
+    const { factory, app, connect } = setup();
+    await connect(factory.last());
+    const socket = factory.last();
+    socket.responder = null;
+    const refreshing = app.refreshSessions();
+    const request = socket.requests("gg/session.list").at(-1);
+    // The first prompt named s1 while the list was on its way.
+    socket.receive({
+      jsonrpc: "2.0",
+      method: "gg/session.event",
+      params: { sessionId: "s1", type: "renamed", name: "fix the calc" },
+    });
+    expect(app.store.get().sessions.find((s) => s.id === "s1")?.name).toBe("fix the calc");
+    socket.reply(request?.id, { sessions: [{ id: "s1", name: "", updatedAt: 1, messageCount: 0, preview: "" }] });
+    await flush();
+    expect(app.store.get().sessions.find((s) => s.id === "s1")?.name).toBe("fix the calc");
+    // The refresh the event scheduled applies.
+    socket.responder = (req) =>
+      req.method === "gg/session.list"
+        ? { sessions: [{ id: "s1", name: "fix the calc", updatedAt: 3, messageCount: 2, preview: "fix the calc" }] }
+        : {};
+    vi.advanceTimersByTime(200);
+    await flush();
+    expect(app.store.get().sessions.map((s) => [s.id, s.name, s.messageCount])).toEqual([["s1", "fix the calc", 2]]);
+    void refreshing;
+  });
+
   it("switches workspace by reconnecting with initializationOptions.workspaceId", async () => {
     const { factory, app, workspaces, connect } = setup();
     await connect(factory.last());

@@ -110,4 +110,10 @@ def test_turns_context_compact_tree_checkout_fork_and_new(real_env: CliEnv) -> N
     assert p.wait() == 0
     assert not real_env.model.mismatches
     sessions = json.loads(real_env.run("sessions", "list", "--json").stdout)
-    assert sorted(s["name"] for s in sessions) == ["my work"] * 3 + ["scratch"]
+    # Forks and clones get distinct names (ggd.app.naming).
+    assert sorted(s["name"] for s in sessions) == [
+        "my work",
+        "my work (clone)",
+        "my work (fork)",
+        "scratch",
+    ]

@@ -139,11 +139,13 @@ def test_queued_follow_up_runs_after_the_answer(ggd_web: Start, pages: Pages) ->
     card.wait_for()
     page.get_by_label("Steer message").fill("and then summarise")
     page.get_by_role("button", name="Queue follow-up").click()
-    page.get_by_label("Queued follow-ups").filter(has_text="and then summarise").wait_for()
+    page.get_by_label("Queued messages").filter(has_text="Follow-up queued").filter(
+        has_text="and then summarise"
+    ).wait_for()
     card.get_by_role("button", name="Allow", exact=False).first.click()
     wait_phase(page, "completed")
     page.get_by_test_id("msg-assistant").filter(has_text="Follow-up answer.").wait_for()
-    assert page.get_by_label("Queued follow-ups").count() == 0
+    assert page.get_by_label("Queued messages").count() == 0
     web.model.wait_for_requests(3)
     assert user_texts(web, 2)[-1] == "and then summarise"
     assert "and then summarise" not in user_texts(web, 1)

@@ -92,6 +92,7 @@ def test_list_is_newest_first_with_summary_fields(repo: SessionRepository) -> No
         message_count=2,
         preview="question 2",
         parent=None,
+        first_prompt="question 2",
     )
     assert top.updated_at > top.created_at
     # Activity moves a session to the top.

@@ -116,3 +116,24 @@ def test_write_describe_preview_and_action(ws: Path, ctx: ToolContext) -> None:
     assert not info.needs_approval
     info = WriteTool().describe({"path": "/etc/x", "content": "x"}, ctx)
     assert info.risk == "dangerous"
+
+
+async def test_write_overwrite_approval_shows_a_diff_not_the_whole_file(
+    ws: Path, ctx: ToolContext
+) -> None:
+    old = "".join(f"line {i}\n" for i in range(100))
+    (ws / "big.txt").write_text(old)
+    new = old.replace("line 50\n", "line fifty\n")
+    info = WriteTool().describe({"path": "big.txt", "content": new}, ctx)
+    assert info.details is not None
+    lines = info.details.splitlines()
+    assert lines[:2] == ["--- a/big.txt", "+++ b/big.txt"]
+    assert "-line 50" in lines and "+line fifty" in lines
+    assert "line 0" not in info.details and len(lines) < 15
+    done = await WriteTool().run({"path": "big.txt", "content": new}, ctx)
+    assert done.details and done.details["diff"] == info.details
+    same = WriteTool().describe({"path": "big.txt", "content": new}, ctx)
+    assert same.details == "(no change: big.txt already has this content)"
+    (ws / "blob.bin").write_bytes(b"\x00\x01binary")
+    binary = WriteTool().describe({"path": "blob.bin", "content": "text"}, ctx)
+    assert binary.details == "text"

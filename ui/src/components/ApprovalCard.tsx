@@ -1,6 +1,7 @@
 import { useEffect, useRef, type KeyboardEvent } from "react";
 import type { Approval } from "../protocol";
 import { Diff } from "./Diff";
+import { toolSummary } from "./ToolCard";
 
 export interface ApprovalCardProps {
   approval: Approval;
@@ -12,6 +13,17 @@ const RISK_LABEL: Record<string, string> = { read_only: "read-only", normal: "no
 
 function looksLikeDiff(text: string): boolean {
   return /^(---|\+\+\+|@@) /m.test(text);
+}
+
+/**
+ * What the title adds after "Approve <tool>": the summary without the tool name it starts with,
+ * and nothing when the details begin with it (a bash command is shown once, in the details).
+ */
+export function approvalSummary(approval: Pick<Approval, "toolName" | "summary" | "details">): string {
+  const rest = toolSummary(approval.toolName, approval.summary);
+  const core = rest.replace(/ …$/, "").trim();
+  if (!core) return "";
+  return approval.details?.trimStart().startsWith(core) ? "" : rest;
 }
 
 /** A tool waiting for the user's decision; keys a / s / d answer while the card has focus. */
@@ -36,6 +48,7 @@ export function ApprovalCard({ approval, onAnswer, autoFocus }: ApprovalCardProp
   };
 
   const risk = approval.risk ?? "normal";
+  const summary = approvalSummary(approval);
   const titleId = `approval-title-${approval.id}`;
   return (
     <div
@@ -49,11 +62,11 @@ export function ApprovalCard({ approval, onAnswer, autoFocus }: ApprovalCardProp
     >
       <div className="approval-head">
         <span id={titleId} className="approval-title">
-          Approve <strong>{approval.toolName}</strong>?
+          Approve <strong>{approval.toolName}</strong>
+          {summary ? <span className="approval-summary"> {summary}</span> : null}?
         </span>
         <span className={`risk-badge risk-${risk}`}>{RISK_LABEL[risk] ?? risk}</span>
       </div>
-      <div className="approval-summary">{approval.summary}</div>
       {approval.riskReason ? <div className="approval-reason">{approval.riskReason}</div> : null}
       {approval.details ? (
         looksLikeDiff(approval.details) ? (

@@ -1,4 +1,5 @@
 import { useEffect, useRef, useState, type KeyboardEvent } from "react";
+import type { QueuedMessage } from "../state/session";
 
 export interface ComposerProps {
   busy: boolean;
@@ -6,14 +7,27 @@ export interface ComposerProps {
   /** False when the daemon does not advertise steering: a busy run can only be stopped. */
   canSteer?: boolean;
   draft: { text: string; serial: number } | null;
-  queued: string[];
+  /** Steers and follow-ups the model has not taken yet. */
+  queued: QueuedMessage[];
+  /** Why the composer is disabled, shown in the box (e.g. the connection is lost). */
+  disabledReason?: string;
   onSend: (text: string) => void;
   onSteer: (text: string, followUp: boolean) => void;
   onStop: () => void;
 }
 
 /** The prompt box: Enter sends (or steers while a run is busy), Shift+Enter is a newline. */
-export function Composer({ busy, disabled, canSteer = true, draft, queued, onSend, onSteer, onStop }: ComposerProps) {
+export function Composer({
+  busy,
+  disabled,
+  canSteer = true,
+  draft,
+  queued,
+  disabledReason,
+  onSend,
+  onSteer,
+  onStop,
+}: ComposerProps) {
   const [text, setText] = useState("");
   const ref = useRef<HTMLTextAreaElement>(null);
 
@@ -50,9 +64,14 @@ export function Composer({ busy, disabled, canSteer = true, draft, queued, onSen
       }}
     >
       {queued.length > 0 ? (
-        <ul className="queued" aria-label="Queued follow-ups">
-          {queued.map((item, i) => (
-            <li key={i}>Queued: {item}</li>
+        <ul className="queued" aria-label="Queued messages" data-testid="queued">
+          {queued.map((item) => (
+            <li key={item.id} className={`queued-pill ${item.followUp ? "follow-up" : "steer"}`}>
+              <span className="queued-kind">{item.followUp ? "Follow-up queued" : "Steer queued"}</span>
+              <span className="queued-text" title={item.text}>
+                {item.text}
+              </span>
+            </li>
           ))}
         </ul>
       ) : null}
@@ -62,9 +81,11 @@ export function Composer({ busy, disabled, canSteer = true, draft, queued, onSen
         onChange={(event) => setText(event.target.value)}
         onKeyDown={onKeyDown}
         placeholder={
-          busy
-            ? "Steer the running turn (Enter), or queue a follow-up"
-            : "Ask gg (Enter to send, Shift+Enter for a new line)"
+          disabled && disabledReason
+            ? disabledReason
+            : busy
+              ? "Steer the running turn (Enter), or queue a follow-up"
+              : "Ask gg (Enter to send, Shift+Enter for a new line)"
         }
         aria-label={busy ? "Steer message" : "Prompt"}
         rows={3}
@@ -83,7 +104,7 @@ export function Composer({ busy, disabled, canSteer = true, draft, queued, onSen
                 </button>
               </>
             ) : null}
-            <button type="button" className="btn danger" onClick={onStop}>
+            <button type="button" className="btn danger" onClick={onStop} disabled={disabled}>
               Stop
             </button>
           </>

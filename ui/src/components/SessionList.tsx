@@ -81,7 +81,9 @@ export function SessionList({ sessions, currentId, badges, onOpen, onNew, onMore
                   </span>
                 ) : null}
                 {session.activeRunId ? <span className="running-dot" aria-label="running" /> : null}
-                <span className="session-preview">{session.name ? session.preview : ""}</span>
+                <span className="session-preview">
+                  {session.name && session.preview !== session.name ? session.preview : ""}
+                </span>
                 <span className="session-time">{when(session.updatedAt)}</span>
               </button>
             </li>

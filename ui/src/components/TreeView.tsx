@@ -1,34 +1,52 @@
-import { useMemo } from "react";
+import { useMemo, useState } from "react";
 import type { TreeItem } from "../protocol";
+import { treeGraph, type GraphRow } from "../state/treeGraph";
 
-/** Indent only where the conversation branches, so a long linear chat stays flat. */
-export function branchIndents(tree: TreeItem[]): Map<string, number> {
-  const byId = new Map(tree.map((node) => [node.id, node]));
-  const children = new Map<string, number>();
-  for (const node of tree) {
-    if (node.parentId) children.set(node.parentId, (children.get(node.parentId) ?? 0) + 1);
-  }
-  const indents = new Map<string, number>();
-  const indentOf = (id: string): number => {
-    const known = indents.get(id);
-    if (known !== undefined) return known;
-    // Walk up iteratively (a chain can be thousands deep), then fill in on the way down.
-    const path: string[] = [];
-    let cursor: string | null | undefined = id;
-    while (cursor && !indents.has(cursor) && byId.has(cursor)) {
-      path.push(cursor);
-      cursor = byId.get(cursor)?.parentId;
-    }
-    let indent = cursor && indents.has(cursor) ? (indents.get(cursor) as number) : 0;
-    for (let i = path.length - 1; i >= 0; i--) {
-      const parent = byId.get(path[i])?.parentId;
-      if (parent && (children.get(parent) ?? 0) > 1) indent += 1;
-      indents.set(path[i], indent);
-    }
-    return indents.get(id) ?? 0;
-  };
-  for (const node of tree) indentOf(node.id);
-  return indents;
+const ROW = 30;
+const LANE = 16;
+const LANE_COLORS = 6;
+
+const x = (lane: number) => LANE / 2 + lane * LANE;
+
+/** The rails of one row: lines passing by, the dot, and curves into the lanes that open here. */
+function Rails({ row, lanes }: { row: GraphRow; lanes: number }) {
+  const mid = ROW / 2;
+  const own = `lane-${row.lane % LANE_COLORS}`;
+  const run = row.kind === "run";
+  return (
+    <svg
+      className="tree-graph"
+      width={lanes * LANE}
+      height={ROW}
+      viewBox={`0 0 ${lanes * LANE} ${ROW}`}
+      aria-hidden="true"
+    >
+      {row.through.map((lane) => (
+        <line key={`t${lane}`} className={`lane-${lane % LANE_COLORS}`} x1={x(lane)} y1={0} x2={x(lane)} y2={ROW} />
+      ))}
+      {row.branches.map((lane) => (
+        <path
+          key={`b${lane}`}
+          className={`lane-${lane % LANE_COLORS}`}
+          d={`M ${x(row.lane)} ${mid} Q ${x(lane)} ${mid} ${x(lane)} ${ROW}`}
+          fill="none"
+        />
+      ))}
+      {row.top && !run ? <line className={own} x1={x(row.lane)} y1={0} x2={x(row.lane)} y2={mid} /> : null}
+      {row.bottom && !run ? <line className={own} x1={x(row.lane)} y1={mid} x2={x(row.lane)} y2={ROW} /> : null}
+      {run ? (
+        // The folded messages: a dotted stretch of the rail.
+        <line className={`${own} run-line`} x1={x(row.lane)} y1={0} x2={x(row.lane)} y2={ROW} />
+      ) : (
+        <circle
+          className={`${own} dot${row.node.active ? " on-path" : ""}${row.head ? " head" : ""}`}
+          cx={x(row.lane)}
+          cy={mid}
+          r={row.head ? 5.5 : 4}
+        />
+      )}
+    </svg>
+  );
 }
 
 export interface TreeViewProps {
@@ -39,51 +57,83 @@ export interface TreeViewProps {
   onClone: () => void;
 }
 
-/** The conversation tree: every branch, with checkout and fork at any message. */
+/** The conversation tree drawn as a graph: branches where they split, linear runs folded. */
 export function TreeView({ tree, busy, onCheckout, onFork, onClone }: TreeViewProps) {
-  const indents = useMemo(() => branchIndents(tree), [tree]);
+  const [expanded, setExpanded] = useState<ReadonlySet<string>>(new Set());
+  const graph = useMemo(() => treeGraph(tree, expanded), [tree, expanded]);
   return (
     <section className="tree-view" aria-label="Conversation tree">
       <div className="tree-head">
         <p>Check out a message to continue from it on a new branch, or fork it into a new session.</p>
-        <button type="button" className="btn" onClick={onClone} disabled={busy}>
-          Clone session
-        </button>
+        <span className="tree-head-actions">
+          {expanded.size > 0 ? (
+            <button type="button" className="btn" onClick={() => setExpanded(new Set())}>
+              Fold linear runs
+            </button>
+          ) : null}
+          <button type="button" className="btn" onClick={onClone} disabled={busy}>
+            Clone session
+          </button>
+        </span>
       </div>
       {tree.length === 0 ? <p className="empty">No messages yet.</p> : null}
-      <ul className="tree">
-        {tree.map((node) => (
-          <li
-            key={node.id}
-            className={`tree-node role-${node.role}${node.active ? " active" : ""}`}
-            style={{ paddingInlineStart: `${(indents.get(node.id) ?? 0) * 1.5 + 0.4}rem` }}
-            data-testid="tree-node"
-          >
-            <span className="tree-role">{node.role}</span>
-            <span className="tree-text">{node.text || "…"}</span>
-            {node.active ? <span className="tree-active">active</span> : null}
-            <span className="tree-actions">
-              <button
-                type="button"
-                className="btn small"
-                disabled={busy}
-                onClick={() => onCheckout(node.id)}
-                aria-label={`Check out ${node.role} message: ${node.text.slice(0, 40)}`}
-              >
-                Checkout
-              </button>
-              <button
-                type="button"
-                className="btn small"
-                disabled={busy}
-                onClick={() => onFork(node.id)}
-                aria-label={`Fork at ${node.role} message: ${node.text.slice(0, 40)}`}
-              >
-                Fork
-              </button>
-            </span>
-          </li>
-        ))}
+      <ul className="tree" data-lanes={graph.lanes}>
+        {graph.rows.map((row) => {
+          if (row.kind === "run") {
+            const count = row.hidden.length;
+            return (
+              <li key={row.key} className="tree-row tree-run" data-testid="tree-run" data-lane={row.lane}>
+                <Rails row={row} lanes={graph.lanes} />
+                <button
+                  type="button"
+                  className="btn small ghost tree-run-toggle"
+                  onClick={() => setExpanded((set) => new Set([...set, row.node.id]))}
+                  aria-label={`Show ${count} more messages`}
+                >
+                  ⋯ {count} messages
+                </button>
+              </li>
+            );
+          }
+          const node = row.node;
+          return (
+            <li
+              key={row.key}
+              className={`tree-row tree-node role-${node.role}${node.active ? " active" : ""}${row.head ? " head" : ""}`}
+              data-testid="tree-node"
+              data-lane={row.lane}
+              data-head={row.head ? "true" : undefined}
+              aria-current={row.head ? "step" : undefined}
+            >
+              <Rails row={row} lanes={graph.lanes} />
+              <span className="tree-role">{node.role}</span>
+              <span className="tree-text" title={node.text}>
+                {node.text || "…"}
+              </span>
+              {row.head ? <span className="tree-head-badge">head</span> : null}
+              <span className="tree-actions">
+                <button
+                  type="button"
+                  className="btn small"
+                  disabled={busy}
+                  onClick={() => onCheckout(node.id)}
+                  aria-label={`Check out ${node.role} message: ${node.text.slice(0, 40)}`}
+                >
+                  Checkout
+                </button>
+                <button
+                  type="button"
+                  className="btn small"
+                  disabled={busy}
+                  onClick={() => onFork(node.id)}
+                  aria-label={`Fork at ${node.role} message: ${node.text.slice(0, 40)}`}
+                >
+                  Fork
+                </button>
+              </span>
+            </li>
+          );
+        })}
       </ul>
     </section>
   );

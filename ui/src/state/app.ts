@@ -38,6 +38,8 @@ export class AppController {
   private listTimer: ReturnType<typeof setTimeout> | null = null;
   private workspaceId: string | undefined;
   private resumeSessionId: string | undefined;
+  /** Counts session events, so a list answer older than one of them is not applied over it. */
+  private eventSerial = 0;
 
   /** `resumeSessionId`: the session this tab had open before a reload, reopened once connected. */
   constructor(factory: TransportFactory, workspaceId?: string, resumeSessionId?: string) {
@@ -92,9 +94,15 @@ export class AppController {
 
   /** Re-read the session list (and subscribe to every listed session for live badges). */
   async refreshSessions(): Promise<void> {
+    const serial = this.eventSerial;
     try {
       const { sessions, nextCursor } = await this.client.call("gg/session.list", { limit: PAGE });
-      this.store.update((view) => ({ ...view, sessions: sortSessions(sessions), nextCursor: nextCursor ?? null }));
+      // A session event came while this was on its way (a first prompt naming the session, say):
+      // the answer may predate it, and the refresh that event scheduled will bring the news.
+      const stale = serial !== this.eventSerial && this.listTimer !== null;
+      if (!stale) {
+        this.store.update((view) => ({ ...view, sessions: sortSessions(sessions), nextCursor: nextCursor ?? null }));
+      }
       await this.follow(sessions);
     } catch (error) {
       this.setError(errorText(error));
@@ -205,6 +213,7 @@ export class AppController {
   }
 
   private handleSessionEvent(event: SessionEvent): void {
+    this.eventSerial += 1;
     const open = this.session.sessionId;
     if (event.type === "approval_pending" && event.sessionId !== open) {
       const count = event.count ?? 1;
@@ -214,6 +223,14 @@ export class AppController {
         else delete badges[event.sessionId];
         return { ...view, badges };
       });
+    }
+    if (event.type === "renamed" && event.name !== undefined && event.name !== null) {
+      // The daemon's name (explicit, else the first prompt): the list shows what the header shows.
+      const name = event.name;
+      this.store.update((view) => ({
+        ...view,
+        sessions: view.sessions.map((s) => (s.id === event.sessionId ? { ...s, name } : s)),
+      }));
     }
     if (event.type === "run_started" || event.type === "run_finished") {
       // Show the running mark at once; the list refresh below brings the rest.

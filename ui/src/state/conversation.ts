@@ -10,7 +10,8 @@ export type ConvItem =
       toolCallId: string;
       toolName: string;
       summary: string;
-      status: "running" | "done" | "error";
+      /** not_run: the call was never carried out (the run ended or this is a fork cut before it). */
+      status: "running" | "done" | "error" | "not_run";
       output?: string;
       diff?: string;
       denied?: boolean;
@@ -84,10 +85,15 @@ function diffOf(details: Record<string, unknown> | null | undefined): string | u
   return typeof diff === "string" ? diff : undefined;
 }
 
-/** Turn persisted messages into conversation rows (tool results fold into their call's card). */
-export function itemsFromMessages(messages: Message[]): ConvItem[] {
+/**
+ * Turn persisted messages into conversation rows (tool results fold into their call's card).
+ * A call without a result is "not run", except in the last assistant message of a session whose
+ * run is still going (`live`), where it may be running right now.
+ */
+export function itemsFromMessages(messages: Message[], live = false): ConvItem[] {
   const items: ConvItem[] = [];
   const toolIndex = new Map<string, number>();
+  const lastAssistant = live ? messages.reduce((at, m, i) => (m.role === "assistant" ? i : at), -1) : -1;
   messages.forEach((message, index) => {
     const key = message.id ?? `m${index}`;
     if (message.role === "user") {
@@ -106,7 +112,7 @@ export function itemsFromMessages(messages: Message[]): ConvItem[] {
           toolCallId: call.id,
           toolName: call.name,
           summary: argumentSummary(call.arguments),
-          status: "running",
+          status: index === lastAssistant ? "running" : "not_run",
           entryId: message.id ?? undefined,
         });
       }
@@ -295,7 +301,9 @@ function mergeLive(persisted: ConvItem[], live: ConvItem[]): ConvItem[] {
   for (const item of live) if (item.kind === "tool") liveTools.set(item.toolCallId, item);
   const merged = persisted.map((item) => {
     const seen = item.kind === "tool" ? liveTools.get(item.toolCallId) : undefined;
-    return seen && item.kind === "tool" && item.status === "running" ? { ...item, ...seen, key: item.key } : item;
+    return seen && item.kind === "tool" && (item.status === "running" || item.status === "not_run")
+      ? { ...item, ...seen, key: item.key }
+      : item;
   });
   const persistedTools = new Set(merged.flatMap((item) => (item.kind === "tool" ? [item.toolCallId] : [])));
   const extra = live.filter(
@@ -321,8 +329,8 @@ function carryOver(persisted: ConvItem[], previous: ConvItem[]): ConvItem[] {
 export function conversationReducer(state: ConversationState, action: ConversationAction): ConversationState {
   switch (action.type) {
     case "snapshot": {
-      const items = itemsFromMessages(action.snapshot.messages);
       const active = action.snapshot.activeRunId ?? null;
+      const items = itemsFromMessages(action.snapshot.messages, active !== null);
       if (active && active === state.runId && isBusy(state)) {
         return { ...state, items: mergeLive(items, state.items) };
       }

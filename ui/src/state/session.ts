@@ -15,11 +15,28 @@ export interface SessionView {
   conversation: ConversationState;
   /** Text the composer should take (a fork's or checkout's draft); consumed by the composer. */
   draft: { text: string; serial: number } | null;
-  queued: string[];
+  /** Steers and follow-ups sent but not yet taken by the model (a `user_message` event takes one). */
+  queued: QueuedMessage[];
   error: string | null;
+  /** What the last tree action did ("Forked into “x (fork)” (s_…)"), shown until dismissed. */
+  notice: string | null;
 }
 
-const EMPTY: SessionView = { snapshot: null, conversation: initialConversation, draft: null, queued: [], error: null };
+/** A message waiting for the model: a steer (next model boundary) or a follow-up (next turn). */
+export interface QueuedMessage {
+  id: number;
+  text: string;
+  followUp: boolean;
+}
+
+const EMPTY: SessionView = {
+  snapshot: null,
+  conversation: initialConversation,
+  draft: null,
+  queued: [],
+  error: null,
+  notice: null,
+};
 const TERMINAL = new Set(["run_completed", "run_failed", "run_canceled"]);
 
 /** A readable message for any error a call can raise. */
@@ -38,6 +55,7 @@ export class SessionController {
   private readonly client: GgClient;
   private readonly disposers: Array<() => void> = [];
   private draftSerial = 0;
+  private queueSerial = 0;
   private opening = 0;
   /** Called when the user's action moved to another session (fork, clone). */
   onSwitch: (snapshot: Snapshot) => void = () => undefined;
@@ -111,10 +129,13 @@ export class SessionController {
   async steer(text: string, followUp: boolean): Promise<void> {
     const sessionId = this.sessionId;
     if (!sessionId) return;
+    // Shown at once: the model can take it before the call's answer arrives.
+    const item: QueuedMessage = { id: ++this.queueSerial, text, followUp };
+    this.store.update((view) => ({ ...view, queued: [...view.queued, item] }));
     try {
       await this.client.call("gg/run.steer", { sessionId, text, followUp });
-      if (followUp) this.store.update((view) => ({ ...view, queued: [...view.queued, text] }));
     } catch (error) {
+      this.store.update((view) => ({ ...view, queued: view.queued.filter((q) => q.id !== item.id) }));
       this.setError(errorText(error));
     }
   }
@@ -163,7 +184,7 @@ export class SessionController {
         this.showSnapshot(update);
       }
       if (update.draft) this.setDraft(update.draft);
-      if (update.notice) this.setError(update.notice);
+      if (update.notice) this.store.update((view) => ({ ...view, notice: update.notice ?? null }));
     } catch (error) {
       this.setError(errorText(error));
     }
@@ -180,9 +201,14 @@ export class SessionController {
     }
   }
 
-  /** Forget the draft once the composer took it. */
+  /** Dismiss the error bar. */
   clearError(): void {
     this.store.update((view) => ({ ...view, error: null }));
+  }
+
+  /** Dismiss the notice of the last tree action. */
+  clearNotice(): void {
+    this.store.update((view) => ({ ...view, notice: null }));
   }
 
   /** Stop listening (the controller is dropped). */
@@ -223,7 +249,11 @@ export class SessionController {
     if (event.sessionId !== this.sessionId) return;
     this.dispatch({ type: "event", event });
     if (event.type === "user_message") {
-      this.store.update((view) => ({ ...view, queued: view.queued.filter((text) => text !== event.text) }));
+      // The model took one queued message: the oldest with this text.
+      this.store.update((view) => {
+        const at = view.queued.findIndex((q) => q.text === event.text);
+        return at < 0 ? view : { ...view, queued: view.queued.filter((_, i) => i !== at) };
+      });
     }
     if (TERMINAL.has(event.type)) {
       this.store.update((view) => ({ ...view, queued: [] }));
