@@ -35,6 +35,7 @@ def _opener(path: str, flags: int) -> int:
 @contextlib.contextmanager
 def locked(lock_path: Path, what: str) -> Iterator[None]:
     """Hold the store's exclusive flock (cross-process; released if the holder dies)."""
+    private_dir(lock_path.parent)
     # NON_BLOCKING + timeout: portalocker retries until the deadline instead of waiting forever
     # behind a hung holder.
     lock = portalocker.Lock(
