@@ -5,6 +5,8 @@ from __future__ import annotations
 import asyncio
 import base64
 import binascii
+import os
+import stat
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any
@@ -116,17 +118,23 @@ async def library_add(ctx: HandlerContext, params: P.LibraryAddParams) -> P.Libr
 
 
 def _add_path(lib: LibraryStore, src: Path, name: str) -> StoredItem:
-    if src.is_dir():
-        raise E.InvalidParamsError("invalid params: that path is a folder; add a file")
+    # O_NONBLOCK: opening a FIFO must not hang a worker thread; only regular files are taken.
+    # Their size is not trusted either: the copy counts what it reads.
     try:
-        fh = open(src, "rb")
+        fd = os.open(src, os.O_RDONLY | os.O_NONBLOCK)
     except FileNotFoundError:
         raise E.InvalidParamsError("invalid params: no file at that path") from None
     except OSError as exc:
         raise E.InvalidParamsError(
             f"invalid params: cannot read that file ({exc.strerror})"
         ) from None
-    with fh:
+    mode = os.fstat(fd).st_mode
+    if not stat.S_ISREG(mode):
+        os.close(fd)
+        what = "a folder; add a file" if stat.S_ISDIR(mode) else "not a regular file"
+        raise E.InvalidParamsError(f"invalid params: that path is {what}")
+    os.set_blocking(fd, True)
+    with os.fdopen(fd, "rb") as fh:
         return lib.add_stream(name, fh, "file")
 
 

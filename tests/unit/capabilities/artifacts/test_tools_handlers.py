@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import base64
+import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -134,3 +135,18 @@ async def test_publish_through_the_handler(tmp_path: Path) -> None:
     assert CAPABILITY.name == "artifacts" and set(CAPABILITY.handlers) == {
         m.name for m in CAPABILITY.methods
     }
+
+
+async def test_adding_by_path_takes_regular_files_only(tmp_path: Path) -> None:
+    ctx = _hctx(tmp_path, remote=False)
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    for path, why in [
+        (fifo, "not a regular file"),  # opening it must not hang waiting for a writer
+        (tmp_path, "folder"),
+        (tmp_path / "missing", "no file"),
+    ]:
+        with pytest.raises(E.InvalidParamsError, match=why):
+            await handlers.library_add(ctx, P.LibraryAddParams(path=str(path)))
+    with pytest.raises(E.InvalidParamsError, match="absolute"):
+        await handlers.library_add(ctx, P.LibraryAddParams(path="relative.txt"))
