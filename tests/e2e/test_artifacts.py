@@ -111,6 +111,16 @@ async def test_a_run_writes_an_artifact_clients_see_it_live_and_publish_it(
         assert Path(folder) == gg_home / "library"
         item_path = (await gg(gg_home, workspace, "library", "path", lib[0]["id"])).stdout
         assert Path(item_path.strip()).read_text() == PLAN_V2
+        (workspace / "plan.MD").write_text("mine\n")
+        added = await gg(gg_home, workspace, "library", "add", "plan.MD")
+        assert added.returncode == 0
+        assert "added plan (2).MD" in added.stdout  # Plan.md is taken, case-insensitively
+        named = await gg(gg_home, workspace, "library", "add", "plan.MD", "--name", "a/b")
+        assert named.returncode == 1 and "plain file name" in named.stderr
+        lib = json.loads((await gg(gg_home, workspace, "library", "list", "--json")).stdout)
+        assert [i["name"] for i in lib] == ["Plan.md", "plan (2).MD"]
+        dropped = await gg(gg_home, workspace, "library", "remove", lib[1]["id"])
+        assert dropped.returncode == 0 and not (gg_home / "library" / "plan (2).MD").exists()
         gone = await gg(gg_home, workspace, "artifact", "remove", artifact_id)
         assert gone.returncode == 0
         with pytest.raises(RpcError) as err:

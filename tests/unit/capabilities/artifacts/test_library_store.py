@@ -110,3 +110,38 @@ def test_the_index_is_the_source_of_truth(tmp_path: Path) -> None:
     assert (lib.path(other).stat().st_mode & 0o777) == 0o600
     with pytest.raises(E.InvalidParamsError, match="no library item"):
         lib.remove(item.id)
+
+
+ADDER = """
+import sys
+from pathlib import Path
+from ggd.capabilities.artifacts.library_store import LibraryStore
+lib = LibraryStore(Path(sys.argv[1]))
+sys.stdin.readline()
+for i in range(int(sys.argv[2])):
+    print(lib.add_bytes("Same.txt" if i % 2 else "same.TXT", sys.argv[3].encode(), "upload").name)
+"""
+
+
+def test_two_processes_adding_one_name_lose_no_entry_and_share_no_name(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    root = Path(__file__).resolve().parents[4]
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "-c", ADDER, str(tmp_path), "20", tag],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+            cwd=root,
+        )
+        for tag in ("a", "b")
+    ]
+    outs = [p.communicate("go\n", timeout=120)[0].split("\n") for p in procs]
+    assert all(p.returncode == 0 for p in procs)
+    names = [n for out in outs for n in out if n]
+    assert len(names) == 40 and len({n.lower() for n in names}) == 40
+    lib = LibraryStore(tmp_path)
+    assert sorted(i.name for i in lib.items()) == sorted(names)  # no lost index update
+    assert sorted(_leftovers(lib)) == sorted(names)
