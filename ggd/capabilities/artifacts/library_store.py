@@ -12,6 +12,7 @@ import contextlib
 import os
 import re
 import secrets
+import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import BinaryIO
@@ -23,6 +24,8 @@ from .files import FILE_MODE, locked, now_ms, private_dir, read_json, write_json
 MAX_ADD_BYTES = 50 * 1024 * 1024
 CHUNK = 1024 * 1024
 MAX_NAME_CHARS = 200
+# A temp file this old belongs to an add whose process died (an add writes it continuously).
+STALE_PART_SECONDS = 3600
 INDEX = "index.json"
 LOCK = "library.lock"
 _RESERVED = {INDEX, LOCK}
@@ -109,6 +112,7 @@ class LibraryStore:
         """Copy src in (at most the limit), then list it under a collision-safe name."""
         wanted = check_name(name)
         private_dir(self.root)
+        self._sweep()
         tmp = self.root / f".add-{secrets.token_hex(8)}.part"
         try:
             size = self._copy(src, tmp)
@@ -137,6 +141,14 @@ class LibraryStore:
             with contextlib.suppress(FileNotFoundError):
                 self.path(gone).unlink()
         return gone
+
+    def _sweep(self) -> None:
+        """Delete temp files an add left when its process died (never listed, never reused)."""
+        cutoff = time.time() - STALE_PART_SECONDS
+        for part in self.root.glob(".add-*.part"):
+            with contextlib.suppress(OSError):
+                if part.stat().st_mtime < cutoff:
+                    part.unlink()
 
     def _copy(self, src: BinaryIO, tmp: Path) -> int:
         # Never read more than limit + 1 bytes: one byte past the limit proves it is too large.

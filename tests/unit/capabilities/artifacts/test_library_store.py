@@ -145,3 +145,17 @@ def test_two_processes_adding_one_name_lose_no_entry_and_share_no_name(tmp_path:
     lib = LibraryStore(tmp_path)
     assert sorted(i.name for i in lib.items()) == sorted(names)  # no lost index update
     assert sorted(_leftovers(lib)) == sorted(names)
+
+
+def test_an_add_sweeps_temp_files_a_dead_add_left(tmp_path: Path) -> None:
+    import os
+    import time
+
+    lib = LibraryStore(tmp_path)
+    lib.root.mkdir(parents=True)
+    old, fresh = lib.root / ".add-dead.part", lib.root / ".add-busy.part"
+    old.write_bytes(b"half")
+    fresh.write_bytes(b"in progress")
+    os.utime(old, (time.time() - 7200, time.time() - 7200))
+    lib.add_bytes("a.txt", b"a", "upload")
+    assert not old.exists() and fresh.exists()
