@@ -36,6 +36,53 @@ export interface ApprovalResolvedEvent {
   scope?: "once" | "session" | null;
 }
 
+/** An artifact's metadata: its latest version and the one last published. */
+export interface Artifact {
+  id: string;
+  title: string;
+  type: "markdown" | "html";
+  version: number;
+  publishedVersion: number;
+  createdAt: number;
+  updatedAt: number;
+  sessionId: string;
+}
+
+/** One artifact and the text of a version (the latest by default). */
+export interface ArtifactGetParams {
+  artifactId: string;
+  version?: number | null;
+}
+
+/** Name one artifact. */
+export interface ArtifactIdParams {
+  artifactId: string;
+}
+
+/** Every artifact, most recently updated first. */
+export interface ArtifactListResult {
+  artifacts: Array<Artifact>;
+}
+
+/** One immutable version. */
+export interface ArtifactVersion {
+  version: number;
+  size: number;
+  createdAt: number;
+}
+
+/** Every version of an artifact, oldest first. */
+export interface ArtifactVersionsResult {
+  versions: Array<ArtifactVersion>;
+}
+
+/** An artifact with one version's content. */
+export interface ArtifactView {
+  artifact: Artifact;
+  version: number;
+  content: string;
+}
+
 /** A page's title, final URL and visible text. */
 export interface BrowserReadResult {
   title: string;
@@ -85,6 +132,52 @@ export interface Empty {
 
 /** An empty object. */
 export interface EmptyResult {
+}
+
+/** Add a file: from a path on the daemon's machine (local clients) or base64 content. */
+export interface LibraryAddParams {
+  path?: string | null;
+  content?: string | null;
+  name?: string | null;
+}
+
+/** The item as listed (its name may differ from the one asked for, to avoid a collision). */
+export interface LibraryAddResult {
+  item: LibraryItem;
+}
+
+/** Read an item's bytes, one chunk of at most 2 MiB from `offset`. */
+export interface LibraryGetParams {
+  itemId: string;
+  offset?: number;
+}
+
+/** A chunk of an item as base64; `eof` when it reaches the end. */
+export interface LibraryGetResult {
+  item: LibraryItem;
+  content: string;
+  offset: number;
+  eof: boolean;
+}
+
+/** Name one library item. */
+export interface LibraryIdParams {
+  itemId: string;
+}
+
+/** One file of the library. */
+export interface LibraryItem {
+  id: string;
+  name: string;
+  source: string;
+  size: number;
+  addedAt: number;
+}
+
+/** Every library item; `path` (the folder) only for clients on this machine. */
+export interface LibraryListResult {
+  items: Array<LibraryItem>;
+  path?: string | null;
 }
 
 /** A stored media item by its opaque id. */
@@ -145,6 +238,12 @@ export interface Message {
   timestamp: number;
   stopReason?: "end_turn" | "tool_use" | "error" | "max_tokens" | "canceled" | null;
   error?: string | null;
+}
+
+/** The artifact now published, and its copy in the library. */
+export interface PublishResult {
+  artifact: Artifact;
+  item: LibraryItem;
 }
 
 /** Ask for a session's active run. */
@@ -300,7 +399,7 @@ export interface SessionCreateParams {
 /** gg/session.event: a change to a session that every subscriber sees. */
 export interface SessionEvent {
   sessionId: string;
-  type: "created" | "run_started" | "run_finished" | "renamed" | "head_changed" | "forked" | "approval_pending" | "compacted";
+  type: "created" | "run_started" | "run_finished" | "renamed" | "head_changed" | "forked" | "approval_pending" | "compacted" | "artifact_created" | "artifact_updated";
   runId?: string | null;
   status?: string | null;
   name?: string | null;
@@ -308,6 +407,8 @@ export interface SessionEvent {
   newSessionId?: string | null;
   kind?: "fork" | "clone" | null;
   count?: number | null;
+  artifactId?: string | null;
+  version?: number | null;
 }
 
 /** Name one session. */
@@ -525,6 +626,15 @@ export interface GgMethods {
   "gg/media.image": { params: MediaImageParams; result: MediaItemResult };
   "gg/media.tts": { params: MediaTtsParams; result: MediaItemResult };
   "gg/media.stt": { params: MediaSttParams; result: MediaSttResult };
+  "gg/artifact.list": { params: Empty; result: ArtifactListResult };
+  "gg/artifact.get": { params: ArtifactGetParams; result: ArtifactView };
+  "gg/artifact.versions": { params: ArtifactIdParams; result: ArtifactVersionsResult };
+  "gg/artifact.publish": { params: ArtifactIdParams; result: PublishResult };
+  "gg/artifact.remove": { params: ArtifactIdParams; result: EmptyResult };
+  "gg/library.list": { params: Empty; result: LibraryListResult };
+  "gg/library.add": { params: LibraryAddParams; result: LibraryAddResult };
+  "gg/library.get": { params: LibraryGetParams; result: LibraryGetResult };
+  "gg/library.remove": { params: LibraryIdParams; result: EmptyResult };
 }
 
 export const ERROR_CODES = {

@@ -2,7 +2,7 @@
 
 A session's subscribers get every event of that session. Every connection of the session's
 workspace also gets the list-level events (created, renamed, forked, run state, pending
-approvals), so a session list and "another session waits for you" badges stay live without
+approvals, artifacts), so a session list and "another session waits for you" badges stay live without
 subscribing to each session.
 """
 
@@ -15,7 +15,16 @@ from ggd.protocol import SessionEvent, encode_message
 from ggd.protocol.methods import SESSION_EVENT
 
 LIST_LEVEL = frozenset(
-    {"created", "renamed", "forked", "run_started", "run_finished", "approval_pending"}
+    {
+        "created",
+        "renamed",
+        "forked",
+        "run_started",
+        "run_finished",
+        "approval_pending",
+        "artifact_created",
+        "artifact_updated",
+    }
 )
 
 

@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from pydantic import BaseModel
 
 from ggd.agent import PromptSection
-from ggd.protocol import MethodSpec
+from ggd.protocol import MethodSpec, SessionEvent
 from ggd.tools import Tool
 
 from .workspaces import Workspace
@@ -78,12 +78,14 @@ class SessionContext(ScopeContext):
 
     `resources` is the Service's exit stack: push what you open there and it is closed when the
     Service is evicted or the daemon stops. `state` is a per-Service, per-provider dict for
-    memoized connections and caches.
+    memoized connections and caches. `publish_event` sends a gg/session.event of this session
+    (e.g. artifact_created) to its subscribers and, for list-level types, its workspace.
     """
 
     session_id: str = ""
     resources: contextlib.AsyncExitStack = field(default_factory=contextlib.AsyncExitStack)
     state: dict[str, Any] = field(default_factory=dict)
+    publish_event: Callable[[SessionEvent], None] = lambda _event: None
 
 
 @dataclass

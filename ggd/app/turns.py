@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -73,7 +74,16 @@ class TurnAssembler:
             session_id=svc.id,
             resources=svc.resources,
             state=svc.state.setdefault(provider.name, {}),
+            publish_event=self._publisher(svc.workspace.id),
         )
+
+    def _publisher(self, workspace_id: str) -> Callable[[SessionEvent], None]:
+        """Publish a provider's session event on the bus, to the session and its workspace."""
+
+        def publish(event: SessionEvent) -> None:
+            self.bus.publish(event, workspace_id)
+
+        return publish
 
     async def loop_for(
         self, run: Run, svc: Service, approver: Approver, provider: ChatProvider, bare: str

@@ -165,6 +165,8 @@ class SessionEvent(Event):
         "forked",
         "approval_pending",
         "compacted",
+        "artifact_created",
+        "artifact_updated",
     ]
     run_id: str | None = None
     status: str | None = None
@@ -173,3 +175,5 @@ class SessionEvent(Event):
     new_session_id: str | None = None
     kind: Literal["fork", "clone"] | None = None
     count: int | None = None
+    artifact_id: str | None = None
+    version: int | None = None

@@ -1,4 +1,6 @@
 import { useEffect, useMemo, useRef, useState, useSyncExternalStore } from "react";
+import { ArtifactsPanel } from "./artifacts/ArtifactsPanel";
+import { LibraryPanel } from "./artifacts/LibraryPanel";
 import { ConnectionStatus } from "./components/ConnectionStatus";
 import { Composer } from "./components/Composer";
 import { Conversation } from "./components/Conversation";
@@ -12,15 +14,19 @@ import { saveSession } from "./rpc/token";
 import { useTheme } from "./theme";
 
 interface TabSpec {
-  id: "chat" | "tree" | "info";
+  id: "chat" | "tree" | "artifacts" | "library" | "info";
   label: string;
   /** The capability (system.info) the tab needs; none = always shown. */
   requires?: string;
+  /** A capability tab: hidden until system.info advertises `requires` (core tabs show at once). */
+  optional?: boolean;
 }
 
 const TABS: TabSpec[] = [
   { id: "chat", label: "Chat", requires: "sessions" },
   { id: "tree", label: "Tree", requires: "sessions" },
+  { id: "artifacts", label: "Artifacts", requires: "artifacts", optional: true },
+  { id: "library", label: "Library", requires: "library", optional: true },
   { id: "info", label: "Daemon" },
 ];
 
@@ -47,7 +53,7 @@ export function App({ app, onWorkspace, onTokenProblem }: AppProps) {
   const busy = isBusy(conversation);
   const snapshot = session.snapshot;
   const tabs = useMemo(
-    () => TABS.filter((t) => !t.requires || !info || info.capabilities.includes(t.requires)),
+    () => TABS.filter((t) => !t.requires || (info ? info.capabilities.includes(t.requires) : !t.optional)),
     [info],
   );
   // Before system.info arrives everything is allowed; afterwards only what the daemon advertises.
@@ -274,6 +280,8 @@ export function App({ app, onWorkspace, onTokenProblem }: AppProps) {
                 onClone={() => void app.session.action("clone").then(() => setTab("chat"))}
               />
             ) : null}
+            {activeTab === "artifacts" ? <ArtifactsPanel key={view.workspace?.id} client={app.rpcClient} /> : null}
+            {activeTab === "library" ? <LibraryPanel key={view.workspace?.id} client={app.rpcClient} /> : null}
             {activeTab === "info" ? <InfoPanel info={info} /> : null}
           </div>
           <div id="composer-anchor" />

@@ -62,6 +62,11 @@ export class AppController {
     this.wire();
   }
 
+  /** The protocol client of the current connection (capability tabs call their methods on it). */
+  get rpcClient(): GgClient {
+    return this.client;
+  }
+
   /** The open session's controller. */
   get session(): SessionController {
     return this.store.get().session;

@@ -1,0 +1,67 @@
+"""Artifacts and the library: versioned deliverables the agent writes, and the user's own files.
+
+One package owns both because they share a lifecycle: publishing moves an artifact's bytes into
+the library and must undo that copy when an edit raced it, which needs both stores in one place
+(capability packages never import each other). Two providers advertise `artifacts` and
+`library`; methods gg/artifact.* and gg/library.*; tools artifact_create and artifact_edit.
+"""
+
+from __future__ import annotations
+
+from ggd.app import (
+    Capability,
+    Contribution,
+    PromptSection,
+    SessionContext,
+    SetupContext,
+    ToolProvider,
+)
+
+from .handlers import HANDLERS
+from .protocol import METHODS
+from .tools import artifact_tools
+
+PROMPT = (
+    "For a deliverable the user will read or keep (a report, plan, summary, page), write an "
+    "artifact with artifact_create (markdown or html) rather than a workspace file, and revise "
+    "it with artifact_edit (a full new version). Mention the artifact's title in your answer."
+)
+
+
+class ArtifactTools(ToolProvider):
+    """artifact_create and artifact_edit, with live session events."""
+
+    name = "artifacts"
+    capabilities = ("artifacts",)
+
+    def __init__(self, setup: SetupContext) -> None:
+        self.home = setup.home
+
+    async def build(self, session: SessionContext) -> Contribution:
+        """Fresh tools bound to this session's event publisher."""
+        return Contribution(
+            tools=artifact_tools(self.home, session.publish_event, session.session_id),
+            prompt=PromptSection("Artifacts", PROMPT, order=70),
+        )
+
+
+class Library(ToolProvider):
+    """The user's file collection (no tools: clients add, list and download through methods)."""
+
+    name = "library"
+    capabilities = ("library",)
+
+
+def _providers(setup: SetupContext) -> list[ToolProvider]:
+    return [ArtifactTools(setup), Library()]
+
+
+CAPABILITY = Capability(
+    name="artifacts",
+    summary="Versioned artifacts the agent writes (markdown, html) and the user's file library.",
+    providers=_providers,
+    methods=METHODS,
+    handlers=HANDLERS,
+)
+
+__all__ = ["CAPABILITY", "ArtifactTools", "Library"]
