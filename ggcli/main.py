@@ -226,6 +226,9 @@ def _run_main(args: argparse.Namespace) -> int:
         # A human can answer approvals only when both the keyboard and the prompt are a terminal.
         interactive = stdin_tty and _isatty(sys.stderr)
         session_id = str(snapshot["sessionId"])
+        from ggcli.commands.skills import expand_prompt
+
+        prompt = expand_prompt(client, prompt)  # /skill:<name> task
         run_id = start_run(
             client, session_id, prompt, interactive=interactive, approval=approval, model=args.model
         )

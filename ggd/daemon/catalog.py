@@ -12,11 +12,13 @@ from collections.abc import Mapping
 
 from ggd.app import Capability
 from ggd.app.builtins import CAPABILITY as CORE
+from ggd.capabilities.personal import CAPABILITY as PERSONAL
+from ggd.capabilities.skills import CAPABILITY as SKILLS
 
 
 def builtin() -> tuple[Capability, ...]:
     """The capabilities that ship with ggd, core first."""
-    return (CORE,)
+    return (CORE, PERSONAL, SKILLS)
 
 
 def extra(env: Mapping[str, str]) -> tuple[Capability, ...]:
