@@ -7,8 +7,10 @@ warning that names the file (shown relative to the workspace or as ~/..., never 
 
 from __future__ import annotations
 
+import logging
 import os
 import re
+import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
@@ -23,6 +25,12 @@ NAME_RULE = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
 NAME_MAX = 64
 
 RootKind = Literal["workspace", "parent", "user"]
+
+log = logging.getLogger("ggd.skills")
+# Warnings already logged by this daemon: skills are discovered at every turn and every
+# gg/skill.list, and one broken file should be one log line, not one per turn.
+_logged: set[str] = set()
+_logged_lock = threading.Lock()
 
 
 class SkillError(ValueError):
@@ -118,6 +126,16 @@ def discover(workspace: Path, home: Path) -> SkillSet:
     return found
 
 
+def log_warnings(skills: SkillSet) -> None:
+    """Log each warning of a discovery once per daemon."""
+    for warning in skills.warnings:
+        with _logged_lock:
+            if warning in _logged:
+                continue
+            _logged.add(warning)
+        log.warning("skill %s", warning)
+
+
 def load_skill(folder: Path, root: RootKind, shown: str) -> Skill:
     """Parse folder/SKILL.md; SkillError or FrontmatterError when it is not a usable skill."""
     fields, _body = split_frontmatter(_read_text(folder / SKILL_FILE))
@@ -175,6 +193,7 @@ __all__ = [
     "SkillSet",
     "discover",
     "load_skill",
+    "log_warnings",
     "shown_path",
     "skill_roots",
 ]

@@ -10,14 +10,16 @@ from ggd.app import HandlerContext
 from ggd.protocol import errors as E
 from ggd.protocol.base import Empty
 
-from .discovery import SkillError, SkillSet, discover
+from .discovery import SkillError, SkillSet, discover, log_warnings
 from .frontmatter import FrontmatterError
 from .prompt import UnknownSkillError, expand
 from .protocol import SkillExpandParams, SkillExpandResult, SkillInfo, SkillListResult
 
 
 async def _skills(ctx: HandlerContext) -> SkillSet:
-    return await asyncio.to_thread(discover, ctx.workspace.root, Path.home())
+    skills = await asyncio.to_thread(discover, ctx.workspace.root, Path.home())
+    log_warnings(skills)
+    return skills
 
 
 async def skill_list(ctx: HandlerContext, params: Empty) -> SkillListResult:
