@@ -18,6 +18,9 @@ EPILOG = """\
 commands:
   gg daemon start|stop|status|logs   manage the background daemon (ggd)
   gg sessions list                   list this workspace's sessions
+  gg init                            write your profile (~/.gg/USER.md)
+  gg memory show|search|add          what gg remembers (sent to the model)
+  gg skills list                     skills of this workspace (.agents/skills)
   gg rpc                             NDJSON JSON-RPC relay on stdin/stdout (for scripts)
   gg bridge                          raw LSP byte pump stdio <-> daemon (for stdio LSP clients)
 
