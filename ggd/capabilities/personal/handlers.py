@@ -10,7 +10,7 @@ from ggd.protocol import errors as E
 from ggd.protocol.base import Empty
 
 from .config import memory_config
-from .profile import KNOWN_KEYS, PROFILE_FILE, ProfileError, read_profile, write_profile
+from .profile import KNOWN_KEYS, PROFILE_FILE, ProfileError, read_profile_text, write_profile
 from .protocol import (
     MemoryAddParams,
     MemoryAddResult,
@@ -44,17 +44,16 @@ async def memory_show(ctx: HandlerContext, params: Empty) -> MemoryShowResult:
 
     def read() -> MemoryShowResult:
         path = home / PROFILE_FILE
-        problem = None
+        text, problem = None, None
         try:
-            read_profile(path)
+            text = read_profile_text(path)
         except ProfileError as exc:
             problem = str(exc)
-        profile = "" if problem else path.read_text(encoding="utf-8") if path.is_file() else ""
         enabled = config.enabled
         return MemoryShowResult(
             enabled=enabled,
-            profile_exists=path.exists(),
-            profile=profile,
+            profile_exists=text is not None or problem is not None,
+            profile=text or "",
             profile_problem=problem,
             memory=store.curated() if enabled else "",
             today=store.today_log() if enabled else "",

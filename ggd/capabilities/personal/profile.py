@@ -75,6 +75,12 @@ def parse_profile(text: str) -> Profile:
 
 def read_profile(path: Path) -> Profile | None:
     """The profile at path, None when there is no file; ProfileError when it is unusable."""
+    text = read_profile_text(path)
+    return None if text is None else parse_profile(text)
+
+
+def read_profile_text(path: Path) -> str | None:
+    """USER.md's text, None when there is no file; ProfileError when it is unusable."""
     try:
         if path.is_dir():
             raise ProfileError(f"{path.name} is a folder, not a file")
@@ -94,7 +100,7 @@ def read_profile(path: Path) -> Profile | None:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise ProfileError(f"{path.name} is not valid UTF-8 (byte {exc.start})") from None
-    return parse_profile(text)
+    return text
 
 
 def render_profile(profile: Profile) -> str:
@@ -137,6 +143,7 @@ __all__ = [
     "parse_profile",
     "profile_template",
     "read_profile",
+    "read_profile_text",
     "render_profile",
     "write_profile",
 ]
