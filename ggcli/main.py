@@ -213,6 +213,11 @@ def _run_main(args: argparse.Namespace) -> int:
     ui = Ui()
     client = connect(_workspace(args), args.no_daemon)
     try:
+        if prompt is not None:
+            from ggcli.commands.skills import expand_prompt
+
+            # `/skill:<name> task`: expanded first, so an unknown skill leaves no empty session.
+            prompt = expand_prompt(client, prompt)
         # Pipelined with the session requests: one round trip less before the run starts.
         info_id = client.send_request("gg/system.info")
         choice = SessionChoice(args.resume, args.continue_last, args.name, args.model)
@@ -229,9 +234,6 @@ def _run_main(args: argparse.Namespace) -> int:
         # A human can answer approvals only when both the keyboard and the prompt are a terminal.
         interactive = stdin_tty and _isatty(sys.stderr)
         session_id = str(snapshot["sessionId"])
-        from ggcli.commands.skills import expand_prompt
-
-        prompt = expand_prompt(client, prompt)  # /skill:<name> task
         run_id = start_run(
             client, session_id, prompt, interactive=interactive, approval=approval, model=args.model
         )

@@ -135,6 +135,8 @@ def test_skill_listed_and_forced_through_the_cli(real_env: CliEnv) -> None:
     assert r.returncode == 1
     assert "unknown skill 'nope'; known skills: release" in r.stderr
     assert len(real_env.model.requests) == 1  # the unknown skill never reached the model
+    sessions = json.loads(real_env.run("sessions", "list", "--json").stdout)
+    assert len(sessions) == 1  # and left no empty session behind
 
 
 def test_skill_forced_in_the_interactive_session(real_env: CliEnv) -> None:
