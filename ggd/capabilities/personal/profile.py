@@ -113,7 +113,7 @@ def render_profile(profile: Profile) -> str:
         lines += ["", "Notes from the user:", notes]
     if not lines:
         return ""
-    return "The user you are working with (their profile, USER.md):\n" + "\n".join(lines)
+    return "From their profile (USER.md):\n" + "\n".join(lines)
 
 
 def profile_template(values: dict[str, str]) -> str:
