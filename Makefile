@@ -82,6 +82,7 @@ bench: install
 	$(BIN)/python bench/harness.py
 	$(BIN)/python bench/cli.py
 	$(BIN)/python bench/artifacts.py
+	$(BIN)/python bench/personal.py
 
 clean:
 	rm -rf $(VENV) ui/node_modules ggd/web electron/node_modules clients/vscode/node_modules

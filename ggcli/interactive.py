@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from ggcli import __version__
+from ggcli.commands.skills import FORCE_PREFIX, expand_prompt
 from ggcli.render import format_context, format_sessions, format_tree
 from ggcli.rpc import METHOD_NOT_FOUND, Client, RpcError
 from ggcli.session import start_run
@@ -30,6 +31,7 @@ Ctrl+D (on an empty line) leaves. Commands:
   /new              start a new session
   /sessions         list this workspace's sessions
   /resume ID        switch to session ID
+  /skill:NAME TASK  run TASK with skill NAME (gg skills list shows them)
   /help             this help"""
 
 
@@ -96,7 +98,9 @@ class Repl:
                 text = line.strip()
                 if not text:
                     continue
-                if text.startswith("/"):
+                if text.startswith(FORCE_PREFIX):
+                    self.skill_turn(text)
+                elif text.startswith("/"):
                     if text in ("/quit", "/exit"):
                         return 0
                     self.command(text)
@@ -131,6 +135,15 @@ class Repl:
             return
         opts = TurnOptions(interactive=self.interactive, steer=True, stdin_fd=sys.stdin.fileno())
         TurnRunner(self.client, self.ui, self.session_id, run_id, opts).run()
+
+    def skill_turn(self, text: str) -> None:
+        """Run `/skill:<name> task`: the daemon inlines the skill, then it is an ordinary turn."""
+        try:
+            prompt = expand_prompt(self.client, text)
+        except RpcError as exc:
+            self.ui.note(f"gg: {exc.message}", "red")
+            return
+        self.turn(prompt)
 
     def command(self, text: str) -> None:
         """Dispatch one slash command; errors from the daemon are printed, never raised."""

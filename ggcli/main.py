@@ -18,6 +18,9 @@ EPILOG = """\
 commands:
   gg daemon start|stop|status|logs   manage the background daemon (ggd)
   gg sessions list                   list this workspace's sessions
+  gg init                            write your profile (~/.gg/USER.md)
+  gg memory show|search|add          what gg remembers (sent to the model)
+  gg skills list                     skills of this workspace (.agents/skills)
   gg rpc                             NDJSON JSON-RPC relay on stdin/stdout (for scripts)
   gg bridge                          raw LSP byte pump stdio <-> daemon (for stdio LSP clients)
 
@@ -210,6 +213,11 @@ def _run_main(args: argparse.Namespace) -> int:
     ui = Ui()
     client = connect(_workspace(args), args.no_daemon)
     try:
+        if prompt is not None:
+            from ggcli.commands.skills import expand_prompt
+
+            # `/skill:<name> task`: expanded first, so an unknown skill leaves no empty session.
+            prompt = expand_prompt(client, prompt)
         # Pipelined with the session requests: one round trip less before the run starts.
         info_id = client.send_request("gg/system.info")
         choice = SessionChoice(args.resume, args.continue_last, args.name, args.model)

@@ -226,6 +226,63 @@ export interface MediaTtsParams {
   voice?: string;
 }
 
+/** One memory and where it goes. */
+export interface MemoryAddParams {
+  content: string;
+  /** general, daily, person:<name>, group:<name> */
+  scope?: string | null;
+}
+
+/** Where the memory went, relative to the memory root. */
+export interface MemoryAddResult {
+  path: string;
+  scope: string;
+}
+
+/** One matching line; path is relative to the memory root. */
+export interface MemoryHit {
+  path: string;
+  line: number;
+  text: string;
+}
+
+/** The USER.md fields to write; absent ones are left empty in the template. */
+export interface MemoryInitParams {
+  name?: string | null;
+  callMe?: string | null;
+  timezone?: string | null;
+  language?: string | null;
+  force?: boolean;
+}
+
+/** What was written (relative to GG_HOME) and which known fields were left empty. */
+export interface MemoryInitResult {
+  path: string;
+  empty: Array<string>;
+}
+
+/** A keyword query over every memory file. */
+export interface MemorySearchParams {
+  query: string;
+  limit?: number | null;
+}
+
+/** Hits, best first. */
+export interface MemorySearchResult {
+  hits: Array<MemoryHit>;
+}
+
+/** The profile, MEMORY.md and today's log as text (what the next run's prompt is built from). */
+export interface MemoryShowResult {
+  enabled: boolean;
+  profileExists: boolean;
+  profile?: string;
+  profileProblem?: string | null;
+  memory?: string;
+  today?: string;
+  todayDate: string;
+}
+
 /** One conversation message on the active branch. */
 export interface Message {
   id?: string | null;
@@ -459,6 +516,32 @@ export interface SessionUpdate {
   notice?: string | null;
 }
 
+/** A prompt that may start with /skill:<name>. */
+export interface SkillExpandParams {
+  prompt: string;
+}
+
+/** The prompt to send to gg/run.start, and the skill it forced (absent when none). */
+export interface SkillExpandResult {
+  prompt: string;
+  skill?: string | null;
+}
+
+/** One skill; `folder` is relative to the workspace or ~/..., never absolute. */
+export interface SkillInfo {
+  name: string;
+  description: string;
+  root: "workspace" | "parent" | "user";
+  modelInvocable: boolean;
+  folder: string;
+}
+
+/** The skills of the connection's workspace by precedence, and skipped files' warnings. */
+export interface SkillListResult {
+  skills: Array<SkillInfo>;
+  warnings: Array<string>;
+}
+
 /** Everything a client needs to draw one session. */
 export interface Snapshot {
   sessionId: string;
@@ -621,6 +704,12 @@ export interface GgMethods {
   "gg/media.get": { params: MediaGetParams; result: MediaGetResult };
   "gg/run.event": { params: RunEvent; result: void };
   "gg/session.event": { params: SessionEvent; result: void };
+  "gg/memory.show": { params: Empty; result: MemoryShowResult };
+  "gg/memory.search": { params: MemorySearchParams; result: MemorySearchResult };
+  "gg/memory.add": { params: MemoryAddParams; result: MemoryAddResult };
+  "gg/memory.init": { params: MemoryInitParams; result: MemoryInitResult };
+  "gg/skill.list": { params: Empty; result: SkillListResult };
+  "gg/skill.expand": { params: SkillExpandParams; result: SkillExpandResult };
   "gg/browser.read": { params: BrowserUrlParams; result: BrowserReadResult };
   "gg/browser.shot": { params: BrowserUrlParams; result: BrowserShotResult };
   "gg/media.image": { params: MediaImageParams; result: MediaItemResult };

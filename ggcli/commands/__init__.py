@@ -16,6 +16,8 @@ from typing import Any
 
 # One line per capability command module.
 MODULES: tuple[str, ...] = (
+    "memory",
+    "skills",
     "media",
     "browser",
     "artifacts",

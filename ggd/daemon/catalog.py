@@ -12,13 +12,15 @@ from collections.abc import Mapping
 
 from ggd.app import Capability
 from ggd.app.builtins import CAPABILITY as CORE
-from ggd.capabilities import artifacts, browser, computer, media
+from ggd.capabilities import artifacts, browser, computer, media, personal, skills
 
 
 def builtin() -> tuple[Capability, ...]:
     """The capabilities that ship with ggd, core first."""
     return (
         CORE,
+        personal.CAPABILITY,
+        skills.CAPABILITY,
         computer.CAPABILITY,
         browser.CAPABILITY,
         media.CAPABILITY,

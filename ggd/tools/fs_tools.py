@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from ggd.tools.base import ApprovalInfo, Tool, ToolContext, ToolError, ToolResult
-from ggd.tools.paths import arg_int, arg_str, is_inside, resolve_in_workspace
+from ggd.tools.paths import arg_int, arg_str, is_readable, resolve_readable
 
 MAX_LINES = 2000
 MAX_BYTES = 50 * 1024
@@ -18,8 +18,9 @@ SNIFF_BYTES = 8192
 
 
 def read_only_info(summary: str, raw: str, ctx: ToolContext) -> ApprovalInfo:
-    """Approval info for read-only tools; a path outside the workspace is flagged dangerous."""
-    if not is_inside(raw, ctx):
+    """Approval info for read-only tools; a path outside the workspace (and the read roots) is
+    flagged dangerous."""
+    if not is_readable(raw, ctx):
         return ApprovalInfo(summary, "dangerous", "path outside the workspace", True)
     return ApprovalInfo(summary, "read_only", "reads workspace files", False)
 
@@ -61,7 +62,7 @@ class ReadTool(Tool):
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
         """Read the requested lines."""
         raw = arg_str(args, "path")
-        path = resolve_in_workspace(raw, ctx)
+        path = resolve_readable(raw, ctx)
         offset = arg_int(args, "offset", 1, 1, 1 << 40)
         limit = arg_int(args, "limit", MAX_LINES, 1, MAX_LINES)
         return await asyncio.to_thread(self._read, path, raw, offset, limit)
@@ -133,7 +134,7 @@ class ListTool(Tool):
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
         """List the directory."""
         raw = arg_str(args, "path", ".") or "."
-        path = resolve_in_workspace(raw, ctx)
+        path = resolve_readable(raw, ctx)
         return await asyncio.to_thread(self._list, path, raw)
 
     def _list(self, path: Path, raw: str) -> ToolResult:

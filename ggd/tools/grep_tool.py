@@ -11,7 +11,7 @@ from typing import Any
 
 from ggd.tools.base import ApprovalInfo, Tool, ToolContext, ToolError, ToolResult
 from ggd.tools.fs_tools import SNIFF_BYTES, is_binary, read_only_info
-from ggd.tools.paths import arg_int, arg_str, relative, resolve_in_workspace
+from ggd.tools.paths import arg_int, arg_str, relative, resolve_readable
 
 DEFAULT_LIMIT = 50
 MAX_LIMIT = 200
@@ -70,7 +70,7 @@ class GrepTool(Tool):
         if not pattern:
             raise ToolError("pattern must not be empty")
         raw = arg_str(args, "path", ".") or "."
-        target = resolve_in_workspace(raw, ctx)
+        target = resolve_readable(raw, ctx)
         if not target.exists():
             raise ToolError(f"path not found: '{raw}'")
         literal = bool(args.get("literal", False))

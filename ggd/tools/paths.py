@@ -70,6 +70,39 @@ def resolve_in_workspace(raw: str, ctx: ToolContext) -> Path:
     return p
 
 
+def _readable_roots(ctx: ToolContext) -> list[Path]:
+    roots = [ctx.workspace.resolve()]
+    for root in ctx.read_roots:
+        try:
+            roots.append(root.resolve())
+        except (OSError, RuntimeError):
+            continue
+    return roots
+
+
+def is_readable(raw: str, ctx: ToolContext) -> bool:
+    """True when raw resolves inside the workspace or one of the extra read-only roots."""
+    try:
+        p = candidate(raw, ctx)
+    except (ToolError, OSError, RuntimeError):
+        return False
+    return any(p.is_relative_to(root) for root in _readable_roots(ctx))
+
+
+def resolve_readable(raw: str, ctx: ToolContext) -> Path:
+    """Resolve raw inside the workspace or an extra read-only root (skills), else ToolError.
+
+    Only read, list and grep use this: the read roots are never writable through tools.
+    """
+    try:
+        p = candidate(raw, ctx)
+    except (OSError, RuntimeError) as exc:
+        raise ToolError(f"cannot resolve path '{raw}'") from exc
+    if not any(p.is_relative_to(root) for root in _readable_roots(ctx)):
+        raise ToolError(f"path '{raw}' is outside the workspace; only workspace files are allowed")
+    return p
+
+
 def relative(p: Path, ctx: ToolContext) -> str:
     """p shown relative to the workspace ('.' for the root)."""
     try:

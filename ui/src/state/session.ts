@@ -8,6 +8,7 @@ import {
   type ConversationState,
 } from "./conversation";
 import { Store } from "./store";
+import { expandSkillPrompt } from "./skills";
 
 /** Everything the conversation view draws for the open session. */
 export interface SessionView {
@@ -110,7 +111,7 @@ export class SessionController {
     try {
       const { runId } = await this.client.call("gg/run.start", {
         sessionId,
-        prompt,
+        prompt: await expandSkillPrompt(this.client, prompt),
         interactive: true,
         model: model ?? null,
         // One explicit subscription from sequence 0 replays whatever came before it.
