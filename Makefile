@@ -7,7 +7,7 @@ BIN     := $(VENV)/bin
 HOST    ?= 127.0.0.1
 PORT    ?= 8765
 APT_PKGS := chromium neovim bubblewrap ripgrep
-NPM_DIRS := ui electron clients/vscode
+NPM_DIRS := ui electron clients/vscode tests/mcp
 
 .PHONY: run test install deps system-deps code-server ui npm lint typecheck protocol-check pytest node-tests bench clean
 

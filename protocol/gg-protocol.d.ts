@@ -68,6 +68,65 @@ export interface Empty {
 export interface EmptyResult {
 }
 
+/** A stdio server (command, args, env, cwd) or an HTTP one (url, headers). */
+export interface McpAddParams {
+  name: string;
+  command?: string | null;
+  args?: Array<string>;
+  env?: Record<string, string>;
+  cwd?: string | null;
+  url?: string | null;
+  headers?: Record<string, string>;
+}
+
+/** Whether an existing server of that name was replaced. */
+export interface McpAddResult {
+  name: string;
+  replaced: boolean;
+}
+
+/** Servers of the connection's workspace. */
+export interface McpListResult {
+  servers: Array<McpServerInfo>;
+  workspaceFile: "absent" | "trusted" | "untrusted" | "invalid";
+  configError?: string | null;
+}
+
+/** Whether the server was there. */
+export interface McpRemoveResult {
+  name: string;
+  removed: boolean;
+}
+
+/** One configured server as gg/mcp.list shows it (never its command, env or headers). */
+export interface McpServerInfo {
+  name: string;
+  origin: "home" | "workspace";
+  transport: "stdio" | "http";
+  state: "idle" | "connected" | "failed" | "untrusted";
+  tools?: Array<string>;
+  lastError?: string | null;
+}
+
+/** Names one server. */
+export interface McpServerParams {
+  server: string;
+}
+
+/** A fresh connection's outcome. */
+export interface McpTestResult {
+  server: string;
+  ok: boolean;
+  tools?: Array<string>;
+  error?: string | null;
+  elapsedMs: number;
+}
+
+/** The servers the trusted workspace file adds. */
+export interface McpTrustResult {
+  servers: Array<string>;
+}
+
 /** One conversation message on the active branch. */
 export interface Message {
   id?: string | null;
@@ -454,6 +513,11 @@ export interface GgMethods {
   "gg/run.steer": { params: RunSteerParams; result: EmptyResult };
   "gg/run.event": { params: RunEvent; result: void };
   "gg/session.event": { params: SessionEvent; result: void };
+  "gg/mcp.list": { params: Empty; result: McpListResult };
+  "gg/mcp.test": { params: McpServerParams; result: McpTestResult };
+  "gg/mcp.add": { params: McpAddParams; result: McpAddResult };
+  "gg/mcp.remove": { params: McpServerParams; result: McpRemoveResult };
+  "gg/mcp.trust": { params: Empty; result: McpTrustResult };
 }
 
 export const ERROR_CODES = {
