@@ -78,6 +78,7 @@ bench: install
 	$(BIN)/python bench/run_events.py
 	$(BIN)/python bench/harness.py
 	$(BIN)/python bench/cli.py
+	$(BIN)/python bench/mcp.py
 
 clean:
 	rm -rf $(VENV) ui/node_modules ggd/web electron/node_modules clients/vscode/node_modules
