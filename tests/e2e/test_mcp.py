@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from .daemon import daemon_env
+from .daemon import daemon_env, wait_until
 from .runs_helpers import finish, new_session, start, until
 
 REPO = Path(__file__).resolve().parents[2]
@@ -41,6 +41,28 @@ def write_mcp(home: Path, servers: dict[str, Any], list_timeout: float | None = 
 def tool_finishes(c: Any, rid: str) -> list[dict[str, Any]]:
     """The tool_call_finish events of a run."""
     return [e for e in c.events(run_id=rid) if e["type"] == "tool_call_finish"]
+
+
+def children(pid: int) -> dict[int, str]:
+    """Child processes of a pid: pid -> command line."""
+    out: dict[int, str] = {}
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+            if int(fields[1]) == pid:
+                child = int(stat.parent.name)
+                out[child] = (stat.parent / "cmdline").read_bytes().replace(b"\0", b" ").decode()
+        except (OSError, IndexError, ValueError):
+            continue
+    return out
+
+
+def alive(pid: int) -> bool:
+    """Whether a process exists and is not a zombie."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
 
 
 def tool_specs(request: dict[str, Any]) -> dict[str, dict[str, Any]]:
@@ -91,8 +113,14 @@ async def test_time_server_call_with_approval(fake_daemon, gg_home: Path) -> Non
         (srv,) = listed["servers"]
         assert srv["name"] == "time" and srv["state"] == "connected"
         assert srv["tools"] == ["get_current_time", "convert_time"]
+        assert d.proc is not None
+        servers = [p for p, cmd in children(d.proc.pid).items() if "mcp-server-time" in cmd]
+        assert len(servers) == 1
     finally:
         await c.close()
+    # Stopping the daemon closes the session's connections: the server process is gone.
+    assert d.stop() == 0
+    await wait_until(lambda: not alive(servers[0]))
 
 
 async def test_a_non_interactive_run_is_denied_the_call(fake_daemon, gg_home: Path) -> None:
@@ -168,7 +196,7 @@ async def test_everything_stdio_and_http_with_broken_servers(
                 "env": {"SPAWN_LOG": str(spawns)},
             },
         },
-        list_timeout=2,
+        list_timeout=8,
     )
     script = [
         {
@@ -180,6 +208,7 @@ async def test_everything_stdio_and_http_with_broken_servers(
         },
         {"text": "all good"},
         {"text": "second turn"},
+        {"text": "third turn"},
     ]
     d, fm = fake_daemon(script)
     c = await d.connect("unix")
@@ -190,11 +219,13 @@ async def test_everything_stdio_and_http_with_broken_servers(
         done = await finish(c, rid, timeout=45)
         elapsed = time.monotonic() - t0
         assert done["type"] == "run_completed", done
-        # The 60 s hang is bounded by the 2 s list timeout, not waited out.
-        assert elapsed < 30, elapsed
+        # The 60 s hang is bounded by the 8 s list timeout (generous: the machine is shared), not waited out.
+        assert elapsed < 40, elapsed
         fins = {f["toolCallId"]: f for f in tool_finishes(c, rid)}
-        assert not fins["e1"]["isError"] and "hi stdio" in fins["e1"]["output"]
-        assert not fins["e2"]["isError"] and "hi http" in fins["e2"]["output"]
+        assert not fins["e1"]["isError"] and "hi stdio" in fins["e1"]["output"], fins["e1"][
+            "output"
+        ]
+        assert not fins["e2"]["isError"] and "hi http" in fins["e2"]["output"], fins["e2"]
         env = json.loads(fins["e3"]["output"])
         assert set(env) <= {"PATH", "HOME", "LANG"}, sorted(env)
         assert SECRET not in fins["e3"]["output"] and "OPENAI_API_KEY" not in env
@@ -206,7 +237,7 @@ async def test_everything_stdio_and_http_with_broken_servers(
         assert set(degraded) == {"mcp:bad", "mcp:exits", "mcp:hang"}, degraded
         assert "command not found" in degraded["mcp:bad"]
         assert "closed the connection" in degraded["mcp:exits"]
-        assert "within 2 s" in degraded["mcp:hang"]
+        assert "within 8 s" in degraded["mcp:hang"]
         for reason in degraded.values():
             assert str(tmp_path) not in reason and str(REPO) not in reason
         listed = {s["name"]: s for s in (await c.request("gg/mcp.list", {}))["servers"]}
@@ -214,10 +245,21 @@ async def test_everything_stdio_and_http_with_broken_servers(
             listed["everything"]["state"] == "connected" and "echo" in listed["everything"]["tools"]
         )
         assert listed["web"]["transport"] == "http" and listed["web"]["state"] == "connected"
-        assert listed["hang"]["state"] == "failed" and "within 2 s" in listed["hang"]["lastError"]
+        assert listed["hang"]["state"] == "failed" and "within 8 s" in listed["hang"]["lastError"]
         # The second turn of the session reuses the connections and does not retry the hang.
         rid2 = await start(c, sid, "again", approvalMode="yolo")
         assert (await finish(c, rid2))["type"] == "run_completed"
+        assert spawns.read_text().count("spawn") == 1
+        # Fixing a server's config is picked up on the next turn of the same session.
+        cfg = json.loads((gg_home / "mcp.json").read_text())
+        cfg["servers"]["bad"] = {"command": str(TIME_SERVER)}
+        (gg_home / "mcp.json").write_text(json.dumps(cfg))
+        rid3 = await start(c, sid, "third", approvalMode="yolo")
+        assert (await finish(c, rid3))["type"] == "run_completed"
+        assert "mcp_bad_get_current_time" in tool_specs(fm.wait_for_requests(4)[3])
+        info = await c.request("gg/system.info", {})
+        degraded = {p["name"] for p in info.get("degradedProviders") or []}
+        assert degraded == {"mcp:exits", "mcp:hang"}
         assert spawns.read_text().count("spawn") == 1
     finally:
         await c.close()

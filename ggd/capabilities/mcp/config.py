@@ -96,6 +96,7 @@ class Servers:
     servers: dict[str, ServerSpec] = field(default_factory=dict)
     # Names in an untrusted workspace file (shown by gg/mcp.list, never started).
     untrusted: list[str] = field(default_factory=list)
+    untrusted_transport: dict[str, str] = field(default_factory=dict)
     workspace_file: Literal["absent", "trusted", "untrusted", "invalid"] = "absent"
     errors: list[str] = field(default_factory=list)
 
@@ -192,6 +193,9 @@ def load_servers(home: Path, root: Path, env: Mapping[str, str] | None = None) -
     if trusted_digests(home).get(str(root)) != file_digest(ws_data):
         out.workspace_file = "untrusted"
         out.untrusted = sorted(ws_file.servers)
+        out.untrusted_transport = {
+            n: "stdio" if isinstance(c, StdioServer) else "http" for n, c in ws_file.servers.items()
+        }
         return out
     out.workspace_file = "trusted"
     for name, cfg in ws_file.servers.items():

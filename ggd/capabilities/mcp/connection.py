@@ -14,6 +14,7 @@ import logging
 import os
 import re
 import shutil
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -46,6 +47,24 @@ def _install_env_policy() -> None:
     import mcp.client.stdio as stdio
 
     stdio.get_default_environment = _restricted_default_env
+
+
+def _load_sdk() -> None:
+    """Import the SDK modules a connection uses (≈1 s): done in a worker thread, not on the loop."""
+    import mcp
+    import mcp.client.stdio
+    import mcp.client.streamable_http
+    import mcp.shared._httpx_utils  # noqa: F401
+
+    _install_env_policy()
+
+
+async def load_sdk() -> None:
+    """Make sure the SDK is imported without blocking the event loop."""
+    if "mcp.client.streamable_http" not in sys.modules:
+        await asyncio.to_thread(_load_sdk)
+    else:
+        _install_env_policy()
 
 
 def describe_error(exc: BaseException) -> str:
@@ -150,6 +169,7 @@ class Connection:
             self._client = None
 
     async def _serve(self) -> None:
+        await load_sdk()
         from mcp import Client
 
         transport = await self._transport()
@@ -179,7 +199,6 @@ class Connection:
         if isinstance(cfg, StdioServer):
             from mcp.client.stdio import StdioServerParameters, stdio_client
 
-            _install_env_policy()
             command = await asyncio.to_thread(resolve_command, cfg)
             errlog = await asyncio.to_thread(self._errlog)
             params = StdioServerParameters(

@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from ggd.app import HandlerContext, sanitize_reason
+from ggd.app import Handler, HandlerContext, sanitize_reason
 from ggd.protocol import errors as E
 from ggd.protocol.base import Empty
 
@@ -55,22 +55,28 @@ async def mcp_list(ctx: HandlerContext, params: Empty) -> McpListResult:
     out: list[McpServerInfo] = []
     for name, spec in sorted(servers.servers.items()):
         st = book.get(ws.id, name, spec.fingerprint)
-        state = st.state if spec.problem is None else "failed"
         out.append(
-            McpServerInfo(
-                name=name,
-                origin=spec.origin,
-                transport="stdio" if spec.transport == "stdio" else "http",
-                state="failed"
-                if state == "failed"
-                else ("connected" if state == "connected" else "idle"),
-                tools=st.tools,
-                last_error=spec.problem or st.last_error,
+            McpServerInfo.model_validate(
+                {
+                    "name": name,
+                    "origin": spec.origin,
+                    "transport": spec.transport,
+                    "state": "failed" if spec.problem else st.state,
+                    "tools": st.tools,
+                    "last_error": spec.problem or st.last_error,
+                }
             )
         )
     for name in servers.untrusted:
         out.append(
-            McpServerInfo(name=name, origin="workspace", transport="stdio", state="untrusted")
+            McpServerInfo.model_validate(
+                {
+                    "name": name,
+                    "origin": "workspace",
+                    "transport": servers.untrusted_transport.get(name, "stdio"),
+                    "state": "untrusted",
+                }
+            )
         )
     return McpListResult(
         servers=out,
@@ -141,7 +147,7 @@ async def mcp_trust(ctx: HandlerContext, params: Empty) -> McpTrustResult:
     return McpTrustResult(servers=names)
 
 
-HANDLERS = {
+HANDLERS: dict[str, Handler] = {
     "gg/mcp.list": mcp_list,
     "gg/mcp.test": mcp_test,
     "gg/mcp.add": mcp_add,
