@@ -55,27 +55,50 @@ def _pairs(items: list[str], what: str) -> dict[str, str]:
     return out
 
 
+def _option_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="gg mcp add NAME", add_help=False)
+    p.add_argument("--env", action="append", default=[])
+    p.add_argument("--cwd")
+    p.add_argument("--url")
+    p.add_argument("--header", action="append", default=[])
+    return p
+
+
+def _split(argv: list[str]) -> tuple[list[str], list[str]]:
+    """(options, command) of what follows NAME: options end at `--` (or are all when none)."""
+    if "--" in argv:
+        at = argv.index("--")
+        return argv[:at], argv[at + 1 :]
+    if argv and argv[0].startswith("-"):
+        return argv, []
+    return [], argv
+
+
 def _add_params(args: argparse.Namespace) -> dict[str, Any]:
-    argv = list(args.argv)
-    if argv and argv[0] == "--":
-        argv = argv[1:]
+    opts, argv = _split(list(args.argv))
+    extra, unknown = _option_parser().parse_known_args(opts)
+    if unknown:
+        raise ValueError(f"unknown option {unknown[0]!r} (the command goes after --)")
+    env = [*args.env, *extra.env]
+    headers = [*args.header, *extra.header]
+    url, cwd = extra.url or args.url, extra.cwd or args.cwd
     params: dict[str, Any] = {"name": args.name}
-    if args.url:
+    if url:
         if argv:
             raise ValueError("give either --url or -- COMMAND, not both")
-        params["url"] = args.url
-        if args.header:
-            params["headers"] = _pairs(args.header, "--header")
+        params["url"] = url
+        if headers:
+            params["headers"] = _pairs(headers, "--header")
         return params
     if not argv:
         raise ValueError(
             "give the server's command after --, e.g. gg mcp add time -- uvx mcp-server-time"
         )
     params["command"], params["args"] = argv[0], argv[1:]
-    if args.env:
-        params["env"] = _pairs(args.env, "--env")
-    if args.cwd:
-        params["cwd"] = args.cwd
+    if env:
+        params["env"] = _pairs(env, "--env")
+    if cwd:
+        params["cwd"] = cwd
     return params
 
 

@@ -211,7 +211,10 @@ def has_config(home: Path, root: Path) -> bool:
 
 def _locked_update(home: Path, name: str, fn: Any) -> Any:
     home.mkdir(parents=True, exist_ok=True, mode=0o700)
-    with portalocker.Lock(str(home / f".{name}.lock"), timeout=10):
+    lock = home / f".{name}.lock"
+    # Created owner-only here: portalocker would create it with the umask's mode.
+    os.close(os.open(lock, os.O_CREAT | os.O_WRONLY, 0o600))
+    with portalocker.Lock(str(lock), timeout=10):
         path = home / name
         current = _read(path)
         value, payload = fn(current)
