@@ -196,7 +196,10 @@ def main(workspace: Path | None) -> int:
     import anyio
 
     root = (workspace or Path.cwd()).resolve()
-    return int(anyio.run(serve, root))
+    try:
+        return int(anyio.run(serve, root))
+    except KeyboardInterrupt:
+        return 130
 
 
 __all__ = ["Backend", "ask", "build_server", "main", "serve"]
