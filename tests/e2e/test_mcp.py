@@ -204,6 +204,12 @@ async def test_everything_stdio_and_http_with_broken_servers(
                 {"id": "e1", "name": "mcp_everything_echo", "arguments": {"message": "hi stdio"}},
                 {"id": "e2", "name": "mcp_web_echo", "arguments": {"message": "hi http"}},
                 {"id": "e3", "name": "mcp_everything_get-env", "arguments": {}},
+                {"id": "e4", "name": "mcp_everything_get-tiny-image", "arguments": {}},
+                {
+                    "id": "e5",
+                    "name": "mcp_web_get-structured-content",
+                    "arguments": {"location": "Chicago"},
+                },
             ]
         },
         {"text": "all good"},
@@ -229,6 +235,18 @@ async def test_everything_stdio_and_http_with_broken_servers(
         env = json.loads(fins["e3"]["output"])
         assert set(env) <= {"PATH", "HOME", "LANG"}, sorted(env)
         assert SECRET not in fins["e3"]["output"] and "OPENAI_API_KEY" not in env
+        # An image is saved privately under GG_HOME/media and referenced by id, never by path.
+        image = fins["e4"]
+        assert not image["isError"] and str(gg_home) not in image["output"]
+        (media,) = [m for m in image["details"]["media"] if m["mimeType"] == "image/png"]
+        assert f"saved as media {media['id']}" in image["output"]
+        (saved,) = (gg_home / "media").glob(f"{media['id']}.*")
+        assert saved.read_bytes().startswith(b"\x89PNG")
+        assert saved.stat().st_mode & 0o777 == 0o600
+        assert (gg_home / "media").stat().st_mode & 0o777 == 0o700
+        # Structured content is kept (over HTTP too).
+        weather = fins["e5"]["details"]["structuredContent"]
+        assert {"temperature", "conditions", "humidity"} <= set(weather)
         specs = tool_specs(fm.wait_for_requests(1)[0])
         assert "mcp_everything_echo" in specs and "mcp_web_echo" in specs
         assert not any(n.startswith(("mcp_bad", "mcp_exits", "mcp_hang")) for n in specs)
