@@ -132,14 +132,16 @@ def parse_file(data: bytes, kind: str) -> McpFile:
 
 
 def _spec(
-    name: str, origin: Origin, cfg: StdioServer | HttpServer, env: Mapping[str, str]
+    name: str, origin: Origin, cfg: StdioServer | HttpServer, env: Mapping[str, str], root: Path
 ) -> ServerSpec:
     raw = json.dumps([origin, cfg.model_dump()], sort_keys=True).encode()
     fingerprint = hashlib.sha256(raw).hexdigest()[:16]
     try:
         if isinstance(cfg, StdioServer):
+            # A stdio server runs in the workspace unless told otherwise (relative cwd: in it).
+            cwd = str(root / cfg.cwd) if cfg.cwd else str(root)
             expanded: StdioServer | HttpServer = cfg.model_copy(
-                update={"env": {k: expand(v, env) for k, v in cfg.env.items()}}
+                update={"env": {k: expand(v, env) for k, v in cfg.env.items()}, "cwd": cwd}
             )
         else:
             expanded = cfg.model_copy(
@@ -180,7 +182,7 @@ def load_servers(home: Path, root: Path, env: Mapping[str, str] | None = None) -
     out = Servers()
     home_file = parse_file(_read(home / HOME_FILE) or b"{}", "GG_HOME")
     for name, cfg in home_file.servers.items():
-        out.servers[name] = _spec(name, "home", cfg, env)
+        out.servers[name] = _spec(name, "home", cfg, env, root)
     ws_data = _read(root / WORKSPACE_FILE)
     if ws_data is None:
         return out
@@ -200,7 +202,7 @@ def load_servers(home: Path, root: Path, env: Mapping[str, str] | None = None) -
     out.workspace_file = "trusted"
     for name, cfg in ws_file.servers.items():
         # A repository adds servers; it never replaces one the user configured.
-        out.servers.setdefault(name, _spec(name, "workspace", cfg, env))
+        out.servers.setdefault(name, _spec(name, "workspace", cfg, env, root))
     return out
 
 

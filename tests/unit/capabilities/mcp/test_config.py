@@ -42,6 +42,8 @@ def test_env_and_headers_expand_and_a_missing_variable_is_named(tmp_path: Path) 
     assert out.servers["a"].config.env == {"TOKEN": "t0k3n", "PLAIN": "p"}  # type: ignore[union-attr]
     assert out.servers["b"].config.headers["Authorization"] == "Bearer t0k3n"  # type: ignore[union-attr]
     assert out.servers["c"].problem == "environment variable NOT_SET_ANYWHERE is not set"
+    # A stdio server runs in the workspace by default.
+    assert out.servers["a"].config.cwd == str(root)  # type: ignore[union-attr]
     # The fingerprint is of the raw config: a changed value of the variable is the same config.
     again = load_servers(home, root, {"MY_TOKEN": "other"})
     assert again.servers["a"].fingerprint == out.servers["a"].fingerprint
