@@ -7,7 +7,7 @@ BIN     := $(VENV)/bin
 HOST    ?= 127.0.0.1
 PORT    ?= 8765
 APT_PKGS := chromium neovim bubblewrap ripgrep xvfb xclip espeak-ng
-NPM_DIRS := ui electron clients/vscode
+NPM_DIRS := ui electron clients/vscode tests/mcp
 
 .PHONY: run test install deps system-deps code-server ui npm lint typecheck protocol-check pytest node-tests bench clean
 
@@ -83,6 +83,7 @@ bench: install
 	$(BIN)/python bench/cli.py
 	$(BIN)/python bench/artifacts.py
 	$(BIN)/python bench/personal.py
+	$(BIN)/python bench/mcp.py
 
 clean:
 	rm -rf $(VENV) ui/node_modules ggd/web electron/node_modules clients/vscode/node_modules

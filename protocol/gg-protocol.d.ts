@@ -180,6 +180,65 @@ export interface LibraryListResult {
   path?: string | null;
 }
 
+/** A stdio server (command, args, env, cwd) or an HTTP one (url, headers). */
+export interface McpAddParams {
+  name: string;
+  command?: string | null;
+  args?: Array<string>;
+  env?: Record<string, string>;
+  cwd?: string | null;
+  url?: string | null;
+  headers?: Record<string, string>;
+}
+
+/** Whether an existing server of that name was replaced. */
+export interface McpAddResult {
+  name: string;
+  replaced: boolean;
+}
+
+/** Servers of the connection's workspace. */
+export interface McpListResult {
+  servers: Array<McpServerInfo>;
+  workspaceFile: "absent" | "trusted" | "untrusted" | "invalid";
+  configError?: string | null;
+}
+
+/** Whether the server was there. */
+export interface McpRemoveResult {
+  name: string;
+  removed: boolean;
+}
+
+/** One configured server as gg/mcp.list shows it (never its command, env or headers). */
+export interface McpServerInfo {
+  name: string;
+  origin: "home" | "workspace";
+  transport: "stdio" | "http";
+  state: "idle" | "connected" | "failed" | "untrusted";
+  tools?: Array<string>;
+  lastError?: string | null;
+}
+
+/** Names one server. */
+export interface McpServerParams {
+  server: string;
+}
+
+/** A fresh connection's outcome. */
+export interface McpTestResult {
+  server: string;
+  ok: boolean;
+  tools?: Array<string>;
+  error?: string | null;
+  elapsedMs: number;
+}
+
+/** The servers the trusted workspace file adds. */
+export interface McpTrustResult {
+  servers: Array<string>;
+}
+
 /** A stored media item by its opaque id. */
 export interface MediaGetParams {
   mediaId: string;
@@ -710,6 +769,11 @@ export interface GgMethods {
   "gg/memory.init": { params: MemoryInitParams; result: MemoryInitResult };
   "gg/skill.list": { params: Empty; result: SkillListResult };
   "gg/skill.expand": { params: SkillExpandParams; result: SkillExpandResult };
+  "gg/mcp.list": { params: Empty; result: McpListResult };
+  "gg/mcp.test": { params: McpServerParams; result: McpTestResult };
+  "gg/mcp.add": { params: McpAddParams; result: McpAddResult };
+  "gg/mcp.remove": { params: McpServerParams; result: McpRemoveResult };
+  "gg/mcp.trust": { params: Empty; result: McpTrustResult };
   "gg/browser.read": { params: BrowserUrlParams; result: BrowserReadResult };
   "gg/browser.shot": { params: BrowserUrlParams; result: BrowserShotResult };
   "gg/media.image": { params: MediaImageParams; result: MediaItemResult };

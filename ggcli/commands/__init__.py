@@ -21,6 +21,7 @@ MODULES: tuple[str, ...] = (
     "media",
     "browser",
     "artifacts",
+    "mcp",
 )
 
 

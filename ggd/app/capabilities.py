@@ -90,9 +90,17 @@ class DegradedBook:
         """Record a failed build."""
         self._by_ws.setdefault(workspace_id, {})[provider] = reason
 
-    def ok(self, workspace_id: str, provider: str) -> None:
-        """Record a good build: the provider is no longer degraded in that workspace."""
-        self._by_ws.get(workspace_id, {}).pop(provider, None)
+    def ok(self, workspace_id: str, provider: str, parts: Mapping[str, str] | None = None) -> None:
+        """Record a good build: the provider is no longer degraded in that workspace.
+
+        `parts` are the provider's failed parts this build; they replace its earlier ones.
+        """
+        book = self._by_ws.get(workspace_id, {})
+        book.pop(provider, None)
+        for name in [n for n in book if n.startswith(provider + ":")]:
+            del book[name]
+        for part, reason in (parts or {}).items():
+            self.failed(workspace_id, f"{provider}:{part}", reason)
 
     def report(self, workspace_id: str) -> list[dict[str, str]]:
         """Degraded providers of a workspace (and daemon-wide ones) as {name, reason}."""
@@ -244,7 +252,8 @@ class CapabilityRegistry:
             )
             log.warning("provider build failed", extra={"provider": p.name}, exc_info=True)
             return None
-        self.book.ok(ws, p.name)
+        parts = {k: sanitize_reason(v, self._env) for k, v in contrib.degraded.items()}
+        self.book.ok(ws, p.name, parts)
         return contrib
 
 

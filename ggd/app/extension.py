@@ -90,11 +90,16 @@ class SessionContext(ScopeContext):
 
 @dataclass
 class Contribution:
-    """What one provider adds to a turn."""
+    """What one provider adds to a turn.
+
+    `degraded` names parts of the provider that failed while the rest built (an MCP server of
+    several): each is reported as `<provider>:<part>` in degradedProviders until it builds again.
+    """
 
     tools: Sequence[Tool] = ()
     prompt: PromptSection | None = None
     read_roots: Sequence[Path] = ()
+    degraded: Mapping[str, str] = field(default_factory=dict)
 
 
 class ToolProvider:

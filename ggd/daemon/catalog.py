@@ -12,7 +12,7 @@ from collections.abc import Mapping
 
 from ggd.app import Capability
 from ggd.app.builtins import CAPABILITY as CORE
-from ggd.capabilities import artifacts, browser, computer, media, personal, skills
+from ggd.capabilities import artifacts, browser, computer, mcp, media, personal, skills
 
 
 def builtin() -> tuple[Capability, ...]:
@@ -21,6 +21,7 @@ def builtin() -> tuple[Capability, ...]:
         CORE,
         personal.CAPABILITY,
         skills.CAPABILITY,
+        mcp.CAPABILITY,
         computer.CAPABILITY,
         browser.CAPABILITY,
         media.CAPABILITY,

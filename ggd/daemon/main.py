@@ -40,6 +40,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     ap.add_argument("--idle-exit", type=float, metavar="MINUTES", help="exit after idle minutes")
     ap.add_argument("--log-file", type=Path, help="write JSON logs here instead of stderr")
+    ap.add_argument(
+        "--mcp", action="store_true", help="serve gg as an MCP server on stdin/stdout (gg_ask, ...)"
+    )
     return ap
 
 
@@ -54,6 +57,10 @@ def parse_hostport(value: str) -> tuple[str, int]:
 def main(argv: list[str] | None = None) -> int:
     """Console entry point."""
     ns = build_parser().parse_args(argv)
+    if ns.mcp:
+        from ggd.capabilities.mcp.server import main as mcp_main
+
+        return mcp_main(ns.workspace)
     from .app import DaemonApp, StartupError
 
     try:

@@ -5,6 +5,7 @@ import { ConnectionStatus } from "./components/ConnectionStatus";
 import { Composer } from "./components/Composer";
 import { Conversation } from "./components/Conversation";
 import { InfoPanel } from "./components/InfoPanel";
+import { McpPanel } from "./components/McpPanel";
 import { SessionList } from "./components/SessionList";
 import { SessionTitle } from "./components/SessionTitle";
 import { TreeView } from "./components/TreeView";
@@ -55,6 +56,13 @@ export function App({ app, onWorkspace, onTokenProblem }: AppProps) {
   const tabs = useMemo(
     () => TABS.filter((t) => !t.requires || (info ? info.capabilities.includes(t.requires) : !t.optional)),
     [info],
+  );
+  const mcpApi = useMemo(
+    () => ({
+      list: () => app.call("gg/mcp.list", {}),
+      test: (server: string) => app.call("gg/mcp.test", { server }),
+    }),
+    [app],
   );
   // Before system.info arrives everything is allowed; afterwards only what the daemon advertises.
   const can = (capability: string) => !info || info.capabilities.includes(capability);
@@ -283,6 +291,7 @@ export function App({ app, onWorkspace, onTokenProblem }: AppProps) {
             {activeTab === "artifacts" ? <ArtifactsPanel key={view.workspace?.id} client={app.rpcClient} /> : null}
             {activeTab === "library" ? <LibraryPanel key={view.workspace?.id} client={app.rpcClient} /> : null}
             {activeTab === "info" ? <InfoPanel info={info} /> : null}
+            {activeTab === "info" && info?.capabilities.includes("mcp") ? <McpPanel api={mcpApi} /> : null}
           </div>
           <div id="composer-anchor" />
           {offline ? (

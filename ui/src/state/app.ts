@@ -1,4 +1,12 @@
-import type { SessionEvent, SessionSummary, SystemInfoResult, WorkspaceRef } from "../protocol";
+import type {
+  ParamsOf,
+  RequestMethod,
+  ResultOf,
+  SessionEvent,
+  SessionSummary,
+  SystemInfoResult,
+  WorkspaceRef,
+} from "../protocol";
 import { GgClient } from "../rpc/client";
 import type { Transport, TransportState } from "../rpc/transport";
 import { SessionController, errorText } from "./session";
@@ -68,6 +76,11 @@ export class AppController {
   }
 
   /** The open session's controller. */
+  /** Call a method on the current connection (capability panels such as MCP use this). */
+  call<M extends RequestMethod>(method: M, params: ParamsOf<M>): Promise<ResultOf<M>> {
+    return this.client.call(method, params);
+  }
+
   get session(): SessionController {
     return this.store.get().session;
   }

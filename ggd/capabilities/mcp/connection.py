@@ -1,0 +1,256 @@
+"""One live MCP client connection, owned by its own task.
+
+The SDK's transports are anyio task groups: entered in one task they must be exited in the same
+task. A connection therefore lives in a dedicated task that opens the client, lists the tools,
+then waits to be closed; tool calls from turn tasks go through the client's streams. The `mcp`
+package is imported here, inside the functions that connect, so daemon start-up never pays for it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import os
+import re
+import shutil
+import sys
+from pathlib import Path
+from typing import Any
+
+from .config import HttpServer, ServerSpec, StdioServer
+
+log = logging.getLogger("ggd.mcp")
+
+# The only variables of the daemon's environment a stdio server inherits (API keys never do).
+INHERITED_ENV = ("PATH", "HOME", "LANG")
+CLOSE_TIMEOUT_SECONDS = 5.0
+# Abandoned connection tasks still stopping their process (kept referenced until done).
+_ORPHANS: set[asyncio.Task[None]] = set()
+_ABS_PATH = re.compile(r"(?<![\w.~])/[^\s'\":,;)]+")
+
+
+def server_env(spec: StdioServer, base: dict[str, str] | None = None) -> dict[str, str]:
+    """PATH, HOME and LANG of the daemon, then the server's own env map."""
+    source = os.environ if base is None else base
+    env = {k: source[k] for k in INHERITED_ENV if k in source}
+    env.update(spec.env)
+    return env
+
+
+def _restricted_default_env() -> dict[str, str]:
+    return {k: os.environ[k] for k in INHERITED_ENV if k in os.environ}
+
+
+def _install_env_policy() -> None:
+    """Make the SDK's stdio transport inherit only INHERITED_ENV (its default adds USER, SHELL...)."""
+    import mcp.client.stdio as stdio
+
+    stdio.get_default_environment = _restricted_default_env
+
+
+def _load_sdk() -> None:
+    """Import the SDK modules a connection uses (≈1 s): done in a worker thread, not on the loop."""
+    import mcp
+    import mcp.client.stdio
+    import mcp.client.streamable_http
+    import mcp.shared._httpx_utils  # noqa: F401
+
+    _install_env_policy()
+
+
+async def load_sdk() -> None:
+    """Make sure the SDK is imported without blocking the event loop."""
+    if "mcp.client.streamable_http" not in sys.modules:
+        await asyncio.to_thread(_load_sdk)
+    else:
+        _install_env_policy()
+
+
+def describe_error(exc: BaseException) -> str:
+    """A short reason for a failed server, free of paths (secrets are masked by the registry)."""
+    if isinstance(exc, BaseExceptionGroup):
+        inner = [e for e in exc.exceptions if not isinstance(e, asyncio.CancelledError)]
+        if inner:
+            return describe_error(inner[0])
+    if isinstance(exc, ServerProblem):
+        return str(exc)
+    name = type(exc).__name__
+    text = str(exc).strip()
+    if "Connection closed" in text or name in (
+        "ClosedResourceError",
+        "BrokenResourceError",
+        "EndOfStream",
+    ):
+        return "the server closed the connection (it exited or crashed during start-up)"
+    if name in ("ConnectError", "ConnectTimeout"):
+        return "cannot connect to the server's URL (is it running?)"
+    if name == "HTTPStatusError":
+        return f"the server answered HTTP {getattr(getattr(exc, 'response', None), 'status_code', '?')}"
+    text = _ABS_PATH.sub("<path>", text)
+    return f"{name}: {text}" if text else name
+
+
+class ServerProblem(Exception):
+    """An expected server failure with a user-facing reason."""
+
+
+def resolve_command(spec: StdioServer) -> str:
+    """The executable to start, found on the restricted PATH; a clear error when missing."""
+    cmd = spec.command
+    env = server_env(spec)
+    if os.sep in cmd:
+        base = Path(spec.cwd or ".") / cmd if not os.path.isabs(cmd) else Path(cmd)
+        if base.is_file() and os.access(base, os.X_OK):
+            return str(base)
+        raise ServerProblem(f"command not found: {Path(cmd).name}")
+    found = shutil.which(cmd, path=env.get("PATH"))
+    if not found:
+        raise ServerProblem(f"command not found: {cmd} (not on PATH)")
+    return found
+
+
+class Connection:
+    """A connected MCP server: `open` lists its tools, `call` runs one, `aclose` ends it."""
+
+    def __init__(self, spec: ServerSpec, log_dir: Path) -> None:
+        self.spec = spec
+        self.log_dir = log_dir
+        self.tools: list[Any] = []
+        self._client: Any = None
+        self._ready: asyncio.Future[None] | None = None
+        self._closing = asyncio.Event()
+        self._task: asyncio.Task[None] | None = None
+        self.dead = False
+
+    async def open(self, within: float) -> list[Any]:
+        """Start, initialize and list tools within `within` seconds; raises with a reason on failure."""
+        loop = asyncio.get_running_loop()
+        self._ready = loop.create_future()
+        self._task = asyncio.create_task(self._main(), name=f"mcp:{self.spec.name}")
+        try:
+            async with asyncio.timeout(within):
+                await asyncio.shield(self._ready)
+        except TimeoutError:
+            self._abandon()
+            raise ServerProblem(f"did not start and list its tools within {within:g} s") from None
+        except BaseException:
+            self._abandon()
+            raise
+        return self.tools
+
+    def _abandon(self) -> None:
+        """Cancel a connection that failed to open without waiting for its process to stop.
+
+        The transport's shutdown waits a few seconds for a stuck server to exit; the turn must not.
+        """
+        if self._ready is not None and not self._ready.done():
+            self._ready.cancel()
+        task = self._task
+        if task is not None and not task.done():
+            task.cancel()
+            _ORPHANS.add(task)
+            task.add_done_callback(_ORPHANS.discard)
+
+    async def _main(self) -> None:
+        assert self._ready is not None
+        try:
+            await self._serve()
+        except BaseException as exc:
+            self.dead = True
+            if not self._ready.done():
+                self._ready.set_exception(ServerProblem(describe_error(exc)))
+            elif not isinstance(exc, asyncio.CancelledError):
+                log.warning("mcp server connection ended", extra={"server": self.spec.name})
+            if isinstance(exc, asyncio.CancelledError):
+                raise
+        finally:
+            self.dead = True
+            self._client = None
+
+    async def _serve(self) -> None:
+        await load_sdk()
+        from mcp import Client
+
+        transport = await self._transport()
+        async with contextlib.AsyncExitStack() as stack:
+            if isinstance(transport, tuple):
+                stack.callback(transport[1].close)
+                transport = transport[0]
+            client = await stack.enter_async_context(Client(transport, mode="legacy", cache=None))
+            tools: list[Any] = []
+            cursor: str | None = None
+            for _page in range(50):
+                page = (
+                    await client.list_tools(cursor=cursor) if cursor else await client.list_tools()
+                )
+                tools.extend(page.tools)
+                cursor = getattr(page, "next_cursor", None)
+                if not cursor:
+                    break
+            self.tools = tools
+            self._client = client
+            assert self._ready is not None
+            self._ready.set_result(None)
+            await self._closing.wait()
+
+    async def _transport(self) -> Any:
+        cfg = self.spec.config
+        if isinstance(cfg, StdioServer):
+            from mcp.client.stdio import StdioServerParameters, stdio_client
+
+            command = await asyncio.to_thread(resolve_command, cfg)
+            errlog = await asyncio.to_thread(self._errlog)
+            params = StdioServerParameters(
+                command=command, args=cfg.args, env=dict(cfg.env), cwd=cfg.cwd
+            )
+            return (stdio_client(params, errlog=errlog), errlog)
+        assert isinstance(cfg, HttpServer)
+        from mcp.client.streamable_http import streamable_http_client
+        from mcp.shared._httpx_utils import create_mcp_http_client
+
+        http = create_mcp_http_client(headers=dict(cfg.headers))
+        return streamable_http_client(cfg.url, http_client=http)
+
+    def _errlog(self) -> Any:
+        """The server's stderr goes to GG_HOME/logs/mcp/<server>.log (0600), not the daemon's."""
+        self.log_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
+        path = self.log_dir / f"{self.spec.name}.log"
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+        return os.fdopen(fd, "a", encoding="utf-8")
+
+    async def call(self, tool: str, args: dict[str, Any], within: float) -> Any:
+        """Call one tool; the SDK's CallToolResult."""
+        client = self._client
+        if client is None or self.dead:
+            raise ServerProblem(f"MCP server {self.spec.name} is not connected; try again")
+        try:
+            async with asyncio.timeout(within):
+                return await client.call_tool(tool, args)
+        except TimeoutError:
+            raise ServerProblem(f"{tool} did not answer within {within:g} s") from None
+        except ServerProblem:
+            raise
+        except Exception as exc:
+            if self._task is not None and self._task.done():
+                self.dead = True
+            raise ServerProblem(describe_error(exc)) from None
+
+    async def aclose(self) -> None:
+        """Stop the server (bounded); never raises."""
+        self._closing.set()
+        task = self._task
+        if task is None or task.done():
+            return
+        try:
+            async with asyncio.timeout(CLOSE_TIMEOUT_SECONDS):
+                await asyncio.shield(task)
+        except TimeoutError:
+            task.cancel()
+            with contextlib.suppress(BaseException):
+                await task
+        except BaseException:
+            log.debug("mcp connection closed with an error", extra={"server": self.spec.name})
+
+
+__all__ = ["INHERITED_ENV", "Connection", "ServerProblem", "describe_error", "server_env"]

@@ -1,0 +1,180 @@
+"""A small asyncio gg protocol client for `ggd --mcp`: the running daemon's socket, or a child.
+
+`ggd --mcp` is a protocol client like the CLI: with a running daemon (GG_HOME/run/ggd.json and its
+Unix socket) it attaches to it; otherwise it starts a private `ggd --stdio` child and talks over
+its pipes. Either way runs go through the one runtime.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import itertools
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+_HEADER_END = b"\r\n\r\n"
+MAX_FRAME = 64 * 1024 * 1024
+
+
+class GgRpcError(Exception):
+    """An error response from ggd."""
+
+    def __init__(self, error: dict[str, Any]) -> None:
+        super().__init__(str(error.get("message", "error")))
+        self.code = error.get("code")
+        self.symbol = (error.get("data") or {}).get("code")
+
+
+def gg_home(env: dict[str, str] | None = None) -> Path:
+    """GG_HOME, else ~/.gg."""
+    value = (env or dict(os.environ)).get("GG_HOME")
+    return Path(value).expanduser() if value else Path.home() / ".gg"
+
+
+def live_socket(home: Path) -> str | None:
+    """The running daemon's socket from its discovery file, if that daemon is alive."""
+    try:
+        info = json.loads((home / "run" / "ggd.json").read_text(encoding="utf-8"))
+        pid, sock = int(info["pid"]), str(info["socket"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return None
+    except PermissionError:
+        pass
+    return sock if Path(sock).exists() else None
+
+
+class GgClient:
+    """One JSON-RPC connection to ggd with Content-Length framing."""
+
+    def __init__(self, reader: asyncio.StreamReader, writer: Any, proc: Any = None) -> None:
+        self._reader = reader
+        self._writer = writer
+        self.proc = proc
+        self._ids = itertools.count(1)
+        self._pending: dict[int, asyncio.Future[Any]] = {}
+        self._task = asyncio.create_task(self._read_loop())
+        self.attached = proc is None
+
+    @classmethod
+    async def open(cls, workspace: Path, home: Path) -> GgClient:
+        """Attach to the running daemon, else start a private `ggd --stdio` child."""
+        sock = await asyncio.to_thread(live_socket, home)
+        if sock is not None:
+            try:
+                reader, writer = await asyncio.open_unix_connection(sock, limit=MAX_FRAME)
+                self = cls(reader, writer)
+                await self.initialize(workspace)
+                return self
+            except OSError:
+                pass
+        proc = await asyncio.create_subprocess_exec(
+            sys.executable,
+            "-m",
+            "ggd.daemon",
+            "--stdio",
+            "--workspace",
+            str(workspace),
+            stdin=asyncio.subprocess.PIPE,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.DEVNULL,
+            limit=MAX_FRAME,
+        )
+        assert proc.stdout is not None and proc.stdin is not None
+        self = cls(proc.stdout, proc.stdin, proc)
+        await self.initialize(workspace)
+        return self
+
+    async def initialize(self, workspace: Path) -> dict[str, Any]:
+        """LSP initialize + initialized, rooted at the workspace."""
+        result = await self.request(
+            "initialize",
+            {
+                "processId": os.getpid(),
+                "clientInfo": {"name": "ggd --mcp"},
+                "capabilities": {},
+                "rootUri": workspace.as_uri(),  # resolved by the caller
+            },
+        )
+        await self._send({"jsonrpc": "2.0", "method": "initialized", "params": {}})
+        return dict(result)
+
+    async def _send(self, message: dict[str, Any]) -> None:
+        body = json.dumps(message, separators=(",", ":"), ensure_ascii=False).encode()
+        self._writer.write(b"Content-Length: %d\r\n\r\n" % len(body) + body)
+        await self._writer.drain()
+
+    async def request(self, method: str, params: Any, within: float | None = 60.0) -> Any:
+        """Send a request and wait for its result; an error response raises GgRpcError."""
+        rid = next(self._ids)
+        fut: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        self._pending[rid] = fut
+        try:
+            await self._send({"jsonrpc": "2.0", "id": rid, "method": method, "params": params})
+            async with asyncio.timeout(within):
+                return await fut
+        finally:
+            self._pending.pop(rid, None)
+
+    async def _read_loop(self) -> None:
+        try:
+            while True:
+                header = await self._reader.readuntil(_HEADER_END)
+                length = 0
+                for line in header.decode("ascii", "replace").split("\r\n"):
+                    name, _, value = line.partition(":")
+                    if name.strip().lower() == "content-length":
+                        length = int(value.strip())
+                if not 0 < length <= MAX_FRAME:
+                    raise ConnectionError("bad frame from ggd")
+                msg = json.loads(await self._reader.readexactly(length))
+                fut = self._pending.get(msg.get("id")) if "method" not in msg else None
+                if fut is not None and not fut.done():
+                    if "error" in msg:
+                        fut.set_exception(GgRpcError(msg["error"]))
+                    else:
+                        fut.set_result(msg.get("result"))
+                elif "method" in msg and "id" in msg:
+                    # A server->client request (none expected): answer so ggd is not left waiting.
+                    await self._send(
+                        {
+                            "jsonrpc": "2.0",
+                            "id": msg["id"],
+                            "error": {"code": -32601, "message": "not supported"},
+                        }
+                    )
+        except (
+            asyncio.IncompleteReadError,
+            ConnectionError,
+            ValueError,
+            asyncio.LimitOverrunError,
+        ):
+            pass
+        finally:
+            for fut in self._pending.values():
+                if not fut.done():
+                    fut.set_exception(ConnectionError("the connection to ggd closed"))
+
+    async def aclose(self) -> None:
+        """Close the connection (and stop a private child)."""
+        with contextlib.suppress(Exception):
+            self._writer.close()
+        self._task.cancel()
+        with contextlib.suppress(BaseException):
+            await self._task
+        if self.proc is not None:
+            try:
+                await asyncio.wait_for(self.proc.wait(), 10)
+            except TimeoutError:
+                self.proc.kill()
+                await self.proc.wait()
+
+
+__all__ = ["GgClient", "GgRpcError", "gg_home", "live_socket"]

@@ -1,0 +1,120 @@
+"""`ggd --mcp` driven by the mcp SDK's own client: gg_ask runs on the one runtime."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+from mcp import ClientSession
+from mcp.client.stdio import StdioServerParameters, stdio_client
+
+from tests.fakes.fake_openai import FakeModel
+
+from .daemon import daemon_env
+
+BIN = Path(sys.executable).parent
+
+
+def _params(env: dict[str, str], workspace: Path) -> StdioServerParameters:
+    return StdioServerParameters(
+        command=sys.executable,
+        args=["-m", "ggd.daemon", "--mcp", "--workspace", str(workspace)],
+        env=env,
+        cwd=str(workspace),
+    )
+
+
+def _text(result: Any) -> str:
+    assert not result.is_error, result
+    return "".join(b.text for b in result.content if b.type == "text")
+
+
+def _sessions(env: dict[str, str], workspace: Path, *extra: str) -> list[dict[str, Any]]:
+    out = subprocess.run(
+        [str(BIN / "gg"), "sessions", "list", "--json", *extra],
+        env=env,
+        cwd=workspace,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert out.returncode == 0, out.stderr
+    return list(json.loads(out.stdout))
+
+
+async def _ask_twice(env: dict[str, str], workspace: Path) -> tuple[dict[str, Any], str, str]:
+    async with stdio_client(_params(env, workspace)) as (read, write):
+        async with ClientSession(read, write) as session:
+            await session.initialize()
+            names = {t.name for t in (await session.list_tools()).tools}
+            assert {"gg_ask", "gg_sessions", "gg_session_read"} <= names
+            first = json.loads(_text(await session.call_tool("gg_ask", {"prompt": "say hi"})))
+            again = json.loads(
+                _text(
+                    await session.call_tool(
+                        "gg_ask", {"prompt": "and again", "sessionId": first["sessionId"]}
+                    )
+                )
+            )
+            assert again["sessionId"] == first["sessionId"]
+            listed = _text(await session.call_tool("gg_sessions", {}))
+            read = _text(
+                await session.call_tool("gg_session_read", {"sessionId": first["sessionId"]})
+            )
+            return first | {"second": again["answer"]}, listed, read
+
+
+async def test_gg_ask_attaches_to_the_running_daemon(fake_daemon, workspace: Path) -> None:
+    d, fm = fake_daemon([{"text": "hello from gg"}, {"text": "second answer"}])
+    first, listed, read = await _ask_twice(d.env, workspace)
+    assert first["answer"] == "hello from gg" and first["status"] == "completed"
+    assert first["second"] == "second answer"
+    assert first["sessionId"] in listed
+    messages = json.loads(read)["messages"]
+    assert [m["role"] for m in messages] == ["user", "assistant", "user", "assistant"]
+    assert len(fm.requests) == 2  # the daemon's model served both: one runtime
+    # The run is an ordinary session of the workspace, seen by the CLI through the daemon.
+    ids = [s["id"] for s in _sessions(d.env, workspace)]
+    assert first["sessionId"] in ids
+
+
+async def test_gg_ask_without_a_daemon_uses_a_private_child(gg_home: Path, workspace: Path) -> None:
+    with FakeModel([{"text": "private answer"}, {"text": "two"}]) as fm:
+        env = daemon_env(
+            gg_home,
+            {
+                "OPENAI_BASE_URL": fm.base_url,
+                "OPENAI_API_KEY": "test-key",
+                "GG_MODEL": "fake-model",
+            },
+        )
+        first, _listed, _read = await _ask_twice(env, workspace)
+        assert first["answer"] == "private answer"
+        ids = [s["id"] for s in _sessions(env, workspace, "--no-daemon")]
+        assert first["sessionId"] in ids
+
+
+async def test_approvals_are_asked_through_elicitation(fake_daemon, workspace: Path) -> None:
+    import mcp_types as types
+
+    script = [
+        {"toolCalls": [{"name": "write", "arguments": {"path": "notes.md", "content": "hi\n"}}]},
+        {"text": "written"},
+    ]
+    d, _fm = fake_daemon(script)
+    asked: list[str] = []
+
+    async def elicit(_ctx: Any, params: Any) -> types.ElicitResult:
+        asked.append(params.message)
+        return types.ElicitResult(action="accept", content={"allow": True})
+
+    async with stdio_client(_params(d.env, workspace)) as (read, write):
+        async with ClientSession(read, write, elicitation_callback=elicit) as session:
+            await session.initialize()
+            out = json.loads(_text(await session.call_tool("gg_ask", {"prompt": "write notes"})))
+    assert out["answer"] == "written"
+    assert len(asked) == 1 and "notes.md" in asked[0]
+    assert (workspace / "notes.md").read_text() == "hi\n"
