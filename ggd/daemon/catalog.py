@@ -12,11 +12,12 @@ from collections.abc import Mapping
 
 from ggd.app import Capability
 from ggd.app.builtins import CAPABILITY as CORE
+from ggd.capabilities.scheduler import CAPABILITY as SCHEDULER
 
 
 def builtin() -> tuple[Capability, ...]:
     """The capabilities that ship with ggd, core first."""
-    return (CORE,)
+    return (CORE, SCHEDULER)
 
 
 def extra(env: Mapping[str, str]) -> tuple[Capability, ...]:

@@ -39,6 +39,13 @@ def build_parser() -> argparse.ArgumentParser:
         "--run-timeout", type=float, help="seconds before a run is stopped (default 1800)"
     )
     ap.add_argument("--idle-exit", type=float, metavar="MINUTES", help="exit after idle minutes")
+    ap.add_argument(
+        "--no-scheduler",
+        dest="no_channel",
+        action="append_const",
+        const="scheduler",
+        help="do not fire scheduled jobs in this daemon",
+    )
     ap.add_argument("--log-file", type=Path, help="write JSON logs here instead of stderr")
     return ap
 
