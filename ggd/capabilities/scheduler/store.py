@@ -84,8 +84,13 @@ class JobStore:
     def locked(self) -> Iterator[None]:
         """Hold the store's exclusive lock (blocking, bounded)."""
         self._ensure_dir()
+        # Non-blocking attempts retried every few ms: bounded, unlike a blocking flock.
         lock = portalocker.Lock(
-            str(self.lock_path), mode="a", timeout=LOCK_TIMEOUT_SECONDS, flags=portalocker.LOCK_EX
+            str(self.lock_path),
+            mode="a",
+            timeout=LOCK_TIMEOUT_SECONDS,
+            check_interval=0.005,
+            flags=portalocker.LOCK_EX | portalocker.LOCK_NB,
         )
         try:
             lock.acquire()
