@@ -118,7 +118,7 @@ async def test_restart_reschedules_cron_from_now_and_fires_a_missed_once_job_onc
     tmp_path: Path,
 ) -> None:
     clock = FakeClock(T0)
-    ch, store, services = make_loop(tmp_path, clock)
+    _ch, store, services = make_loop(tmp_path, clock)
     hourly = add(store, name="hourly", cron="0 * * * *")
     once = add(store, name="once", in_seconds=60)
     # A run that was going when the daemon died.
