@@ -123,6 +123,8 @@ export interface JobListResult {
   jobs: Array<Job>;
   /** `running`, or why jobs do not fire in this daemon */
   scheduler: string;
+  /** job id -> status of its newest run record */
+  lastStatus?: Record<string, "running" | "ok" | "error" | "timeout" | "skipped" | "interrupted">;
 }
 
 /** Run records, newest first: one job's, or every job's of the workspace. */

@@ -15,7 +15,7 @@ from types import ModuleType
 from typing import Any
 
 # One line per capability command module.
-MODULES: tuple[str, ...] = ()
+MODULES: tuple[str, ...] = ("job",)
 
 
 def _modules() -> list[ModuleType]:

@@ -22,6 +22,7 @@ from .protocol import (
     JobResult,
     JobRunResult,
     JobUpdateParams,
+    RunStatus,
 )
 from .schedule import ScheduleError, local_zone_name
 from .state import scheduler_state, shared
@@ -61,7 +62,12 @@ async def job_list(ctx: HandlerContext, params: JobListParams) -> JobListResult:
     jobs = await _call(store.jobs)
     if not params.all:
         jobs = [j for j in jobs if j.workspace == ctx.workspace.id]
-    return JobListResult(jobs=jobs, scheduler=scheduler_state(ctx.services))
+    ids = {j.id for j in jobs}
+    last: dict[str, RunStatus] = {}
+    for rec in await _call(store.runs):  # newest first: the first seen per job is its last
+        if rec.job_id in ids:
+            last.setdefault(rec.job_id, rec.status)
+    return JobListResult(jobs=jobs, scheduler=scheduler_state(ctx.services), last_status=last)
 
 
 async def job_add(ctx: HandlerContext, params: JobAddParams) -> JobResult:

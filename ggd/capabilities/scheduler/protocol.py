@@ -58,6 +58,9 @@ class JobListResult(Result):
 
     jobs: list[Job]
     scheduler: str = Field(description="`running`, or why jobs do not fire in this daemon")
+    last_status: dict[str, RunStatus] = Field(
+        default_factory=dict, description="job id -> status of its newest run record"
+    )
 
 
 class JobAddParams(Params):
@@ -160,7 +163,14 @@ JOB_LIST = MethodSpec(
     "Scheduled jobs of the connection's workspace (all: every workspace).",
     JobListParams,
     JobListResult,
-    example={"params": {}, "result": {"jobs": [_JOB], "scheduler": "running"}},
+    example={
+        "params": {},
+        "result": {
+            "jobs": [_JOB],
+            "scheduler": "running",
+            "lastStatus": {"j_3f2a9c01": "ok"},
+        },
+    },
 )
 JOB_ADD = MethodSpec(
     "gg/job.add",
