@@ -1,8 +1,9 @@
-import { useEffect, useMemo, useRef, useState, useSyncExternalStore } from "react";
+import { useCallback, useEffect, useMemo, useRef, useState, useSyncExternalStore } from "react";
 import { ConnectionStatus } from "./components/ConnectionStatus";
 import { Composer } from "./components/Composer";
 import { Conversation } from "./components/Conversation";
 import { InfoPanel } from "./components/InfoPanel";
+import { JobsView } from "./components/JobsView";
 import { SessionList } from "./components/SessionList";
 import { SessionTitle } from "./components/SessionTitle";
 import { TreeView } from "./components/TreeView";
@@ -12,7 +13,7 @@ import { saveSession } from "./rpc/token";
 import { useTheme } from "./theme";
 
 interface TabSpec {
-  id: "chat" | "tree" | "info";
+  id: "chat" | "tree" | "jobs" | "info";
   label: string;
   /** The capability (system.info) the tab needs; none = always shown. */
   requires?: string;
@@ -21,6 +22,7 @@ interface TabSpec {
 const TABS: TabSpec[] = [
   { id: "chat", label: "Chat", requires: "sessions" },
   { id: "tree", label: "Tree", requires: "sessions" },
+  { id: "jobs", label: "Jobs", requires: "jobs" },
   { id: "info", label: "Daemon" },
 ];
 
@@ -87,6 +89,7 @@ export function App({ app, onWorkspace, onTokenProblem }: AppProps) {
     await app.session.send(text, model || undefined);
   };
 
+  const refreshSessions = useCallback(() => void app.refreshSessions(), [app]);
   const error = session.error ?? view.error;
   const models = info?.models ?? [];
 
@@ -257,6 +260,14 @@ export function App({ app, onWorkspace, onTokenProblem }: AppProps) {
                 onCheckout={(id) => void app.session.action("tree", id).then(() => setTab("chat"))}
                 onFork={(id) => void app.session.action("fork", id).then(() => setTab("chat"))}
                 onClone={() => void app.session.action("clone").then(() => setTab("chat"))}
+              />
+            ) : null}
+            {activeTab === "jobs" ? (
+              <JobsView
+                key={view.workspace?.id ?? ""}
+                client={app.rpc}
+                onOpenSession={(id) => void app.openSession(id).then(() => setTab("chat"))}
+                onJobEvent={refreshSessions}
               />
             ) : null}
             {activeTab === "info" ? <InfoPanel info={info} /> : null}

@@ -381,7 +381,7 @@ def test_demo_model_banner_and_daemon_tab(ggd_web: Start, pages: Pages) -> None:
     banner.wait_for()
     assert "Demo model" in banner.inner_text()
     tabs = page.get_by_role("tab").all_inner_texts()
-    assert tabs == ["Chat", "Tree", "Daemon"]
+    assert tabs == ["Chat", "Tree", "Jobs", "Daemon"]  # Jobs: the daemon advertises `jobs`
     page.get_by_role("tab", name="Chat").press("ArrowRight")
     assert page.get_by_role("tab", name="Tree").get_attribute("aria-selected") == "true"
     page.get_by_role("tab", name="Daemon").click()

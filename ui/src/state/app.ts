@@ -60,6 +60,11 @@ export class AppController {
     this.wire();
   }
 
+  /** The current connection's client, for views that call capability methods (the Jobs view). */
+  get rpc(): GgClient {
+    return this.client;
+  }
+
   /** The open session's controller. */
   get session(): SessionController {
     return this.store.get().session;
