@@ -7,6 +7,7 @@ two ahead; GG_SCHEDULER_MAX_SLEEP (test-only, env) shortens the loop's longest s
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
@@ -162,16 +163,10 @@ async def test_crashed_channel_is_failed_while_rpc_answers(gg_home: Path, worksp
                 return next(ch for ch in r.json()["channels"] if ch["name"] == "scheduler")
 
             got: dict[str, Any] = {}
-
-            async def failed() -> bool:
-                got.update(await state())
-                return got["state"] == "failed"
-
-            for _ in range(200):
-                if await failed():
+            for _ in range(200):  # bounded: the channel fails as soon as it reads the store
+                got = await state()
+                if got["state"] == "failed":
                     break
-                import asyncio
-
                 await asyncio.sleep(0.05)
             assert got["state"] == "failed" and "jobs.json" in got.get("error", "")
         c = await d.connect("unix")
@@ -217,3 +212,40 @@ def test_jobs_json_is_plain_json(gg_home: Path) -> None:
         "version": 1,
         "jobs": [],
     }
+
+
+async def test_a_job_another_process_adds_is_picked_up(gg_home: Path, workspace: Path) -> None:
+    """The test process writes the store directly (as `gg job add --no-daemon` would); the
+    daemon's loop sees it on its next look (GG_SCHEDULER_MAX_SLEEP shortens the 30 s)."""
+    from ggd.app.workspaces import workspace_id
+    from ggd.capabilities.scheduler.jobs import build_job
+    from ggd.capabilities.scheduler.protocol import JobAddParams
+    from ggd.capabilities.scheduler.store import JobStore
+    from tests.fakes.fake_openai import FakeModel
+
+    fm = FakeModel([{"text": "picked up"}]).start()
+    env = daemon_env(
+        gg_home,
+        {
+            "OPENAI_BASE_URL": fm.base_url,
+            "OPENAI_API_KEY": "k",
+            "GG_MODEL": "fake-model",
+            "GG_SCHEDULER_MAX_SLEEP": "0.2",
+        },
+    )
+    d = Daemon(gg_home, workspace, env).start()
+    c = await d.connect("unix")
+    try:
+        store = JobStore(gg_home)
+        params = JobAddParams(name="outside", prompt="p", in_seconds=1, timezone="UTC")
+        job = store.add(build_job(params, workspace_id(workspace), "UTC", store.clock()))
+        done = await c.wait_for(
+            "gg/job.event",
+            lambda p: p["type"] == "finished" and p["jobId"] == job.id,
+            timeout=20,
+        )
+        assert done["run"]["status"] == "ok" and done["run"]["summary"] == "picked up"
+    finally:
+        await c.close()
+        d.stop()
+        fm.stop()

@@ -92,6 +92,14 @@ class SchedulerChannel:
 
     # -- one pass --------------------------------------------------------------------------------
 
+    def _due(self, job: Job, now_ms: int) -> bool:
+        return (
+            job.enabled
+            and job.next_run is not None
+            and job.next_run <= now_ms
+            and self._served(job)
+        )
+
     def _served(self, job: Job) -> bool:
         return self.services.workspace(job.workspace) is not None
 
@@ -139,8 +147,10 @@ class SchedulerChannel:
                     soonest = job.next_run
             return soonest
 
-        if not any(j.enabled and j.next_run is not None for j in self.store.jobs()):
-            return [], None  # nothing to claim: a pure read, no write
+        # A pure read first: a pass with nothing due writes nothing.
+        current = self.store.jobs()
+        if not any(self._due(j, now_ms) for j in current):
+            return [], change(current)  # changes nothing: no job is due
         soonest = self.store.mutate(change)
         return due, soonest
 

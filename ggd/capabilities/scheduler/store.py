@@ -128,11 +128,16 @@ class JobStore:
         write_private(self.jobs_path, payload)
 
     def mutate(self, fn: Callable[[list[Job]], T]) -> T:
-        """Read, change (fn edits the list in place) and write back, under the lock."""
+        """Read, change (fn edits the list in place) and write back, under the lock.
+
+        Nothing is written when fn changed nothing (or the store does not exist and stays empty).
+        """
         with self.locked():
             jobs = self.jobs()
+            before = list(jobs)
             out = fn(jobs)
-            self._write(jobs)
+            if jobs != before or not self.jobs_path.exists():
+                self._write(jobs)
             return out
 
     def get(self, ref: str, workspace: str | None = None) -> Job:

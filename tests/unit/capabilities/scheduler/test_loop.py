@@ -155,9 +155,12 @@ async def test_paused_job_does_not_fire_and_reads_never_write(tmp_path: Path) ->
     clock = FakeClock(T0)
     ch, store, services = make_loop(tmp_path, clock)
     job = add(store, name="p", cron="* * * * *", enabled=False)
+    add(store, name="later", cron="0 0 1 1 *")  # enabled, not due for a month
+    await asyncio.to_thread(ch.recover)  # nothing to reschedule: no write either
     before = store.jobs_path.stat().st_mtime_ns, store.jobs_path.read_bytes()
     clock.advance(120)
-    await ch.tick()
+    for _ in range(3):
+        await ch.tick()
     store.jobs()
     store.runs()
     assert services.requests == [] and job.next_run is None
