@@ -49,6 +49,8 @@ class Firing:
         self.store = store
         self.clock = clock
         self.in_flight: dict[str, asyncio.Task[None]] = {}
+        # Jobs between the busy check and their task being registered (fire awaits in between).
+        self._starting: set[str] = set()
 
     def _now(self) -> int:
         return int(self.clock().timestamp() * 1000)
@@ -56,7 +58,7 @@ class Firing:
     def busy(self, job_id: str) -> bool:
         """The job's previous run is still going."""
         task = self.in_flight.get(job_id)
-        return task is not None and not task.done()
+        return job_id in self._starting or (task is not None and not task.done())
 
     def _event(self, kind: str, job: Job, rec: RunRecord) -> None:
         ev = JobEvent(type=kind, job_id=job.id, job_name=job.name, run=rec)
@@ -83,6 +85,13 @@ class Firing:
             await self._record(rec)
             self._event("fired", job, rec)
             return rec
+        self._starting.add(job.id)
+        try:
+            return await self._start(job, now)
+        finally:
+            self._starting.discard(job.id)
+
+    async def _start(self, job: Job, now: int) -> RunRecord:
         rec = RunRecord(id=new_run_id(), job_id=job.id, started_at=now, status="running")
         await asyncio.to_thread(self._count, job.id, now)
         ws = self.services.workspace(job.workspace)

@@ -230,3 +230,15 @@ async def test_dst_fall_back_2027_berlin_fires_once_each_day(tmp_path: Path) -> 
     # the job fires at the first only.
     assert fired[1] == datetime(2027, 10, 31, 0, 30, tzinfo=UTC)
     assert all(f.astimezone(berlin).strftime("%H:%M") == "02:30" for f in fired)
+
+
+async def test_run_now_and_the_schedule_at_once_start_one_run(tmp_path: Path) -> None:
+    clock = FakeClock(T0)
+    ch, store, services = make_loop(tmp_path, clock)
+    job = add(store, name="both", in_seconds=10)
+    clock.advance(10)
+    # The loop's firing and a manual run now race: one run, one skipped record.
+    await asyncio.gather(ch.tick(), ch.firing.fire(job))
+    assert len(services.requests) == 1
+    assert sorted(statuses(store, job)) == ["running", "skipped"]
+    await finish_all(ch, services)
