@@ -249,3 +249,31 @@ async def test_a_job_another_process_adds_is_picked_up(gg_home: Path, workspace:
         await c.close()
         d.stop()
         fm.stop()
+
+
+async def test_a_sidecar_alone_still_runs_no_channels_and_says_why(
+    gg_home: Path, workspace: Path
+) -> None:
+    """No other ggd: the sidecar still does not take the lock (a later ggd must start)."""
+    from .daemon import GGD
+
+    side = await RpcClient.stdio(
+        [*GGD, "--stdio", "--exit-on-stdin-eof", "--workspace", str(workspace)], daemon_env(gg_home)
+    )
+    try:
+        await side.initialize(workspace)
+        info = await side.request("gg/system.info", {})
+        ch = next(x for x in info["channels"] if x["name"] == "scheduler")
+        assert ch["state"] == "disabled" and "runs no channels" in ch["error"]
+        added = await side.request("gg/job.add", {"name": "j", "cron": "@daily", "prompt": "p"})
+        assert added["job"]["name"] == "j"  # the API is served; the job fires in `ggd`
+        d = Daemon(gg_home, workspace, daemon_env(gg_home)).start()  # not refused: no lock held
+        try:
+            c = await d.connect("unix")
+            listed = await c.request("gg/job.list", {})
+            assert listed["scheduler"] == "running" and listed["jobs"][0]["name"] == "j"
+            await c.close()
+        finally:
+            d.stop()
+    finally:
+        await side.close()
