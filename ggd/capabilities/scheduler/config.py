@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from .schedule import zone
 
 
 class SchedulerConfig(BaseModel):
@@ -12,6 +14,13 @@ class SchedulerConfig(BaseModel):
 
     enabled: bool = True
     timezone: str | None = Field(default=None, description="IANA zone for new jobs (default local)")
+
+    @field_validator("timezone")
+    @classmethod
+    def _known_zone(cls, value: str | None) -> str | None:
+        if value is not None:
+            zone(value)  # ScheduleError is a ValueError: config loading reports the field
+        return value
 
 
 __all__ = ["SchedulerConfig"]

@@ -49,3 +49,15 @@ def test_store_update_keeps_names_unique_and_scopes_by_workspace(tmp_path: Path)
         store.get("one", workspace="w_other")  # another workspace's job is not found from here
     assert store.remove("one", workspace="w_a").name == "one"
     assert [j.name for j in store.jobs()] == ["Two"]
+
+
+def test_config_refuses_an_unknown_default_zone() -> None:
+    from pydantic import ValidationError
+
+    from ggd.capabilities.scheduler.config import SchedulerConfig
+
+    assert SchedulerConfig(timezone="Europe/Berlin").timezone == "Europe/Berlin"
+    with pytest.raises(ValidationError, match="unknown IANA time zone"):
+        SchedulerConfig(timezone="Mars/Olympus")
+    with pytest.raises(ValidationError):
+        SchedulerConfig.model_validate({"enabeld": False})  # a typo is an error, not ignored
