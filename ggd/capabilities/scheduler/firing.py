@@ -28,16 +28,18 @@ def session_name(job: Job, started_ms: int) -> str:
 
 
 def _terminal(run: Any) -> tuple[str, str]:
-    """(status, summary) of a finished run."""
+    """(status, summary) of a finished run: ok, timeout, interrupted (canceled) or error."""
     status = getattr(run, "status", "failed")
     if status == "completed":
         return "ok", (run.result or "")[:SUMMARY_LIMIT]
+    if status == "canceled":
+        return "interrupted", "the run was canceled"
     code = ""
     ring = getattr(run, "ring", None)
     if ring is not None:
         tail = ring.since(max(0, ring.last_sequence - 1))
         code = str(tail[-1].get("errorCode", "")) if tail else ""
-    text = (run.error or ("the run was canceled" if status == "canceled" else ""))[:SUMMARY_LIMIT]
+    text = (run.error or "the run failed")[:SUMMARY_LIMIT]
     return ("timeout" if code == "run_timeout" else "error"), text
 
 

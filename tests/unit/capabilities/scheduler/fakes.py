@@ -63,6 +63,10 @@ class FakeRun:
         self.status, self.result = "completed", text
         self.done.set()
 
+    def cancel(self) -> None:
+        self.status = "canceled"
+        self.done.set()
+
     def fail(self, error: str, code: str = "provider_error") -> None:
         self.status, self.error = "failed", error
         self.ring = FakeRing([{"type": "run_failed", "errorCode": code}])

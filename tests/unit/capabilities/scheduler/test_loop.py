@@ -112,6 +112,12 @@ async def test_a_failing_firing_is_recorded_and_the_next_job_still_fires(tmp_pat
     await finish_all(ch, services)
     [timed] = store.runs(later.id)
     assert timed.status == "timeout" and "time limit" in timed.summary
+    # Stopped by a user (Stop in a client): interrupted, not an error of the job.
+    clock.advance(60)
+    await ch.tick()
+    services.runs[-1].cancel()
+    await finish_all(ch, services)
+    assert store.runs(later.id)[0].status == "interrupted"
 
 
 async def test_restart_reschedules_cron_from_now_and_fires_a_missed_once_job_once(
