@@ -8,7 +8,6 @@ two ahead; GG_SCHEDULER_MAX_SLEEP (test-only, env) shortens the loop's longest s
 from __future__ import annotations
 
 import asyncio
-import json
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -195,23 +194,12 @@ async def test_no_scheduler_flag_and_sidecar_do_not_fire(gg_home: Path, workspac
             info = await side.request("gg/system.info", {})
             ch = next(x for x in info["channels"] if x["name"] == "scheduler")
             assert ch["state"] == "disabled"
-            assert f"pid {d.proc.pid}" in ch["error"] if d.proc else False
+            assert d.proc is not None and f"pid {d.proc.pid}" in ch["error"]
             assert "jobs" in info["capabilities"]
         finally:
             await side.close()
     finally:
         d.stop()
-
-
-def test_jobs_json_is_plain_json(gg_home: Path) -> None:
-    """The store is readable without gg: one object with a jobs list (documented format)."""
-    from ggd.capabilities.scheduler.store import JobStore
-
-    JobStore(gg_home).mutate(lambda jobs: None)
-    assert json.loads((gg_home / "scheduler" / "jobs.json").read_text()) == {
-        "version": 1,
-        "jobs": [],
-    }
 
 
 async def test_a_job_another_process_adds_is_picked_up(gg_home: Path, workspace: Path) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import multiprocessing
 from datetime import UTC, datetime
 from pathlib import Path
@@ -71,3 +72,12 @@ def test_a_corrupt_store_is_an_error_that_says_what_to_do(tmp_path: Path) -> Non
     with pytest.raises(StoreError):
         store.mutate(lambda jobs: None)
     assert store.jobs_path.read_text() == "{ nope"  # never overwritten
+
+
+def test_jobs_json_is_plain_json(tmp_path: Path) -> None:
+    """The store is readable without gg: one object with a jobs list (documented format)."""
+    JobStore(tmp_path).mutate(lambda jobs: None)
+    assert json.loads((tmp_path / "scheduler" / "jobs.json").read_text()) == {
+        "version": 1,
+        "jobs": [],
+    }
