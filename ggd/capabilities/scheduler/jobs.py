@@ -22,6 +22,8 @@ def schedule_of(
     if at is not None:
         when = once_time(at, tz)
         assert when is not None
+        if when.timestamp() < now.timestamp() - 1:
+            raise ScheduleError(f"at: {at!r} is in the past")
         return "once", when.isoformat()
     assert in_seconds is not None
     when = now.astimezone(zone(tz)) + timedelta(seconds=in_seconds)

@@ -44,6 +44,7 @@ def test_macros_and_steps() -> None:
         ({"cron": "* * *"}, "schedule"),
         ({"cron": "0 9 * * 8"}, "schedule"),
         ({"at": "next tuesday"}, "at"),
+        ({"at": "2020-01-01T00:00:00Z"}, "at"),
         ({"cron": "@daily", "timezone": "Europe/Atlantis"}, "timezone"),
         ({"cron": "@daily", "at": "2027-01-01T00:00:00Z"}, "schedule"),
         ({}, "schedule"),
