@@ -145,6 +145,7 @@ export function JobsView({ client, onOpenSession, onJobEvent }: JobsViewProps) {
                       type="button"
                       className="btn small"
                       data-testid="job-toggle"
+                      aria-label={`${job.enabled === false ? "Resume" : "Pause"} ${job.name}`}
                       onClick={() => void act(job.enabled === false ? "gg/job.resume" : "gg/job.pause", job)}
                     >
                       {job.enabled === false ? "Resume" : "Pause"}
@@ -153,6 +154,7 @@ export function JobsView({ client, onOpenSession, onJobEvent }: JobsViewProps) {
                       type="button"
                       className="btn small primary"
                       data-testid="job-run-now"
+                      aria-label={`Run ${job.name} now`}
                       onClick={() => void act("gg/job.run", job)}
                     >
                       Run now
@@ -177,6 +179,7 @@ export function JobsView({ client, onOpenSession, onJobEvent }: JobsViewProps) {
               <a
                 href={`#session=${run.sessionId}`}
                 data-testid="open-session"
+                aria-label={`Open the session of this ${names[run.jobId] ?? "job"} run`}
                 onClick={(event) => {
                   event.preventDefault();
                   onOpenSession(run.sessionId ?? "");
