@@ -17,7 +17,8 @@ def schedule_of(
     if len(given) != 1:
         raise ScheduleError("schedule: give exactly one of cron, at or inSeconds")
     if cron is not None:
-        next_cron(cron, tz, now)  # validates the expression and the zone
+        if next_cron(cron, tz, now) is None:  # also validates the expression and the zone
+            raise ScheduleError(f"schedule: {cron!r} never fires (no such date)")
         return "cron", cron.strip()
     if at is not None:
         when = once_time(at, tz)

@@ -43,6 +43,7 @@ def test_macros_and_steps() -> None:
         ({"cron": "61 * * * *"}, "schedule"),
         ({"cron": "* * *"}, "schedule"),
         ({"cron": "0 9 * * 8"}, "schedule"),
+        ({"cron": "0 0 30 2 *"}, "schedule"),
         ({"at": "next tuesday"}, "at"),
         ({"at": "2020-01-01T00:00:00Z"}, "at"),
         ({"cron": "@daily", "timezone": "Europe/Atlantis"}, "timezone"),
