@@ -134,6 +134,107 @@ export interface Empty {
 export interface EmptyResult {
 }
 
+/** A scheduled prompt: what runs, when, where, and with which permissions. */
+export interface Job {
+  id: string;
+  name: string;
+  kind: "cron" | "once";
+  /** 5-field cron (or @hourly/@daily/...) or an RFC 3339 time */
+  schedule: string;
+  prompt: string;
+  /** IANA time zone the schedule is read in */
+  timezone: string;
+  /** id of the workspace the job runs in */
+  workspace: string;
+  enabled?: boolean;
+  allowAll?: boolean;
+  timeout?: number;
+  model?: string | null;
+  createdAt: number;
+  lastRun?: number | null;
+  nextRun?: number | null;
+  runCount?: number;
+}
+
+/** A new job: exactly one of cron, at or inSeconds. */
+export interface JobAddParams {
+  name: string;
+  prompt: string;
+  cron?: string | null;
+  /** RFC 3339 time */
+  at?: string | null;
+  inSeconds?: number | null;
+  timezone?: string | null;
+  allowAll?: boolean;
+  timeout?: number | null;
+  model?: string | null;
+  enabled?: boolean;
+}
+
+/** gg/job.event: a job fired (a run started or was skipped) or its run finished. */
+export interface JobEvent {
+  type: "fired" | "finished";
+  jobId: string;
+  jobName: string;
+  run: RunRecord;
+}
+
+/** Jobs of the connection's workspace, or every workspace's with `all`. */
+export interface JobListParams {
+  all?: boolean;
+}
+
+/** Jobs by name, and whether this daemon fires them. */
+export interface JobListResult {
+  jobs: Array<Job>;
+  /** `running`, or why jobs do not fire in this daemon */
+  scheduler: string;
+  /** job id -> status of its newest run record */
+  lastStatus?: Record<string, "running" | "ok" | "error" | "timeout" | "skipped" | "interrupted">;
+}
+
+/** Run records, newest first: one job's, or every job's of the workspace. */
+export interface JobLogParams {
+  job?: string | null;
+  limit?: number;
+}
+
+/** Run records, newest first. */
+export interface JobLogResult {
+  runs: Array<RunRecord>;
+}
+
+/** One job by id or name. */
+export interface JobRefParams {
+  /** job id or name */
+  job: string;
+}
+
+/** One job. */
+export interface JobResult {
+  job: Job;
+}
+
+/** A firing started now (or recorded skipped while the previous run goes on). */
+export interface JobRunResult {
+  job: Job;
+  run: RunRecord;
+}
+
+/** Change some fields of a job (by id or name). */
+export interface JobUpdateParams {
+  /** job id or name */
+  job: string;
+  name?: string | null;
+  prompt?: string | null;
+  cron?: string | null;
+  at?: string | null;
+  timezone?: string | null;
+  allowAll?: boolean | null;
+  timeout?: number | null;
+  model?: string | null;
+}
+
 /** Add a file: from a path on the daemon's machine (local clients) or base64 content. */
 export interface LibraryAddParams {
   path?: string | null;
@@ -410,6 +511,17 @@ export interface RunFailedEvent {
 /** Name one run. */
 export interface RunIdParams {
   runId: string;
+}
+
+/** One firing of a job (runs.jsonl keeps every state; the last line of an id wins). */
+export interface RunRecord {
+  id: string;
+  jobId: string;
+  startedAt: number;
+  finishedAt?: number | null;
+  status: "running" | "ok" | "error" | "timeout" | "skipped" | "interrupted";
+  summary?: string;
+  sessionId?: string | null;
 }
 
 /** Start a run of the agent on a session. */
@@ -774,6 +886,15 @@ export interface GgMethods {
   "gg/mcp.add": { params: McpAddParams; result: McpAddResult };
   "gg/mcp.remove": { params: McpServerParams; result: McpRemoveResult };
   "gg/mcp.trust": { params: Empty; result: McpTrustResult };
+  "gg/job.list": { params: JobListParams; result: JobListResult };
+  "gg/job.add": { params: JobAddParams; result: JobResult };
+  "gg/job.update": { params: JobUpdateParams; result: JobResult };
+  "gg/job.pause": { params: JobRefParams; result: JobResult };
+  "gg/job.resume": { params: JobRefParams; result: JobResult };
+  "gg/job.remove": { params: JobRefParams; result: JobResult };
+  "gg/job.run": { params: JobRefParams; result: JobRunResult };
+  "gg/job.log": { params: JobLogParams; result: JobLogResult };
+  "gg/job.event": { params: JobEvent; result: void };
   "gg/browser.read": { params: BrowserUrlParams; result: BrowserReadResult };
   "gg/browser.shot": { params: BrowserUrlParams; result: BrowserShotResult };
   "gg/media.image": { params: MediaImageParams; result: MediaItemResult };

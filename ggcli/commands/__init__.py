@@ -22,6 +22,7 @@ MODULES: tuple[str, ...] = (
     "browser",
     "artifacts",
     "mcp",
+    "job",
 )
 
 

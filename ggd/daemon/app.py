@@ -145,7 +145,12 @@ class DaemonApp:
                         "protocolVersion": PROTOCOL_VERSION,
                     },
                 )
-            start_channels(core, capabilities)
+            start_channels(
+                core,
+                capabilities,
+                not_owner=self._not_owner_reason(home),
+                off=tuple(getattr(ns, "no_channel", None) or ()),
+            )
             log.info("ggd started", extra={"pid": os.getpid(), "private": self.private})
             if ns.stdio:
                 tasks.append(asyncio.create_task(self._stdio(hub)))
@@ -177,6 +182,23 @@ class DaemonApp:
             with contextlib.suppress(Exception):
                 await core.runs.turns.models.aclose()
         return self.exit_code
+
+    def _not_owner_reason(self, home: Path) -> str:
+        """Why a private daemon (sidecar, --stdio) runs no channels, for system.info and /health.
+
+        A sidecar never takes the instance lock, even when no other ggd runs: holding it would
+        make a later `ggd` refuse to start. It reads the discovery file instead of probing the
+        lock, so it never holds the lock even for a moment.
+        """
+        from .instance import running_daemon_pid
+
+        pid = running_daemon_pid(home / "run" / "ggd.json")
+        if pid is not None:
+            return f"another ggd (pid {pid}) owns the channels; scheduled jobs fire there"
+        return (
+            "a private daemon (--stdio, --exit-on-stdin-eof, --private) runs no channels; "
+            "start `ggd` (or `ggd install-service`) so scheduled jobs fire"
+        )
 
     def request_stop(self, reason: str) -> None:
         """Begin a clean shutdown."""

@@ -12,7 +12,16 @@ from collections.abc import Mapping
 
 from ggd.app import Capability
 from ggd.app.builtins import CAPABILITY as CORE
-from ggd.capabilities import artifacts, browser, computer, mcp, media, personal, skills
+from ggd.capabilities import (
+    artifacts,
+    browser,
+    computer,
+    mcp,
+    media,
+    personal,
+    scheduler,
+    skills,
+)
 
 
 def builtin() -> tuple[Capability, ...]:
@@ -22,6 +31,7 @@ def builtin() -> tuple[Capability, ...]:
         personal.CAPABILITY,
         skills.CAPABILITY,
         mcp.CAPABILITY,
+        scheduler.CAPABILITY,
         computer.CAPABILITY,
         browser.CAPABILITY,
         media.CAPABILITY,

@@ -102,13 +102,26 @@ async def compose(
     return core, info
 
 
-def start_channels(core: DaemonCore, capabilities: Sequence[Capability]) -> None:
-    """Start every capability's channels under the supervisor (or record why they are off)."""
+def start_channels(
+    core: DaemonCore,
+    capabilities: Sequence[Capability],
+    *,
+    not_owner: str = "another daemon owns the channels",
+    off: Sequence[str] = (),
+) -> None:
+    """Start every capability's channels under the supervisor (or record why they are off).
+
+    `not_owner` is the reason shown when this daemon does not own the channels; `off` names
+    capabilities whose channels a flag turned off (`--no-scheduler`).
+    """
     for cap in capabilities:
         if cap.channels is None:
             continue
         if not core.owns_channels:
-            core.supervisor.disabled(cap.name, "another daemon owns the channels")
+            core.supervisor.disabled(cap.name, not_owner)
+            continue
+        if cap.name in off:
+            core.supervisor.disabled(cap.name, f"disabled by --no-{cap.name}")
             continue
         made = cap.channels(
             ChannelContext(services=core, config=core.section(cap.config_key or ""))

@@ -58,3 +58,15 @@ def remove_discovery(path: Path, pid: int) -> None:
         return
     if data.get("pid") == pid:
         path.unlink(missing_ok=True)
+
+
+def running_daemon_pid(path: Path) -> int | None:
+    """The pid in the discovery file when that process is alive, else None."""
+    try:
+        pid = int(json.loads(path.read_text(encoding="utf-8"))["pid"])
+        os.kill(pid, 0)
+    except PermissionError:
+        return pid
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    return pid if pid != os.getpid() else None

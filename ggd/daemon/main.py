@@ -16,7 +16,10 @@ log = logging.getLogger("ggd.daemon")
 def build_parser() -> argparse.ArgumentParser:
     """The ggd command line."""
     ap = argparse.ArgumentParser(
-        prog="ggd", description="The gg daemon: one agent core, many clients."
+        prog="ggd",
+        description="The gg daemon: one agent core, many clients.",
+        epilog="ggd install-service [--ws HOST:PORT] | ggd uninstall-service: a systemd user "
+        "unit that runs ggd (and fires scheduled jobs) after login.",
     )
     ap.add_argument("--version", action="version", version=f"ggd {__version__}")
     ap.add_argument("--stdio", action="store_true", help="serve one private client on stdin/stdout")
@@ -39,6 +42,13 @@ def build_parser() -> argparse.ArgumentParser:
         "--run-timeout", type=float, help="seconds before a run is stopped (default 1800)"
     )
     ap.add_argument("--idle-exit", type=float, metavar="MINUTES", help="exit after idle minutes")
+    ap.add_argument(
+        "--no-scheduler",
+        dest="no_channel",
+        action="append_const",
+        const="scheduler",
+        help="do not fire scheduled jobs in this daemon",
+    )
     ap.add_argument("--log-file", type=Path, help="write JSON logs here instead of stderr")
     ap.add_argument(
         "--mcp", action="store_true", help="serve gg as an MCP server on stdin/stdout (gg_ask, ...)"
@@ -56,7 +66,12 @@ def parse_hostport(value: str) -> tuple[str, int]:
 
 def main(argv: list[str] | None = None) -> int:
     """Console entry point."""
-    ns = build_parser().parse_args(argv)
+    args = sys.argv[1:] if argv is None else argv
+    if args and args[0] in ("install-service", "uninstall-service"):
+        from .service import main as service_main
+
+        return service_main(args)
+    ns = build_parser().parse_args(args)
     if ns.mcp:
         from ggd.capabilities.mcp.server import main as mcp_main
 

@@ -1,10 +1,11 @@
-import { useEffect, useMemo, useRef, useState, useSyncExternalStore } from "react";
+import { useCallback, useEffect, useMemo, useRef, useState, useSyncExternalStore } from "react";
 import { ArtifactsPanel } from "./artifacts/ArtifactsPanel";
 import { LibraryPanel } from "./artifacts/LibraryPanel";
 import { ConnectionStatus } from "./components/ConnectionStatus";
 import { Composer } from "./components/Composer";
 import { Conversation } from "./components/Conversation";
 import { InfoPanel } from "./components/InfoPanel";
+import { JobsView } from "./components/JobsView";
 import { McpPanel } from "./components/McpPanel";
 import { SessionList } from "./components/SessionList";
 import { SessionTitle } from "./components/SessionTitle";
@@ -15,7 +16,7 @@ import { saveSession } from "./rpc/token";
 import { useTheme } from "./theme";
 
 interface TabSpec {
-  id: "chat" | "tree" | "artifacts" | "library" | "info";
+  id: "chat" | "tree" | "artifacts" | "library" | "jobs" | "info";
   label: string;
   /** The capability (system.info) the tab needs; none = always shown. */
   requires?: string;
@@ -28,6 +29,7 @@ const TABS: TabSpec[] = [
   { id: "tree", label: "Tree", requires: "sessions" },
   { id: "artifacts", label: "Artifacts", requires: "artifacts", optional: true },
   { id: "library", label: "Library", requires: "library", optional: true },
+  { id: "jobs", label: "Jobs", requires: "jobs" },
   { id: "info", label: "Daemon" },
 ];
 
@@ -101,6 +103,7 @@ export function App({ app, onWorkspace, onTokenProblem }: AppProps) {
     await app.session.send(text, model || undefined);
   };
 
+  const refreshSessions = useCallback(() => void app.refreshSessions(), [app]);
   const error = session.error ?? view.error;
   const offline =
     connection.status === "reconnecting" || connection.status === "closed" || connection.status === "failed";
@@ -288,8 +291,16 @@ export function App({ app, onWorkspace, onTokenProblem }: AppProps) {
                 onClone={() => void app.session.action("clone").then(() => setTab("chat"))}
               />
             ) : null}
-            {activeTab === "artifacts" ? <ArtifactsPanel key={view.workspace?.id} client={app.rpcClient} /> : null}
-            {activeTab === "library" ? <LibraryPanel key={view.workspace?.id} client={app.rpcClient} /> : null}
+            {activeTab === "artifacts" ? <ArtifactsPanel key={view.workspace?.id} client={app.rpc} /> : null}
+            {activeTab === "library" ? <LibraryPanel key={view.workspace?.id} client={app.rpc} /> : null}
+            {activeTab === "jobs" ? (
+              <JobsView
+                key={view.workspace?.id ?? ""}
+                client={app.rpc}
+                onOpenSession={(id) => void app.openSession(id).then(() => setTab("chat"))}
+                onJobEvent={refreshSessions}
+              />
+            ) : null}
             {activeTab === "info" ? <InfoPanel info={info} /> : null}
             {activeTab === "info" && info?.capabilities.includes("mcp") ? <McpPanel api={mcpApi} /> : null}
           </div>

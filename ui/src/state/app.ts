@@ -70,8 +70,8 @@ export class AppController {
     this.wire();
   }
 
-  /** The protocol client of the current connection (capability tabs call their methods on it). */
-  get rpcClient(): GgClient {
+  /** The current connection's client, for views that call capability methods (the Jobs view). */
+  get rpc(): GgClient {
     return this.client;
   }
 

@@ -1,0 +1,69 @@
+"""The scheduler capability: cron and one-shot jobs that run the agent unattended.
+
+Jobs live in GG_HOME/scheduler (jobs.json, runs.jsonl). The loop is a supervised daemon channel
+(`SchedulerChannel`), started only in the daemon that owns the channels (the one holding the
+instance lock; never a sidecar). Each firing is one turn in a fresh `scheduler/<name>-<time>`
+session with the unattended approver. Methods: gg/job.list|add|update|pause|resume|remove|run|log
+and the gg/job.event notification. See docs/scheduler.md.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+
+from ggd.app import Capability, Channel, ChannelContext, SetupContext, ToolProvider
+
+from .config import SchedulerConfig
+from .handlers import HANDLERS
+from .loop import MAX_SLEEP_SECONDS, SchedulerChannel
+from .protocol import METHODS
+from .state import shared
+
+# Test-only: a shorter longest sleep, so an end-to-end test sees a job another process added
+# without waiting 30 s. It is read from the daemon's environment only; config.json cannot set it.
+MAX_SLEEP_ENV = "GG_SCHEDULER_MAX_SLEEP"
+
+
+def _max_sleep() -> float:
+    try:
+        value = float(os.environ.get(MAX_SLEEP_ENV, ""))
+    except ValueError:
+        return MAX_SLEEP_SECONDS
+    return min(MAX_SLEEP_SECONDS, max(0.05, value))
+
+
+class JobsAdvert(ToolProvider):
+    """No tools: advertises `jobs` so clients (the web UI's Jobs view) know gg/job.* is here."""
+
+    name = "scheduler"
+    capabilities = ("jobs",)
+
+
+def _providers(setup: SetupContext) -> list[ToolProvider]:
+    return [JobsAdvert()]
+
+
+def _channels(ctx: ChannelContext) -> Sequence[Channel] | str:
+    cfg = ctx.config
+    if isinstance(cfg, SchedulerConfig) and not cfg.enabled:
+        reason = "disabled in config.json (scheduler.enabled is false)"
+        shared(ctx.services).off_reason = reason
+        return reason
+    sh = shared(ctx.services)
+    sh.channel = SchedulerChannel(ctx.services, sh.store, sh.firing, max_sleep=_max_sleep())
+    return [sh.channel]
+
+
+CAPABILITY = Capability(
+    name="scheduler",
+    summary="Cron and one-shot jobs that run the agent unattended (gg job, the Jobs view).",
+    config_key="scheduler",
+    config_model=SchedulerConfig,
+    providers=_providers,
+    channels=_channels,
+    methods=METHODS,
+    handlers=HANDLERS,
+)
+
+__all__ = ["CAPABILITY", "SchedulerChannel", "SchedulerConfig"]
