@@ -63,7 +63,8 @@ def validation_message(exc: ValidationError) -> str:
     """A -32602 message naming the first bad field."""
     first = exc.errors()[0]
     loc = ".".join(str(p) for p in first.get("loc", ())) or "params"
-    return f"invalid params: {loc}: {first.get('msg', 'invalid value')}"
+    # loc names the client's own keys: bounded so an error never echoes a huge key back
+    return f"invalid params: {loc[:80]}: {first.get('msg', 'invalid value')}"
 
 
 class GgProtocol(LanguageServerProtocol):
@@ -87,6 +88,17 @@ class GgProtocol(LanguageServerProtocol):
             return JsonRPCNotification(method=method, params=data.get("params"), jsonrpc="2.0")
         return super().structure_message(data)
 
+    @property
+    def shut_down(self) -> bool:
+        """Whether this connection received `shutdown` (only `exit` is handled afterwards)."""
+        return bool(self._shutdown)
+
+    def _send_response(self, msg_id: Any, result: Any = None, error: Any = None) -> None:
+        """Every error pygls sends goes through `clean_error`: a data.code, never a traceback."""
+        if error is not None:
+            error = clean_error(error)
+        super()._send_response(msg_id, result, error)
+
     @lsp_method(lsp.EXIT)
     def lsp_exit(self, *args: Any) -> Any:
         """Close this connection only; other clients keep the daemon."""
@@ -108,6 +120,38 @@ class GgProtocol(LanguageServerProtocol):
         self.conn.initialized = True
         self.conn.client_name = params.client_info.name if params.client_info else ""
         return result
+
+
+_SYMBOLS = {
+    -32700: "parse_error",
+    -32600: "invalid_request",
+    -32601: "method_not_found",
+    -32602: "invalid_params",
+    -32800: "request_cancelled",
+    **{cls.code: cls.symbol for cls in E.ERROR_CLASSES if cls.code != -32002},
+    -32002: "not_initialized",  # LSP's ServerNotInitialized; gg's run_not_found always has data
+}
+
+
+def clean_error(error: lsp.ResponseError) -> lsp.ResponseError:
+    """An error pygls built, made safe for the wire.
+
+    gg's own errors (GgRpcError) already carry `data.code` and pass unchanged. pygls' internal
+    errors put the exception text and a traceback (with site-packages paths) in message and data:
+    they become a plain internal error, with the details left in the daemon's log.
+    """
+    data = error.data
+    if isinstance(data, dict) and isinstance(data.get("code"), str) and "traceback" not in data:
+        return error
+    symbol = _SYMBOLS.get(error.code, "internal_error")
+    message = error.message
+    if symbol == "internal_error" or (isinstance(data, dict) and "traceback" in data):
+        symbol, message = "internal_error", "internal error; see the daemon log"
+    return lsp.ResponseError(
+        code=error.code if symbol != "internal_error" else -32603,
+        message=message,
+        data={"code": symbol, "retryable": False},
+    )
 
 
 def _to_result(value: Any) -> Any:
