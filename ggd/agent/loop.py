@@ -114,8 +114,21 @@ class AgentLoop:
 
     async def run(self, prompt: str) -> TurnOutcome:
         """Run the conversation from `prompt` until the model answers without tool calls."""
+        await self.begin(prompt)
+        return await self.run_from_begun()
+
+    async def begin(self, prompt: str) -> None:
+        """Make the turn durable before anyone is told it started.
+
+        Closes tool calls a crashed run left dangling, then appends the prompt (fsynced). The
+        app awaits this before it acknowledges `gg/run.start`, so a kill right after the reply
+        never loses the prompt; `run_from_begun` then drives the model.
+        """
         await self._repair_dangling()
         await self.transcript.append_message(user_message(prompt))
+
+    async def run_from_begun(self) -> TurnOutcome:
+        """Drive the model and tools after `begin` until the model answers without tool calls."""
         totals = Usage()
         requests = 0
         while True:

@@ -129,6 +129,16 @@ class RunManager:
         run.on_pending_change = self._pending_changed
         svc.active_run_id = run.id
         self.active[run.id] = run
+        loop = self._loop(run, svc, provider, bare, model_ref)
+        try:
+            # Durable before acknowledged (issue 10 item 4): the prompt is in the journal before
+            # run_started is emitted and before the reply carries the run id.
+            await loop.begin(prompt)
+        except BaseException:
+            self.active.pop(run.id, None)
+            if svc.active_run_id == run.id:
+                svc.active_run_id = None
+            raise
         run.emit("run_started", prompt=prompt)
         log.info(
             "run started",
@@ -137,7 +147,14 @@ class RunManager:
         self.runtime.bus.publish(
             SessionEvent(session_id=svc.id, type="run_started", run_id=run.id), svc.workspace.id
         )
-        loop = AgentLoop(
+        switch = model if model and model != svc.file.model else None
+        run.task = asyncio.create_task(
+            self._drive(run, svc, loop, prompt, switch), name=f"run {run.id}"
+        )
+        return run
+
+    def _loop(self, run: Run, svc: Service, provider: Any, bare: str, model_ref: str) -> AgentLoop:
+        return AgentLoop(
             provider,
             bare,
             builtin_tools(),
@@ -159,11 +176,6 @@ class RunManager:
                 context_window=self.registry.context_window(model_ref),
             ),
         )
-        switch = model if model and model != svc.file.model else None
-        run.task = asyncio.create_task(
-            self._drive(run, svc, loop, prompt, switch), name=f"run {run.id}"
-        )
-        return run
 
     async def _drive(
         self, run: Run, svc: Service, loop: AgentLoop, prompt: str, switch: str | None
@@ -172,7 +184,7 @@ class RunManager:
             async with asyncio.timeout(self.opts.run_timeout):
                 if switch is not None:  # the session remembers the model it was last run with
                     await svc.write(lambda sf: sf.append("model", {"model": switch}))
-                outcome = await loop.run(prompt)
+                outcome = await loop.run_from_begun()  # start() already ran begin(prompt)
             u = outcome.usage
             run.usage = UsageInfo(
                 prompt_tokens=u.prompt_tokens,
