@@ -29,6 +29,8 @@ log = logging.getLogger("ggd.transport")
 
 SUBPROTOCOL = "gg.v1"
 TOKEN_PREFIX = "gg-token."
+# Headers the access checks read; a request must carry each at most once.
+_SINGLE_HEADERS = ("Host", "Origin", "Authorization")
 LOOPBACK_NAMES = {"localhost", "127.0.0.1", "::1", "[::1]"}
 CSP = (
     "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; "
@@ -147,6 +149,11 @@ class WebSocketListener:
 
     def _process_request(self, connection: ServerConnection, request: Request) -> Response | None:
         path = urlsplit(request.path).path
+        for name in _SINGLE_HEADERS:
+            # Headers.get() raises on repeats (an uncaught error was a 500); two values of a
+            # header that decides access are ambiguous, so refuse them outright.
+            if len(request.headers.get_all(name)) > 1:
+                return _text(HTTPStatus.BAD_REQUEST, f"bad request: more than one {name} header\n")
         if not self._host_ok(request.headers.get("Host")):
             return _text(HTTPStatus.FORBIDDEN, "forbidden: unexpected Host header\n")
         if path == "/healthz":
