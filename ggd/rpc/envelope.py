@@ -139,17 +139,22 @@ def check(data: dict[str, Any], conn: Connection, *, shut_down: bool) -> Verdict
             error(-32600, "invalid_request", "invalid request: params must be an object or array"),
         )
     if not has_id:
-        return _notification(method, conn, shut_down=shut_down)
+        return _notification(method, params, conn, shut_down=shut_down)
     assert isinstance(msg_id, int | str)  # checked by valid_id above
     return _request(msg_id, method, params, conn, shut_down=shut_down)
 
 
-def _notification(method: str, conn: Connection, *, shut_down: bool) -> Verdict:
+def _notification(method: str, params: Any, conn: Connection, *, shut_down: bool) -> Verdict:
     if method not in LSP_NOTIFICATIONS:
         # Unknown notifications and requests sent without an id: JSON-RPC forbids a reply.
         return Drop(f"notification {_shown(method)!r} is not handled")
     if method == lsp.EXIT:
         return None
+    if method == lsp.CANCEL_REQUEST and not (
+        isinstance(params, dict) and valid_id(params.get("id"))
+    ):
+        # pygls would look the id up in a dict: an object id raised TypeError there.
+        return Drop("$/cancelRequest without a valid id")
     if shut_down:
         return Drop("the connection was shut down; only exit is handled")
     if not conn.initialized:
