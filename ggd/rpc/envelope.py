@@ -8,6 +8,7 @@ the envelope is decided here, so what reaches pygls is a well-formed message it 
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -29,7 +30,9 @@ LSP_REQUESTS = frozenset({lsp.INITIALIZE, lsp.SHUTDOWN})
 LSP_NOTIFICATIONS = frozenset({lsp.INITIALIZED, lsp.EXIT, lsp.CANCEL_REQUEST, lsp.SET_TRACE})
 
 
+@functools.cache
 def _gg_requests() -> frozenset[str]:
+    # Cached once per process: `bind` imports every handler before the first message arrives.
     from .dispatch import registered
 
     return frozenset(s.name for s in REQUESTS if s.name in registered())
