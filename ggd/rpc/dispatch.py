@@ -109,7 +109,10 @@ class GgProtocol(LanguageServerProtocol):
     def lsp_initialize(self, params: lsp.InitializeParams) -> Any:
         """LSP initialize, then bind the connection's workspace and advertise gg."""
         result = yield from super().lsp_initialize(params)
-        ws = self.app.bind_workspace(self.conn, params)
+        try:
+            ws = self.app.bind_workspace(self.conn, params)
+        except E.GgError as err:  # e.g. an unknown initializationOptions.workspaceId
+            raise GgRpcError(err) from None
         result.capabilities.experimental = {
             "gg": {
                 "protocolVersion": PROTOCOL_VERSION,

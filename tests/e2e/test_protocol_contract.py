@@ -161,6 +161,11 @@ async def test_initialize_params_are_strict(daemon: Daemon) -> None:
             with pytest.raises(RpcError) as exc:
                 await c.request("initialize", params)
             assert exc.value.code == -32602 and exc.value.symbol == "invalid_params", params
+        unknown = {"processId": None, "capabilities": {}, "initializationOptions": {}}
+        unknown["initializationOptions"] = {"workspaceId": "w_" + "x" * 500}
+        with pytest.raises(RpcError) as exc:
+            await c.request("initialize", unknown)
+        assert exc.value.symbol == "workspace_mismatch" and len(exc.value.message) < 200
         await c.initialize()
         with pytest.raises(RpcError) as exc:
             await c.request("initialize", {"processId": None, "capabilities": {}})
