@@ -44,8 +44,7 @@ class _ConnWriter:
         self.conn.close()
 
 
-def _err(code: int, symbol: str, message: str) -> dict[str, Any]:
-    return {"code": code, "message": message, "data": {"code": symbol, "retryable": False}}
+_err = envelope.error  # one builder of error objects for the gate and the framing
 
 
 class Endpoint:
@@ -89,7 +88,12 @@ class Endpoint:
             return
         if not isinstance(data, dict):
             self.conn.respond_error(
-                None, _err(-32600, "invalid_request", "invalid request: batches are not supported")
+                None,
+                _err(
+                    -32600,
+                    "invalid_request",
+                    "invalid request: expected a JSON object (batches are not supported)",
+                ),
             )
             return
         verdict = envelope.check(data, self.conn, shut_down=self.protocol.shut_down)
@@ -97,7 +101,8 @@ class Endpoint:
             self.conn.respond_error(verdict.id, verdict.error)
             return
         if isinstance(verdict, envelope.Drop):
-            log.info("ignored a notification: %s", verdict.reason, extra={"conn": self.conn.id})
+            # debug, not info: a client could otherwise fill the log at line rate
+            log.debug("ignored a notification: %s", verdict.reason, extra={"conn": self.conn.id})
             return
         # From here the envelope is sound: a valid id, a known method, the right lifecycle step.
         msg_id = data.get("id")
