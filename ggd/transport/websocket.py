@@ -63,7 +63,10 @@ class WsOptions:
 
 
 def _host_of(value: str) -> str:
-    return urlsplit("//" + value).hostname or ""
+    try:
+        return urlsplit("//" + value).hostname or ""
+    except ValueError:  # e.g. "[evil": an unclosed IPv6 bracket
+        return ""
 
 
 def _bearer(headers: Headers) -> str | None:
@@ -132,8 +135,12 @@ class WebSocketListener:
             return True
         if origin in self._own_origins():
             return True
-        parts = urlsplit(origin)
-        return parts.scheme in ("http", "https") and is_loopback_host(parts.hostname or "")
+        try:
+            parts = urlsplit(origin)
+            hostname = parts.hostname or ""
+        except ValueError:  # not a URL: refused like any foreign Origin
+            return False
+        return parts.scheme in ("http", "https") and is_loopback_host(hostname)
 
     def _host_ok(self, host: str | None) -> bool:
         if host is None:

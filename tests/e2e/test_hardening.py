@@ -125,3 +125,6 @@ def test_repeated_access_headers_are_bad_requests(daemon: Daemon) -> None:
     for headers in cases:
         assert _raw_http(port, headers) == 400, headers
     assert _raw_http(port, [host, host], path="/healthz") == 400
+    # malformed values are refused like foreign ones, not a 500
+    assert _raw_http(port, [("Host", "[evil"), auth, *upgrade]) == 403
+    assert _raw_http(port, [host, auth, ("Origin", "http://["), *upgrade]) == 403
