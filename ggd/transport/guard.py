@@ -82,7 +82,7 @@ def parse(body: bytes) -> Any | Rejected:
         # RecursionError cannot happen below MAX_DEPTH; caught only so a future limit change
         # degrades into an error reply rather than a dropped connection.
         return Rejected(-32700, "parse_error", "parse error: not valid JSON")
-    if _SURROGATE_ESCAPE.search(body) and not _encodable(value):
+    if b"\\u" in body and _SURROGATE_ESCAPE.search(body) and not _encodable(value):
         return Rejected(
             -32700, "parse_error", "parse error: a string holds an unpaired surrogate escape"
         )
