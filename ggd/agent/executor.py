@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 from collections.abc import Awaitable, Callable, Iterator, Sequence
 from dataclasses import dataclass
@@ -36,6 +37,7 @@ class _Item:
     started: bool = False
     appended: bool = False
     announced: bool = False
+    saving: asyncio.Future[str] | None = None  # the append of the result, once started
 
 
 def _error(text: str) -> ToolResult:
@@ -89,6 +91,9 @@ class ToolExecutor:
                     item.result = _error(CANCELED)
                 await self._record(item)
                 if item.started and not item.announced:
+                    if item.saving is not None:  # a write the cancel interrupted: let it land
+                        with contextlib.suppress(Exception):
+                            await asyncio.shield(item.saving)
                     self._emit_finish(item)
             raise
 
@@ -197,9 +202,10 @@ class ToolExecutor:
         item.appended = True
         # Shielded: a cancel that lands while the result is being written must neither lose it
         # (appended is already True) nor write it twice; the write finishes, then cancel proceeds.
-        await asyncio.shield(
+        item.saving = asyncio.ensure_future(
             self._append(tool_message(item.call.id, item.call.name, result.output, result.is_error))
         )
+        await asyncio.shield(item.saving)
 
     def _emit_start(self, item: _Item) -> None:
         summary = item.call.name
