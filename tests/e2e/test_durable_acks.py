@@ -21,7 +21,8 @@ from .rpc_client import RpcClient
 from .runs_helpers import new_session
 
 ROUNDS = 30
-pytestmark = pytest.mark.slow
+# ~1 s per round on a quiet 2-core machine (a daemon start dominates); room for a loaded one.
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(300)]
 
 
 def _daemon(home: Path, workspace: Path, fm: FakeModel) -> Daemon:
