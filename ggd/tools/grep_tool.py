@@ -131,6 +131,7 @@ class GrepTool(Tool):
         lines: list[str] = []
         more = False
         linked: dict[str, bool] = {}  # file -> has other hard links (checked once per file)
+        read_all = False
         try:
             async for raw in proc.stdout:
                 name, sep, rest = raw.decode("utf-8", errors="replace").partition("\0")
@@ -145,8 +146,12 @@ class GrepTool(Tool):
                     more = True
                     break
                 lines.append(_line(name.removeprefix("./"), int(number), text))
+            else:
+                read_all = True
         finally:
-            if proc.returncode is None:
+            # Kill only when we stopped early (limit, cancel): after EOF rg is exiting on its own,
+            # and killing it then (before it is reaped) turned exit code 2 into -9, hiding errors.
+            if not read_all and proc.returncode is None:
                 proc.kill()
             err = await proc.stderr.read()
             await proc.wait()
