@@ -18,7 +18,7 @@ from .events import (
     UserMessageEvent,
 )
 from .locks import PathLocks
-from .loop import AgentLoop, AgentOptions, TurnOutcome
+from .loop import AgentLoop, AgentOptions, TurnOutcome, begin_turn
 from .messages import INTERRUPTED, from_openai, repair, to_openai, to_openai_request
 from .steering import SteeringQueue
 from .transcript import InMemoryTranscript, Transcript, TranscriptContext, project
@@ -49,6 +49,7 @@ __all__ = [
     "UserMessageEvent",
     "agents_files",
     "allow_all",
+    "begin_turn",
     "build_system_prompt",
     "compact",
     "deny_all",

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 from collections.abc import Awaitable, Callable, Iterator, Sequence
 from dataclasses import dataclass
@@ -35,6 +36,8 @@ class _Item:
     result: ToolResult | None = None
     started: bool = False
     appended: bool = False
+    announced: bool = False
+    saving: asyncio.Future[str] | None = None  # the append of the result, once started
 
 
 def _error(text: str) -> ToolResult:
@@ -46,7 +49,13 @@ def _exc_text(exc: BaseException) -> str:
 
 
 class ToolExecutor:
-    """Executes the tool calls of one assistant message and appends their results in call order."""
+    """Executes the tool calls of one assistant message; each result is saved, then announced.
+
+    A result is appended to the transcript as soon as its tool finishes and only then is
+    `tool_call_finish` emitted, so a client that saw the event can rely on the result surviving
+    a crash. Inside a parallel group the transcript therefore holds results in completion order;
+    `messages.repair` puts them back in call order for every model request.
+    """
 
     def __init__(
         self,
@@ -76,14 +85,16 @@ class ToolExecutor:
                 await self._approve(item)
             for group in self._groups(items):
                 await self._run_group(group)
-                for item in group:
-                    await self._record(item)
         except asyncio.CancelledError:
             for item in items:
                 if item.started and item.result is None:
                     item.result = _error(CANCELED)
-                    self._emit_finish(item)
                 await self._record(item)
+                if item.started and not item.announced:
+                    if item.saving is not None:  # a write the cancel interrupted: let it land
+                        with contextlib.suppress(Exception):
+                            await asyncio.shield(item.saving)
+                    self._emit_finish(item)
             raise
 
     def _prepare(self, call: ToolCall) -> _Item:
@@ -147,6 +158,7 @@ class ToolExecutor:
             if item.result is not None:
                 # Refused before running (unknown, invalid, denied): still shown as a card.
                 self._emit_start(item)
+                await self._record(item)
                 self._emit_finish(item)
         if not pending:
             return
@@ -189,6 +201,7 @@ class ToolExecutor:
                 details=result.details,
             )
         item.result = result
+        await self._record(item)  # durable first: the finish event promises the result exists
         self._emit_finish(item)
 
     async def _record(self, item: _Item) -> None:
@@ -196,9 +209,12 @@ class ToolExecutor:
             return
         result = item.result or _error(CANCELED)
         item.appended = True
-        await self._append(
-            tool_message(item.call.id, item.call.name, result.output, result.is_error)
+        # Shielded: a cancel that lands while the result is being written must neither lose it
+        # (appended is already True) nor write it twice; the write finishes, then cancel proceeds.
+        item.saving = asyncio.ensure_future(
+            self._append(tool_message(item.call.id, item.call.name, result.output, result.is_error))
         )
+        await asyncio.shield(item.saving)
 
     def _emit_start(self, item: _Item) -> None:
         summary = item.call.name
@@ -218,6 +234,7 @@ class ToolExecutor:
         )
 
     def _emit_finish(self, item: _Item) -> None:
+        item.announced = True
         result = item.result or _error(CANCELED)
         safe_emit(
             self._sink,

@@ -78,6 +78,20 @@ class TurnOutcome:
     requests: int = 0
 
 
+async def begin_turn(transcript: Transcript, prompt: str) -> None:
+    """Make a turn durable before anyone is told it started (no loop needed yet).
+
+    Closes tool calls a crashed run left dangling (recorded as interrupted, never replayed), then
+    appends the prompt (fsynced). The app awaits this before it acknowledges `gg/run.start`.
+    """
+    msgs = [m for _, m in transcript.context().messages]
+    for call in trailing_dangling(msgs):
+        await transcript.append_message(
+            tool_message(call["id"], call.get("name", ""), INTERRUPTED, True)
+        )
+    await transcript.append_message(user_message(prompt))
+
+
 class AgentLoop:
     """Drives model requests and tool batches for one conversation; one run at a time."""
 
@@ -116,8 +130,20 @@ class AgentLoop:
 
     async def run(self, prompt: str) -> TurnOutcome:
         """Run the conversation from `prompt` until the model answers without tool calls."""
-        await self._repair_dangling()
-        await self.transcript.append_message(user_message(prompt))
+        await self.begin(prompt)
+        return await self.run_from_begun()
+
+    async def begin(self, prompt: str) -> None:
+        """Make the turn durable before anyone is told it started.
+
+        Closes tool calls a crashed run left dangling, then appends the prompt (fsynced). The
+        app awaits this before it acknowledges `gg/run.start`, so a kill right after the reply
+        never loses the prompt; `run_from_begun` then drives the model.
+        """
+        await begin_turn(self.transcript, prompt)
+
+    async def run_from_begun(self) -> TurnOutcome:
+        """Drive the model and tools after `begin` until the model answers without tool calls."""
         totals = Usage()
         requests = 0
         while True:
@@ -153,15 +179,6 @@ class AgentLoop:
             self.sink,
             instructions,
         )
-
-    async def _repair_dangling(self) -> None:
-        # A previous run that crashed mid-batch left tool calls without results; record that
-        # they were interrupted instead of replaying them.
-        msgs = [m for _, m in self.transcript.context().messages]
-        for call in trailing_dangling(msgs):
-            await self.transcript.append_message(
-                tool_message(call["id"], call.get("name", ""), INTERRUPTED, True)
-            )
 
     async def _take_user_messages(self, texts: list[str]) -> None:
         for text in texts:

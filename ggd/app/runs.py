@@ -13,7 +13,7 @@ import time
 from collections import OrderedDict
 from collections.abc import Awaitable
 
-from ggd.agent import AgentLoop, TurnOutcome
+from ggd.agent import AgentLoop, TurnOutcome, begin_turn
 from ggd.protocol import SessionEvent
 from ggd.protocol import errors as E
 from ggd.protocol import events as W
@@ -25,6 +25,7 @@ from .outcome import drive
 from .run import Run, Subscriber
 from .runtime import Runtime
 from .service import Service
+from .transcript import SessionTranscript
 from .turns import TurnAssembler
 
 log = logging.getLogger("ggd.app")
@@ -100,6 +101,17 @@ class RunManager:
         run.on_pending_change = self._pending_changed
         svc.active_run_id = run.id
         self.active[run.id] = run
+        # Decided before the prompt is saved: once it is, the session has a first prompt.
+        unnamed = not session_name(svc.file.name, svc.file.first_prompt)
+        try:
+            # Durable before acknowledged: the prompt is in the journal before run_started is
+            # emitted and before the reply carries the run id (a kill right after loses nothing).
+            await begin_turn(SessionTranscript(svc), prompt)
+        except BaseException:
+            self.active.pop(run.id, None)
+            if svc.active_run_id == run.id:
+                svc.active_run_id = None
+            raise
         run.emit(W.RunStartedEvent, prompt=prompt)
         log.info(
             "run started",
@@ -108,7 +120,7 @@ class RunManager:
         self.runtime.bus.publish(
             SessionEvent(session_id=svc.id, type="run_started", run_id=run.id), svc.workspace.id
         )
-        if not session_name(svc.file.name, svc.file.first_prompt):
+        if unnamed:
             # The first prompt names an unnamed session (ggd.app.naming): every client shows it now.
             self.runtime.bus.publish(
                 SessionEvent(session_id=svc.id, type="renamed", name=session_name(None, prompt)),
@@ -120,7 +132,7 @@ class RunManager:
             if switch is not None:  # the session remembers the model it was last run with
                 await svc.write(lambda sf: sf.append("model", {"model": switch}))
             loop: AgentLoop = await self.turns.loop_for(run, svc, approver, provider, bare)
-            return await loop.run(prompt)
+            return await loop.run_from_begun()  # start() already ran begin_turn
 
         run.task = asyncio.create_task(
             self._drive(run, svc, work(), time_limit or self.opts.run_timeout), name=f"run {run.id}"

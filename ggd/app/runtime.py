@@ -59,7 +59,8 @@ class Runtime:
         if workspace_id:
             ws = self.workspaces.get(workspace_id)
             if ws is None:
-                raise E.WorkspaceMismatchError(f"unknown workspace id {workspace_id!r}")
+                shown = workspace_id if len(workspace_id) <= 80 else workspace_id[:80] + "..."
+                raise E.WorkspaceMismatchError(f"unknown workspace id {shown!r}")
             return ws
         for uri in [*folders, root_uri or ""]:
             path = root_from_uri(uri) if uri else None

@@ -17,7 +17,14 @@ from typing import Any
 from ggd import __version__
 from ggd.protocol import PROTOCOL_VERSION
 from ggd.rpc.hub import Hub
-from ggd.transport import WebSocketListener, WsOptions, is_loopback_host, serve_stdio, start_unix
+from ggd.transport import (
+    SocketInUseError,
+    WebSocketListener,
+    WsOptions,
+    is_loopback_host,
+    serve_stdio,
+    start_unix,
+)
 
 from .catalog import all_capabilities
 from .compose import ComposeError, config_sections, start_channels
@@ -109,7 +116,10 @@ class DaemonApp:
         try:
             sock_path = ns.socket or home / "run" / "ggd.sock"
             if not self.private or ns.socket:
-                unix_server = await start_unix(hub, sock_path, version=__version__)
+                try:
+                    unix_server = await start_unix(hub, sock_path, version=__version__)
+                except SocketInUseError as exc:
+                    raise StartupError(str(exc), exit_code=1) from None
             # GG_TOKEN keeps the token out of /proc/<pid>/cmdline, which other local users can read.
             token = ns.token or os.environ.get("GG_TOKEN") or secrets.token_urlsafe(32)
             if ws_addr is not None:

@@ -20,9 +20,14 @@ class WireModel(BaseModel):
 
 
 class Params(WireModel):
-    """Base of method params: unknown fields are an error, so typos surface as -32602."""
+    """Base of method params: strict and closed, so typos and loose types surface as -32602.
 
-    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="forbid")
+    Strict: `true` or `"1"` is not an integer and `1` is not a boolean; clients send JSON types.
+    """
+
+    model_config = ConfigDict(
+        alias_generator=to_camel, populate_by_name=True, extra="forbid", strict=True
+    )
 
 
 class Result(WireModel):

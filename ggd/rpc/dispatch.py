@@ -66,7 +66,8 @@ def validation_message(exc: ValidationError) -> str:
     """A -32602 message naming the first bad field."""
     first = exc.errors()[0]
     loc = ".".join(str(p) for p in first.get("loc", ())) or "params"
-    return f"invalid params: {loc}: {first.get('msg', 'invalid value')}"
+    # loc names the client's own keys: bounded so an error never echoes a huge key back
+    return f"invalid params: {loc[:80]}: {first.get('msg', 'invalid value')}"
 
 
 class GgProtocol(LanguageServerProtocol):
@@ -90,6 +91,17 @@ class GgProtocol(LanguageServerProtocol):
             return JsonRPCNotification(method=method, params=data.get("params"), jsonrpc="2.0")
         return super().structure_message(data)
 
+    @property
+    def shut_down(self) -> bool:
+        """Whether this connection received `shutdown` (only `exit` is handled afterwards)."""
+        return bool(self._shutdown)
+
+    def _send_response(self, msg_id: Any, result: Any = None, error: Any = None) -> None:
+        """Every error pygls sends goes through `clean_error`: a data.code, never a traceback."""
+        if error is not None:
+            error = clean_error(error)
+        super()._send_response(msg_id, result, error)
+
     @lsp_method(lsp.EXIT)
     def lsp_exit(self, *args: Any) -> Any:
         """Close this connection only; other clients keep the daemon."""
@@ -100,7 +112,10 @@ class GgProtocol(LanguageServerProtocol):
     def lsp_initialize(self, params: lsp.InitializeParams) -> Any:
         """LSP initialize, then bind the connection's workspace and advertise gg."""
         result = yield from super().lsp_initialize(params)
-        ws = self.app.bind_workspace(self.conn, params)
+        try:
+            ws = self.app.bind_workspace(self.conn, params)
+        except E.GgError as err:  # e.g. an unknown initializationOptions.workspaceId
+            raise GgRpcError(err) from None
         result.capabilities.experimental = {
             "gg": {
                 "protocolVersion": PROTOCOL_VERSION,
@@ -111,6 +126,38 @@ class GgProtocol(LanguageServerProtocol):
         self.conn.initialized = True
         self.conn.client_name = params.client_info.name if params.client_info else ""
         return result
+
+
+_SYMBOLS = {
+    -32700: "parse_error",
+    -32600: "invalid_request",
+    -32601: "method_not_found",
+    -32602: "invalid_params",
+    -32800: "request_cancelled",
+    **{cls.code: cls.symbol for cls in E.ERROR_CLASSES if cls.code != -32002},
+    -32002: "not_initialized",  # LSP's ServerNotInitialized; gg's run_not_found always has data
+}
+
+
+def clean_error(error: lsp.ResponseError) -> lsp.ResponseError:
+    """An error pygls built, made safe for the wire.
+
+    gg's own errors (GgRpcError) already carry `data.code` and pass unchanged. pygls' internal
+    errors put the exception text and a traceback (with site-packages paths) in message and data:
+    they become a plain internal error, with the details left in the daemon's log.
+    """
+    data = error.data
+    if isinstance(data, dict) and isinstance(data.get("code"), str) and "traceback" not in data:
+        return error
+    symbol = _SYMBOLS.get(error.code, "internal_error")
+    message = error.message
+    if symbol == "internal_error" or (isinstance(data, dict) and "traceback" in data):
+        symbol, message = "internal_error", "internal error; see the daemon log"
+    return lsp.ResponseError(
+        code=error.code if symbol != "internal_error" else -32603,
+        message=message,
+        data={"code": symbol, "retryable": False},
+    )
 
 
 def _to_result(value: Any) -> Any:
@@ -134,11 +181,13 @@ def _adapter_for(spec: MethodSpec) -> TypeAdapter[Any]:
     return adapter
 
 
-def bind(server: LanguageServer, app: Hub, conn: Connection) -> None:
-    """Register a feature per gg request row (core and capability) on this connection's server."""
+def bind(server: LanguageServer, app: Hub, conn: Connection) -> frozenset[str]:
+    """Register a feature per gg request row (core and capability) on this connection's server;
+    returns the names bound, the set the protocol gate accepts."""
     from . import handlers  # noqa: F401 - importing registers the handlers
 
     registry = app.core.registry
+    bound: set[str] = set()
     for spec in app.methods():
         if spec.kind != "request":
             continue
@@ -150,6 +199,8 @@ def bind(server: LanguageServer, app: Hub, conn: Connection) -> None:
                 continue
             fn = _capability_handler(owned[0].config_key, owned[1])
         server.feature(spec.name)(_wrap(spec, fn, app, conn, _adapter_for(spec)))
+        bound.add(spec.name)
+    return frozenset(bound)
 
 
 def _capability_handler(config_key: str | None, fn: Any) -> Handler:

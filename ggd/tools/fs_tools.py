@@ -8,7 +8,13 @@ from pathlib import Path
 from typing import Any
 
 from ggd.tools.base import ApprovalInfo, Tool, ToolContext, ToolError, ToolResult
-from ggd.tools.paths import arg_int, arg_str, is_readable, resolve_readable
+from ggd.tools.paths import (
+    arg_int,
+    arg_str,
+    is_readable,
+    refuse_hard_link,
+    resolve_readable,
+)
 
 MAX_LINES = 2000
 MAX_BYTES = 50 * 1024
@@ -71,7 +77,9 @@ class ReadTool(Tool):
         if path.is_dir():
             raise ToolError(f"'{raw}' is a directory; use the list tool")
         try:
-            data = path.read_bytes()
+            with open(path, "rb") as fh:
+                refuse_hard_link(os.fstat(fh.fileno()), raw)
+                data = fh.read()
         except FileNotFoundError:
             raise ToolError(f"file not found: '{raw}'") from None
         except OSError as exc:

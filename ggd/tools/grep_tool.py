@@ -3,21 +3,42 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import json
 import os
-import re
 import shutil
+import sys
 from pathlib import Path
 from typing import Any
 
+from ggd.tools import grep_worker
 from ggd.tools.base import ApprovalInfo, Tool, ToolContext, ToolError, ToolResult
-from ggd.tools.fs_tools import SNIFF_BYTES, is_binary, read_only_info
-from ggd.tools.paths import arg_int, arg_str, relative, resolve_readable
+from ggd.tools.fs_tools import SNIFF_BYTES, read_only_info
+from ggd.tools.paths import (
+    arg_int,
+    arg_str,
+    has_other_links,
+    relative,
+    resolve_readable,
+)
 
 DEFAULT_LIMIT = 50
 MAX_LIMIT = 200
 MAX_TEXT = 500
 # Set to 1 to force the pure-Python search even when ripgrep is installed.
 NO_RG_ENV = "GG_GREP_NO_RG"
+# The Python fallback runs in a child process killed after this many seconds (env override).
+TIMEOUT_ENV = "GG_GREP_TIMEOUT"
+DEFAULT_TIMEOUT = 10.0
+_WORKER = Path(grep_worker.__file__)
+
+
+def fallback_timeout() -> float:
+    """Seconds the Python fallback may search before it is killed."""
+    try:
+        return max(0.1, float(os.environ.get(TIMEOUT_ENV, DEFAULT_TIMEOUT)))
+    except ValueError:
+        return DEFAULT_TIMEOUT
 
 
 def rg_path() -> str | None:
@@ -77,22 +98,29 @@ class GrepTool(Tool):
         limit = arg_int(args, "limit", DEFAULT_LIMIT, 1, MAX_LIMIT)
         rg = rg_path()
         if rg is not None:
-            lines, more = await self._rg(rg, pattern, literal, target, limit, ctx)
+            lines, more, linked = await self._rg(rg, pattern, literal, target, limit, ctx)
         else:
-            lines, more = await asyncio.to_thread(
-                self._python, pattern, literal, target, limit, ctx
-            )
+            lines, more, linked = await self._python(pattern, literal, target, limit, ctx)
         engine = "ripgrep" if rg else "python"
+        note = (
+            f"[{linked} file(s) with several hard links skipped: their content may belong to a "
+            "file outside the workspace]"
+            if linked
+            else ""
+        )
         if not lines:
-            return ToolResult("no matches", details={"matches": 0, "engine": engine})
+            out = "no matches" + (f"\n{note}" if note else "")
+            return ToolResult(out, details={"matches": 0, "engine": engine})
         out = "\n".join(lines)
         if more:
             out += f"\n[match limit {limit} reached; narrow the pattern or path for more]"
+        if note:
+            out += f"\n{note}"
         return ToolResult(out, details={"matches": len(lines), "engine": engine, "more": more})
 
     async def _rg(
         self, rg: str, pattern: str, literal: bool, target: Path, limit: int, ctx: ToolContext
-    ) -> tuple[list[str], bool]:
+    ) -> tuple[list[str], bool, int]:
         ws = ctx.workspace.resolve()
         argv = [rg, "--line-number", "--no-heading", "--with-filename", "--null", "--color=never"]
         argv += ["--hidden", "--glob=!.git", "--sort=path", "--no-messages"]
@@ -108,55 +136,76 @@ class GrepTool(Tool):
         assert proc.stdout is not None and proc.stderr is not None
         lines: list[str] = []
         more = False
+        linked: dict[str, bool] = {}  # file -> has other hard links (checked once per file)
+        read_all = False
         try:
             async for raw in proc.stdout:
                 name, sep, rest = raw.decode("utf-8", errors="replace").partition("\0")
                 number, colon, text = rest.partition(":")
                 if not sep or not colon or not number.isdigit():
                     continue  # e.g. "binary file matches" notices
+                if name not in linked:
+                    linked[name] = has_other_links(ws / name)
+                if linked[name]:
+                    continue
                 if len(lines) == limit:
                     more = True
                     break
                 lines.append(_line(name.removeprefix("./"), int(number), text))
+            else:
+                read_all = True
         finally:
-            if proc.returncode is None:
+            # Kill only when we stopped early (limit, cancel): after EOF rg is exiting on its own,
+            # and killing it then (before it is reaped) turned exit code 2 into -9, hiding errors.
+            if not read_all and proc.returncode is None:
                 proc.kill()
             err = await proc.stderr.read()
             await proc.wait()
         if proc.returncode == 2 and not lines and not more:
             msg = err.decode("utf-8", errors="replace").strip().splitlines()
             raise ToolError("grep failed: " + (msg[0] if msg else "invalid pattern"))
-        return lines, more
+        return lines, more, sum(linked.values())
 
-    def _python(
+    async def _python(
         self, pattern: str, literal: bool, target: Path, limit: int, ctx: ToolContext
-    ) -> tuple[list[str], bool]:
+    ) -> tuple[list[str], bool, int]:
+        """The fallback search in a child process: a runaway regex costs a process, not the daemon."""
+        request = {
+            "pattern": pattern,
+            "literal": literal,
+            "target": str(target),
+            "workspace": str(ctx.workspace.resolve()),
+            "limit": limit,
+            "maxText": MAX_TEXT,
+            "sniff": SNIFF_BYTES,
+        }
+        timeout = fallback_timeout()
+        proc = await asyncio.create_subprocess_exec(
+            sys.executable,
+            "-I",  # isolated: no PYTHON* variables, no user site, no script dir on sys.path
+            str(_WORKER),
+            stdin=asyncio.subprocess.PIPE,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.DEVNULL,
+        )
         try:
-            rx = re.compile(re.escape(pattern) if literal else pattern)
-        except re.error as exc:
-            raise ToolError(f"grep failed: invalid regex: {exc}") from None
-        files: list[tuple[str, Path]] = []
-        if target.is_file():
-            files.append((relative(target, ctx), target))
-        else:
-            for root, dirs, names in os.walk(target):
-                dirs[:] = [d for d in dirs if d != ".git"]
-                for name in names:
-                    p = Path(root) / name
-                    if not p.is_symlink():
-                        files.append((relative(p, ctx), p))
-        files.sort(key=lambda item: item[0].split("/"))  # directory order, like rg --sort=path
-        lines: list[str] = []
-        for rel, p in files:
-            try:
-                data = p.read_bytes()
-            except OSError:
-                continue
-            if is_binary(data[:SNIFF_BYTES]):
-                continue
-            for number, text in enumerate(data.decode("utf-8", errors="replace").splitlines(), 1):
-                if rx.search(text):
-                    if len(lines) == limit:
-                        return lines, True
-                    lines.append(_line(rel, number, text))
-        return lines, False
+            async with asyncio.timeout(timeout):
+                out, _ = await proc.communicate(json.dumps(request).encode())
+        except TimeoutError:
+            raise ToolError(
+                f"grep failed: the pattern took too long (over {timeout:g} s in the Python "
+                "search); simplify the regex (nested repeats such as (a+)+ backtrack), use "
+                "literal=true, or install ripgrep"
+            ) from None
+        finally:  # timeout or cancel: the child must not outlive the call
+            if proc.returncode is None:
+                with contextlib.suppress(ProcessLookupError):
+                    proc.kill()
+                await proc.wait()
+        try:
+            reply = json.loads(out)
+        except ValueError:
+            raise ToolError("grep failed: the search process ended without an answer") from None
+        if "error" in reply:
+            raise ToolError(str(reply["error"]))
+        return list(reply["lines"]), bool(reply["more"]), int(reply.get("linked", 0))

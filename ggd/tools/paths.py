@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import stat
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -101,6 +102,33 @@ def resolve_readable(raw: str, ctx: ToolContext) -> Path:
     if not any(p.is_relative_to(root) for root in _readable_roots(ctx)):
         raise ToolError(f"path '{raw}' is outside the workspace; only workspace files are allowed")
     return p
+
+
+def has_other_links(p: Path) -> bool:
+    """True for a regular file with more than one hard link.
+
+    Another link to the same inode may sit anywhere on the device, outside the workspace (e.g.
+    `ln ~/.ssh/id_ed25519 notes.txt`), and nothing short of scanning the file system tells where.
+    The read tools therefore refuse such files; see docs/tools.md.
+    """
+    try:
+        st = p.stat()
+    except OSError:
+        return False
+    return stat.S_ISREG(st.st_mode) and st.st_nlink > 1
+
+
+def refuse_hard_link(st: os.stat_result, raw: str) -> None:
+    """ToolError for a regular file with several hard links (see `has_other_links`).
+
+    Takes the stat of the open file, so the check and the read are about the same inode.
+    """
+    if stat.S_ISREG(st.st_mode) and st.st_nlink > 1:
+        raise ToolError(
+            f"'{raw}' has several hard links, so its content may be a file outside the "
+            "workspace; the read tools do not open such files. Read it with the bash tool "
+            "(which asks for approval) or copy it first (cp FILE FILE.copy)"
+        )
 
 
 def relative(p: Path, ctx: ToolContext) -> str:

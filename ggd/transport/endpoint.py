@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import logging
 from typing import Any
 
@@ -12,8 +11,9 @@ from pygls.lsp.server import LanguageServer
 from pygls.protocol import default_converter
 
 from ggd.protocol import errors as E
-from ggd.rpc import Connection, GgProtocol, bind
+from ggd.rpc import Connection, GgProtocol, bind, envelope
 
+from . import guard
 from .framing import MAX_MESSAGE_BYTES, BadHeader, Oversized
 
 log = logging.getLogger("ggd.transport")
@@ -44,8 +44,7 @@ class _ConnWriter:
         self.conn.close()
 
 
-def _err(code: int, symbol: str, message: str) -> dict[str, Any]:
-    return {"code": code, "message": message, "data": {"code": symbol, "retryable": False}}
+_err = envelope.error  # one builder of error objects for the gate and the framing
 
 
 class Endpoint:
@@ -62,7 +61,7 @@ class Endpoint:
         proto.app = app
         proto.set_writer(_ConnWriter(conn), include_headers=conn.framed)
         self.protocol = proto
-        bind(self.server, app, conn)
+        self.known = bind(self.server, app, conn)
 
     def feed(self, item: bytes | str | Oversized | BadHeader) -> None:
         """Handle one message body (or a framing problem) from the client."""
@@ -83,48 +82,43 @@ class Endpoint:
         if len(item) > MAX_MESSAGE_BYTES:
             self.feed(Oversized(len(item)))
             return
-        try:
-            data = json.loads(item)
-        except (ValueError, UnicodeDecodeError):
-            self.conn.respond_error(
-                None, _err(-32700, "parse_error", "parse error: not valid JSON")
-            )
+        data = guard.parse(item if isinstance(item, bytes) else item.encode("utf-8", "replace"))
+        if isinstance(data, guard.Rejected):
+            self.conn.respond_error(None, _err(data.code, data.symbol, data.message))
             return
         if not isinstance(data, dict):
             self.conn.respond_error(
-                None, _err(-32600, "invalid_request", "invalid request: batches are not supported")
+                None,
+                _err(
+                    -32600,
+                    "invalid_request",
+                    "invalid request: expected a JSON object (batches are not supported)",
+                ),
             )
             return
+        verdict = envelope.check(
+            data, self.conn, shut_down=self.protocol.shut_down, known=self.known
+        )
+        if isinstance(verdict, envelope.Reply):
+            self.conn.respond_error(verdict.id, verdict.error)
+            return
+        if isinstance(verdict, envelope.Drop):
+            # debug, not info: a client could otherwise fill the log at line rate
+            log.debug("ignored a notification: %s", verdict.reason, extra={"conn": self.conn.id})
+            return
+        # From here the envelope is sound: a valid id, a known method, the right lifecycle step.
         msg_id = data.get("id")
-        if data.get("jsonrpc") != "2.0" or (
-            "method" in data and not isinstance(data["method"], str)
-        ):
-            self.conn.respond_error(
-                msg_id if isinstance(msg_id, int | str) else None,
-                _err(-32600, "invalid_request", "invalid request: expected a JSON-RPC 2.0 object"),
-            )
-            return
-        method = data.get("method")
-        if (
-            isinstance(method, str)
-            and not method.startswith("gg/")
-            and method not in ("initialize", "initialized", "shutdown", "exit", "$/cancelRequest")
-            and "id" in data
-            and not self.conn.initialized
-        ):
-            self.conn.respond_error(
-                msg_id,
-                _err(-32002, "not_initialized", "send initialize before other requests"),
-            )
-            return
         try:
             msg = self.protocol.structure_message(data)
             self.protocol.handle_message(msg)
-        except JsonRpcException as exc:
+        except JsonRpcException:
+            # pygls could not structure the params into its LSP types (cattrs): the client's
+            # params are wrong. Its exception text is cattrs' and says nothing useful to them.
             if "id" in data and "method" in data:
-                error = {"code": exc.code, "message": f"invalid params: {exc.message}"}
-                error["data"] = {"code": "invalid_params", "retryable": False}
-                self.conn.respond_error(msg_id, error)
+                self.conn.respond_error(
+                    msg_id,
+                    _err(-32602, "invalid_params", "invalid params: they do not match the method"),
+                )
         except Exception:
             log.exception("failed to dispatch a message", extra={"conn": self.conn.id})
             if "id" in data and "method" in data:

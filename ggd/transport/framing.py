@@ -84,10 +84,11 @@ def _content_length(header: bytes) -> int | None:
         if not sep:
             return None
         if name.strip().lower() == b"content-length":
-            try:
-                length = int(value.strip())
-            except ValueError:
+            digits = value.strip()
+            # ASCII digits only: int() would also take "+5", "5_0" and " ٥ ".
+            if not digits.isdigit() or len(digits) > 12:
                 return None
-            if length < 0:
-                return None
+            if length is not None and int(digits) != length:
+                return None  # two different lengths: no way to know where the body ends
+            length = int(digits)
     return length

@@ -6,6 +6,7 @@ import asyncio
 import contextlib
 import logging
 import os
+import stat
 import sys
 from collections.abc import Awaitable, Callable
 from pathlib import Path
@@ -95,6 +96,36 @@ def _write_all(fd: int, data: bytes) -> None:
         view = view[n:]
 
 
+class SocketInUseError(OSError):
+    """The socket path is taken: a live daemon answers there, or it is not a socket at all."""
+
+
+async def claim_socket_path(path: Path) -> None:
+    """Remove a stale socket at `path`; refuse a live one or anything that is not a socket.
+
+    Deleting the path unconditionally let `ggd --private --socket PATH` take over a running
+    daemon's socket, cutting its clients off from it for good.
+    """
+    try:
+        st = path.lstat()  # noqa: ASYNC240 - once, at startup
+    except FileNotFoundError:
+        return
+    if not stat.S_ISSOCK(st.st_mode):
+        raise SocketInUseError(f"{path} exists and is not a socket; choose another --socket path")
+    try:
+        _, writer = await asyncio.wait_for(asyncio.open_unix_connection(str(path)), 2)
+    except (ConnectionRefusedError, FileNotFoundError):
+        path.unlink(missing_ok=True)  # noqa: ASYNC240 - nobody listens: a crashed daemon's
+        return
+    except (OSError, TimeoutError):
+        # Present but not answering normally (permissions, a full backlog): not ours to delete.
+        raise SocketInUseError(f"{path} is in use or not accessible; not replacing it") from None
+    writer.close()
+    with contextlib.suppress(Exception):
+        await writer.wait_closed()
+    raise SocketInUseError(f"a daemon is already listening on {path}; not replacing its socket")
+
+
 async def start_unix(app: Any, path: Path, *, version: str) -> asyncio.AbstractServer:
     """Listen on a Unix socket (0600) and serve each client on its own connection."""
 
@@ -122,8 +153,7 @@ async def start_unix(app: Any, path: Path, *, version: str) -> asyncio.AbstractS
             with contextlib.suppress(Exception):
                 await asyncio.wait_for(writer.wait_closed(), 2)
 
-    with contextlib.suppress(FileNotFoundError):
-        path.unlink()  # noqa: ASYNC240 - once, at startup
+    await claim_socket_path(path)
     old = os.umask(0o177)
     try:
         server = await asyncio.start_unix_server(on_client, path=str(path), limit=2**20)

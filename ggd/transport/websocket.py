@@ -31,6 +31,8 @@ log = logging.getLogger("ggd.transport")
 
 SUBPROTOCOL = "gg.v1"
 TOKEN_PREFIX = "gg-token."
+# Headers the access checks read; a request must carry each at most once.
+_SINGLE_HEADERS = ("Host", "Origin", "Authorization")
 LOOPBACK_NAMES = {"localhost", "127.0.0.1", "::1", "[::1]"}
 CSP = (
     "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; "
@@ -63,7 +65,10 @@ class WsOptions:
 
 
 def _host_of(value: str) -> str:
-    return urlsplit("//" + value).hostname or ""
+    try:
+        return urlsplit("//" + value).hostname or ""
+    except ValueError:  # e.g. "[evil": an unclosed IPv6 bracket
+        return ""
 
 
 def _bearer(headers: Headers) -> str | None:
@@ -132,8 +137,12 @@ class WebSocketListener:
             return True
         if origin in self._own_origins():
             return True
-        parts = urlsplit(origin)
-        return parts.scheme in ("http", "https") and is_loopback_host(parts.hostname or "")
+        try:
+            parts = urlsplit(origin)
+            hostname = parts.hostname or ""
+        except ValueError:  # not a URL: refused like any foreign Origin
+            return False
+        return parts.scheme in ("http", "https") and is_loopback_host(hostname)
 
     def _host_ok(self, host: str | None) -> bool:
         if host is None:
@@ -149,6 +158,11 @@ class WebSocketListener:
 
     def _process_request(self, connection: ServerConnection, request: Request) -> Response | None:
         path = urlsplit(request.path).path
+        for name in _SINGLE_HEADERS:
+            # Headers.get() raises on repeats (an uncaught error was a 500); two values of a
+            # header that decides access are ambiguous, so refuse them outright.
+            if len(request.headers.get_all(name)) > 1:
+                return _text(HTTPStatus.BAD_REQUEST, f"bad request: more than one {name} header\n")
         if not self._host_ok(request.headers.get("Host")):
             return _text(HTTPStatus.FORBIDDEN, "forbidden: unexpected Host header\n")
         if path == "/healthz":

@@ -458,3 +458,49 @@ async def test_usage_reports_context_window_and_estimates_without_usage(tmp_path
     ev = h.sink.of(UsageEvent)[0]
     assert ev.context_window == 32_000 and ev.prompt_tokens == 0 and ev.context_tokens > 0
     assert h.transcript.usages()[0]["contextWindow"] == 32_000
+
+
+async def test_a_result_is_persisted_before_its_finish_event_even_mid_group(
+    tmp_path: Path,
+) -> None:
+    log: list[tuple[str, ...]] = []
+    release = asyncio.Event()
+    persisted_at_finish: dict[str, bool] = {}
+
+    async def slow_or_fast(args: dict[str, Any]) -> ToolResult:
+        if args["path"] == "slow":
+            await asyncio.wait_for(release.wait(), WAIT)
+        return ToolResult(f"done {args['path']}")
+
+    tool = RecTool("grep", log, parallel_safe=True, behaviour=slow_or_fast)
+    batch = [call("c_slow", "grep", path="slow"), call("c_fast", "grep", path="fast")]
+    h = make_loop(ScriptedProvider(calls(*batch), reply("ok")), [tool], tmp_path)
+    inner = h.loop._executor._sink
+
+    def sink(ev: Any) -> None:
+        if isinstance(ev, ToolCallFinishEvent):
+            ids = {m["toolCallId"] for m in tool_msgs(h.transcript.messages())}
+            persisted_at_finish[ev.tool_call_id] = ev.tool_call_id in ids
+        inner(ev)
+
+    h.loop._executor._sink = sink
+    task = asyncio.create_task(h.loop.run("search"))
+    await h.sink.wait_for(lambda e: isinstance(e, ToolCallFinishEvent))
+    # the fast result is on record while its group is still running
+    assert [m["toolCallId"] for m in tool_msgs(h.transcript.messages())] == ["c_fast"]
+    release.set()
+    await asyncio.wait_for(task, WAIT)
+    assert persisted_at_finish == {"c_fast": True, "c_slow": True}
+    # the model still sees the results in call order
+    sent = h.provider.requests[1].messages  # type: ignore[attr-defined]
+    assert [m.get("tool_call_id") for m in sent if m["role"] == "tool"] == ["c_slow", "c_fast"]
+
+
+async def test_begin_persists_the_prompt_before_the_model_is_asked(tmp_path: Path) -> None:
+    h = make_loop(ScriptedProvider(reply("hi")), [], tmp_path)
+    await h.loop.begin("remember me")
+    assert [m["content"] for m in h.transcript.messages()] == ["remember me"]
+    assert h.provider.requests == []  # type: ignore[attr-defined]
+    outcome = await h.loop.run_from_begun()
+    assert outcome.content == "hi"
+    assert [m["role"] for m in h.transcript.messages()] == ["user", "assistant"]

@@ -114,3 +114,18 @@ async def test_list_refuses_files_and_missing(ws: Path, ctx: ToolContext) -> Non
         await ListTool().run({"path": "f"}, ctx)
     with pytest.raises(ToolError, match="not found"):
         await ListTool().run({"path": "nope"}, ctx)
+
+
+async def test_read_refuses_a_file_with_several_hard_links(
+    tmp_path: Path, ws: Path, ctx: ToolContext
+) -> None:
+    import os
+
+    outside = tmp_path / "id_key"
+    outside.write_text("PRIVATE KEY\n")
+    os.link(outside, ws / "notes.txt")
+    with pytest.raises(ToolError, match="several hard links") as exc:
+        await ReadTool().run({"path": "notes.txt"}, ctx)
+    assert "PRIVATE" not in str(exc.value)
+    (ws / "single.txt").write_text("fine\n")
+    assert "fine" in (await ReadTool().run({"path": "single.txt"}, ctx)).output

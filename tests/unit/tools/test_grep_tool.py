@@ -73,3 +73,76 @@ async def test_invalid_regex_and_outside_path(ws: Path, ctx: ToolContext, engine
         await GrepTool().run({"pattern": "("}, ctx)
     with pytest.raises(ToolError, match="outside the workspace"):
         await GrepTool().run({"pattern": "x", "path": ".."}, ctx)
+
+
+async def test_a_catastrophic_regex_in_the_fallback_is_killed_and_the_loop_stays_free(
+    ws: Path, ctx: ToolContext, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import asyncio
+
+    monkeypatch.setattr("ggd.tools.grep_tool.rg_path", lambda: None)
+    monkeypatch.setenv("GG_GREP_TIMEOUT", "1")
+    (ws / "evil.txt").write_text("a" * 40 + "b\n")  # (a+)+$ needs ~2**40 steps here
+    ticks = 0
+
+    async def ticker() -> None:
+        nonlocal ticks
+        while True:
+            ticks += 1
+            await asyncio.sleep(0.01)
+
+    t = asyncio.create_task(ticker())
+    try:
+        with pytest.raises(ToolError, match="took too long"):
+            await GrepTool().run({"pattern": "(a+)+$"}, ctx)
+    finally:
+        t.cancel()
+    assert ticks > 5  # the event loop kept running while the pattern ran
+
+
+async def test_canceling_the_fallback_kills_its_process(
+    ws: Path, ctx: ToolContext, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import asyncio
+    import os
+
+    monkeypatch.setattr("ggd.tools.grep_tool.rg_path", lambda: None)
+    (ws / "evil.txt").write_text("a" * 40 + "b\n")
+    before = set(os.listdir("/proc"))
+    task = asyncio.create_task(GrepTool().run({"pattern": "(a+)+$"}, ctx))
+
+    def workers() -> list[str]:
+        out = []
+        for pid in set(os.listdir("/proc")) - before:
+            try:
+                cmd = Path(f"/proc/{pid}/cmdline").read_bytes()
+            except OSError:
+                continue
+            if b"grep_worker" in cmd:
+                out.append(pid)
+        return out
+
+    for _ in range(500):
+        if workers():
+            break
+        await asyncio.sleep(0.01)
+    assert workers(), "the fallback did not start a worker process"
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    assert workers() == []
+
+
+async def test_files_with_several_hard_links_are_skipped(
+    tmp_path: Path, ws: Path, ctx: ToolContext, engine: str
+) -> None:
+    import os
+
+    outside = tmp_path / "secret.txt"
+    outside.write_text("password=hunter2\n")
+    os.link(outside, ws / "innocent.txt")
+    (ws / "plain.txt").write_text("password=none here\n")
+    r = await GrepTool().run({"pattern": "password"}, ctx)
+    assert "hunter2" not in r.output
+    assert "plain.txt:1:password=none here" in r.output
+    assert "1 file(s) with several hard links skipped" in r.output

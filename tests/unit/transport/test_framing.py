@@ -48,3 +48,13 @@ def test_garbage_never_raises(data: bytes) -> None:
     dec = ContentLengthDecoder(max_size=1000)
     for item in dec.feed(data):
         assert isinstance(item, bytes | Oversized | BadHeader)
+
+
+def test_only_plain_digits_and_one_consistent_length_are_accepted() -> None:
+    for header in (b"+2", b"2_0", b"-1", b"0x2", b"\xd9\xa5", b"", b"9" * 20):
+        out = ContentLengthDecoder().feed(b"Content-Length: " + header + b"\r\n\r\n{}")
+        assert len(out) == 1 and isinstance(out[0], BadHeader), header
+    twice = b"Content-Length: 2\r\nContent-Length: 3\r\n\r\n{}x"
+    assert isinstance(ContentLengthDecoder().feed(twice)[0], BadHeader)
+    same = b"Content-Length: 2\r\ncontent-length:  2 \r\n\r\n{}"
+    assert ContentLengthDecoder().feed(same) == [b"{}"]

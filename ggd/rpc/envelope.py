@@ -1,0 +1,242 @@
+"""The one gate every parsed message passes before pygls: ids, shape, method table, lifecycle.
+
+pygls trusts its input: an object id reached cattrs and came back as -32603 with a traceback,
+NaN ids were echoed, `textDocument/*` requests met its built-in document sync, and after
+`shutdown` every message was dropped without a word. Everything a client can get wrong about
+the envelope is decided here, so what reaches pygls is a well-formed message it can answer.
+"""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from lsprotocol import types as lsp
+from pydantic import BaseModel, ConfigDict, StrictInt, StrictStr, ValidationError
+
+from ggd.protocol.methods import REQUESTS
+
+from .connection import Connection
+
+# JSON-RPC allows any number; gg answers ids a JavaScript client can represent exactly, and
+# bounds string ids so an error reply never echoes megabytes.
+MAX_INT_ID = 2**53 - 1
+MAX_STR_ID = 256
+_MAX_SHOWN_METHOD = 80
+
+# Client-to-server methods outside gg/*: the LSP lifecycle. Document sync is not supported.
+LSP_REQUESTS = frozenset({lsp.INITIALIZE, lsp.SHUTDOWN})
+LSP_NOTIFICATIONS = frozenset({lsp.INITIALIZED, lsp.EXIT, lsp.CANCEL_REQUEST, lsp.SET_TRACE})
+
+
+@functools.cache
+def _gg_requests() -> frozenset[str]:
+    # The core rows with a handler (when no hub gives its full table, e.g. in unit tests).
+    from .dispatch import registered
+
+    return frozenset(s.name for s in REQUESTS if s.name in registered())
+
+
+@dataclass(frozen=True)
+class Reply:
+    """Answer with this error instead of dispatching."""
+
+    id: int | str | None
+    error: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class Drop:
+    """A notification that is ignored (no reply is allowed for notifications)."""
+
+    reason: str
+
+
+Verdict = Reply | Drop | None  # None: hand the message to pygls
+
+
+def error(code: int, symbol: str, message: str) -> dict[str, Any]:
+    """A JSON-RPC error object with gg's data block."""
+    return {"code": code, "message": message, "data": {"code": symbol, "retryable": False}}
+
+
+def valid_id(value: Any) -> bool:
+    """Whether `value` is an id gg accepts: a bounded integer (not a boolean) or a short string."""
+    if isinstance(value, bool):
+        return False
+    if isinstance(value, int):
+        return -MAX_INT_ID <= value <= MAX_INT_ID
+    return isinstance(value, str) and len(value) <= MAX_STR_ID
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(strict=True, extra="allow", populate_by_name=True)
+
+
+class _ClientInfo(_Strict):
+    name: StrictStr
+    version: StrictStr | None = None
+
+
+class _Folder(_Strict):
+    uri: StrictStr
+    name: StrictStr
+
+
+class InitializeCheck(_Strict):
+    """The LSP initialize fields gg reads, strictly typed; the rest is the client's business."""
+
+    processId: StrictInt | None = None  # LSP wire names
+    rootUri: StrictStr | None = None
+    rootPath: StrictStr | None = None
+    capabilities: dict[str, Any]
+    clientInfo: _ClientInfo | None = None
+    workspaceFolders: list[_Folder] | None = None
+    initializationOptions: Any = None
+    trace: Literal["off", "messages", "verbose"] | None = None
+    locale: StrictStr | None = None
+
+
+def _shown(method: str) -> str:
+    return method if len(method) <= _MAX_SHOWN_METHOD else method[:_MAX_SHOWN_METHOD] + "..."
+
+
+def check(
+    data: dict[str, Any],
+    conn: Connection,
+    *,
+    shut_down: bool,
+    known: frozenset[str] | None = None,
+) -> Verdict:
+    """Decide what to do with one parsed JSON object from `conn`.
+
+    `known` is every gg request the daemon serves (core and capability rows, from the hub).
+    """
+    has_id = "id" in data
+    msg_id = data.get("id")
+    if has_id and not valid_id(msg_id):
+        return Reply(
+            None,
+            error(
+                -32600,
+                "invalid_request",
+                "invalid request: id must be an integer or a string of at most "
+                f"{MAX_STR_ID} characters",
+            ),
+        )
+    reply_id = msg_id if has_id else None
+    if data.get("jsonrpc") != "2.0":
+        return Reply(
+            reply_id, error(-32600, "invalid_request", 'invalid request: "jsonrpc" must be "2.0"')
+        )
+    if "method" not in data:
+        if has_id and ("result" in data) != ("error" in data):
+            return None  # a response to a request of ours; pygls matches it by id
+        return Reply(
+            reply_id,
+            error(-32600, "invalid_request", "invalid request: expected a request or a response"),
+        )
+    method = data["method"]
+    if not isinstance(method, str):
+        return Reply(
+            reply_id, error(-32600, "invalid_request", "invalid request: method must be a string")
+        )
+    params = data.get("params")
+    if params is not None and not isinstance(params, dict | list):
+        if not has_id:
+            return Drop("params of a notification are neither an object nor an array")
+        return Reply(
+            reply_id,
+            error(-32600, "invalid_request", "invalid request: params must be an object or array"),
+        )
+    if not has_id:
+        return _notification(method, params, conn, shut_down=shut_down)
+    assert isinstance(msg_id, int | str)  # checked by valid_id above
+    return _request(
+        msg_id, method, params, conn, shut_down=shut_down, known=known or _gg_requests()
+    )
+
+
+def _notification(method: str, params: Any, conn: Connection, *, shut_down: bool) -> Verdict:
+    if method not in LSP_NOTIFICATIONS:
+        # Unknown notifications and requests sent without an id: JSON-RPC forbids a reply.
+        return Drop(f"notification {_shown(method)!r} is not handled")
+    if method == lsp.EXIT:
+        return None
+    if method == lsp.CANCEL_REQUEST and not (
+        isinstance(params, dict) and valid_id(params.get("id"))
+    ):
+        # pygls would look the id up in a dict: an object id raised TypeError there.
+        return Drop("$/cancelRequest without a valid id")
+    if shut_down:
+        return Drop("the connection was shut down; only exit is handled")
+    if not conn.initialized:
+        return Drop("notification before initialize")
+    return None
+
+
+def _request(
+    msg_id: int | str,
+    method: str,
+    params: Any,
+    conn: Connection,
+    *,
+    shut_down: bool,
+    known: frozenset[str],
+) -> Verdict:
+    if method in LSP_NOTIFICATIONS:
+        return Reply(
+            msg_id,
+            error(
+                -32600,
+                "invalid_request",
+                f"invalid request: {method} is a notification; send it without an id",
+            ),
+        )
+    if method not in LSP_REQUESTS and method not in known:
+        return Reply(
+            msg_id, error(-32601, "method_not_found", f"unknown method {_shown(method)!r}")
+        )
+    if shut_down:
+        return Reply(
+            msg_id,
+            error(
+                -32600,
+                "invalid_request",
+                "invalid request: the connection was shut down; send exit and reconnect",
+            ),
+        )
+    if method == lsp.INITIALIZE:
+        if conn.initialized:
+            return Reply(
+                msg_id,
+                error(-32600, "invalid_request", "invalid request: already initialized"),
+            )
+        return _check_initialize(msg_id, params)
+    if not conn.initialized:
+        return Reply(
+            msg_id, error(-32002, "not_initialized", "send initialize before other requests")
+        )
+    return None
+
+
+def _check_initialize(msg_id: int | str, params: Any) -> Verdict:
+    if not isinstance(params, dict):
+        return Reply(
+            msg_id, error(-32602, "invalid_params", "invalid params: params must be an object")
+        )
+    try:
+        InitializeCheck.model_validate(params)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        loc = ".".join(str(p) for p in first.get("loc", ())) or "params"
+        return Reply(
+            msg_id,
+            error(
+                -32602,
+                "invalid_params",
+                f"invalid params: {loc}: {first.get('msg', 'invalid value')}",
+            ),
+        )
+    return None
