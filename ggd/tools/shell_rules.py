@@ -9,7 +9,9 @@ from typing import TYPE_CHECKING
 from ggd.tools.git_rules import rule_git
 from ggd.tools.shell_lex import Word
 from ggd.tools.shell_paths import ShellState, locate, realpath
+from ggd.tools.shell_readonly import SPECS, option_problem
 from ggd.tools.shell_scan import DYN
+from ggd.tools.shell_sed import sed_script_problem
 from ggd.tools.verdict import Verdict, danger, normal, ro, worst
 
 if TYPE_CHECKING:
@@ -17,20 +19,8 @@ if TYPE_CHECKING:
 
 Rule = Callable[["Analyzer", str, list[Word], ShellState, int], Verdict]
 
-READ_ONLY = {
-    "ls", "cat", "head", "tail", "wc", "grep", "egrep", "fgrep", "rg", "ag", "ack", "pwd", "echo",
-    "printf", "which", "whereis", "type", "stat", "file", "du", "df", "ps", "pgrep", "printenv",
-    "cut", "tr", "true", "false", "test", "[", "basename", "dirname", "realpath", "readlink", "id",
-    "whoami", "groups", "uname", "tree", "diff", "cmp", "comm", "jq", "md5sum", "sha1sum",
-    "sha256sum", "sha512sum", "cksum", "b2sum", "od", "hexdump", "strings", "nl", "column", "fold",
-    "expand", "unexpand", "rev", "tac", "seq", "sleep", "locale", "nproc", "free", "uptime",
-    "lsblk", "lscpu", "less", "more", "zcat", "bzcat", "xzcat", "zgrep", "lsattr", "getfacl",
-    "base64", "wait", "jobs", "export", "unset", "set", "shopt", "declare", "typeset", "local",
-    "readonly", "read", "mapfile", "readarray", "history", "hash", "users", "who", "w", "man", "tput", "getconf", "arch", "tty",
-    ":", "exit", "return", "break", "continue", "shift", "nm", "readelf", "objdump", "numfmt",
-    "paste", "join", "look", "fmt", "pr", "yes", "vmstat", "iostat", "lsmod", "lsusb", "lspci",
-    "sum", "tsort", "pathchk", "expr", "factor", "cal", "ncal", "logname", "mountpoint",
-}  # fmt: skip
+# Programs that can be read-only; shell_readonly.SPECS says with which options.
+READ_ONLY = set(SPECS)
 ALWAYS_DANGEROUS = {
     "mkfs": "formats a filesystem", "mke2fs": "formats a filesystem",
     "mkswap": "formats a swap area", "mkdosfs": "formats a filesystem",
@@ -50,10 +40,23 @@ ALWAYS_DANGEROUS = {
     "nft": "changes the firewall", "lvremove": "removes a logical volume",
     "vgremove": "removes a volume group", "pvremove": "removes a physical volume",
     "cryptsetup": "changes disk encryption", "zpool": "manages storage pools",
+    "kexec": "boots another kernel", "swapon": "changes swap", "losetup": "attaches loop devices",
+    "dmsetup": "changes device-mapper tables", "tune2fs": "changes a filesystem",
+    "debugfs": "edits a filesystem", "e2fsck": "repairs a filesystem", "fsck": "repairs a filesystem",
+    "badblocks": "tests (and may overwrite) a disk", "hdparm": "changes disk settings",
+    "nvme": "manages NVMe devices", "flashrom": "rewrites firmware", "efibootmgr": "changes boot entries",
+    "grub-install": "installs a boot loader", "update-grub": "changes the boot loader",
+    "mknod": "creates a device node", "setcap": "gives a program capabilities",
+    "ufw": "changes the firewall",
+    "ip6tables": "changes the firewall", "firewall-cmd": "changes the firewall",
+    "groupadd": "changes system groups", "groupmod": "changes system groups",
+    "vipw": "edits the password file", "pvcreate": "initialises a physical volume",
+    "vgcreate": "creates a volume group", "lvcreate": "creates a logical volume",
+    "mdadm": "manages RAID arrays", "zfs": "manages ZFS datasets", "btrfs": "manages btrfs filesystems",
+    "pivot_root": "changes the root filesystem", "switch_root": "changes the root filesystem",
 }  # fmt: skip
 _POWER = {"poweroff", "reboot", "halt", "kexec", "suspend", "hibernate", "hybrid-sleep"}
 _POWER |= {"rescue", "emergency", "default", "isolate", "soft-reboot", "suspend-then-hibernate"}
-_SED_EXEC_RE = re.compile(r"(?:^|[\s;{}/0-9$!,gpIiMm])[wWe](?:\s|$|;)")
 _CHMOD_MODE_RE = re.compile(r"^([ugoa]*[-+=][rwxXstugo]*,?)+$|^[0-7]{3,4}$")
 
 
@@ -108,16 +111,8 @@ def rule_find(an: Analyzer, name: str, args: list[Word], st: ShellState, depth: 
         i += 1
     roots = roots or [Word(".")]
     expr = args[i:]
-    options = {
-        "-depth",
-        "-maxdepth",
-        "-mindepth",
-        "-xdev",
-        "-mount",
-        "-follow",
-        "-print",
-        "-print0",
-    }
+    options = {"-depth", "-maxdepth", "-mindepth", "-xdev", "-mount", "-follow", "-print"}
+    options |= {"-print0", "-noleaf", "-daystart", "-ignore_readdir_race", "-nowarn", "-warn"}
     filtered = False
     verdicts: list[Verdict] = []
     j = 0
@@ -141,26 +136,58 @@ def rule_find(an: Analyzer, name: str, args: list[Word], st: ShellState, depth: 
             verdicts.append(an.write_target(expr[j + 1], st, f"find {t}"))
         elif t.startswith("-") and t not in options:
             filtered = True
+            prev = expr[j - 1].text if j else ""
+            if t not in _FIND_SAFE and not re.match(r"-[0-9]", t) and prev not in _FIND_VALUED:
+                verdicts.append(normal(f"`find {t}` is not known to be read-only"))
         j += 1
     return worst(verdicts) if verdicts else ro("find")
 
 
+_FIND_VALUED = {"-perm", "-size", "-mtime", "-mmin", "-atime", "-amin", "-ctime", "-cmin"}
+_FIND_VALUED |= {"-links", "-used", "-inum", "-uid", "-gid", "-name", "-iname", "-path", "-regex"}
+_FIND_SAFE = {
+    "-name", "-iname", "-path", "-ipath", "-wholename", "-iwholename", "-regex", "-iregex",
+    "-regextype", "-type", "-xtype", "-size", "-empty", "-mtime", "-mmin", "-atime", "-amin",
+    "-ctime", "-cmin", "-newer", "-anewer", "-cnewer", "-newermt", "-newerct", "-newerat",
+    "-neweraa", "-newermm", "-newercc", "-perm", "-user", "-group", "-uid", "-gid", "-nouser",
+    "-nogroup", "-readable", "-writable", "-executable", "-links", "-inum", "-samefile",
+    "-lname", "-ilname", "-prune", "-printf", "-ls", "-quit", "-true", "-false", "-not", "-and",
+    "-or", "-a", "-o", "-fstype", "-used", "-context", "-print", "-print0",
+}  # fmt: skip
+
+
+_SED_FLAGS = set("nErsuz")
+_SED_LONG = {"--quiet", "--silent", "--regexp-extended", "--separate", "--unbuffered"}
+_SED_LONG |= {"--null-data", "--zero-terminated", "--posix", "--debug", "--sandbox"}
+
+
 def rule_sed(an: Analyzer, name: str, args: list[Word], st: ShellState, depth: int) -> Verdict:
-    """sed: read-only unless -i or a script command that writes (w) or executes (e)."""
-    inplace, has_script = False, False
+    """sed: read-only when every script only prints, deletes and substitutes (shell_sed)."""
+    inplace, has_script, from_file, unknown = False, False, False, ""
     scripts: list[str] = []
     pos: list[Word] = []
+    sandbox = any(a.text == "--sandbox" for a in args)
     i = 0
     while i < len(args):
         t = args[i].text
+        if t == "--":
+            pos += args[i + 1 :]
+            break
         if t.startswith("--"):
-            inplace = inplace or t.startswith("--in-place")
-            if t in ("--expression", "--file") and i + 1 < len(args):
-                scripts.append(args[i + 1].text if t == "--expression" else "")
-                has_script, i = True, i + 1
-            elif t.startswith(("--expression=", "--file=")):
-                scripts.append(t.split("=", 1)[1] if t.startswith("--e") else "")
+            key, eq, val = t.partition("=")
+            if key.startswith("--in-place"):
+                inplace = True
+            elif key in ("--expression", "--file"):
+                if not eq and i + 1 < len(args):
+                    i += 1
+                    val = args[i].text
+                scripts.append(val if key == "--expression" else "")
+                from_file = from_file or key == "--file"
                 has_script = True
+            elif key == "--line-length":
+                i += 0 if eq else 1
+            elif key not in _SED_LONG:
+                unknown = unknown or key
         elif t.startswith("-") and len(t) > 1:
             for k, ch in enumerate(t[1:]):
                 if ch == "i":
@@ -173,8 +200,11 @@ def rule_sed(an: Analyzer, name: str, args: list[Word], st: ShellState, depth: i
                         val = args[i].text
                     if ch != "l":
                         scripts.append(val if ch == "e" else "")
+                        from_file = from_file or ch == "f"
                         has_script = True
                     break
+                if ch not in _SED_FLAGS:
+                    unknown = unknown or f"-{ch}"
         else:
             pos.append(args[i])
         i += 1
@@ -183,8 +213,14 @@ def rule_sed(an: Analyzer, name: str, args: list[Word], st: ShellState, depth: i
     if inplace:
         verdicts = [an.write_target(w, st, "sed -i") for w in pos]
         return worst([*verdicts, normal("sed -i edits files in place")])
-    if any(_SED_EXEC_RE.search(s) for s in scripts):
-        return normal("sed script writes files or runs commands")
+    if unknown:
+        return normal(f"`sed` option `{unknown}` is not known to be read-only")
+    if from_file and not sandbox:
+        return normal("the sed script comes from a file, which may write or run commands")
+    for script in scripts:
+        problem = None if sandbox else sed_script_problem(script)
+        if problem is not None:
+            return normal(problem)
     return ro("sed")
 
 
@@ -263,18 +299,57 @@ def rule_output_opts(
     flags, _, values = _split(args, opts)
     verdicts = [an.write_target(w, st, f"{name} {k}") for k, w in values.items() if k in opts]
     if name == "tar":
-        # -C only matters when extracting (`-x`, `xzf`, `--extract`, `--get`).
-        first = args[0].text if args else ""
-        short = [f for f in flags if not f.startswith("--")]
-        if not first.startswith("-"):
-            short.append(first)
-        if not any("x" in f for f in short) and not {"--extract", "--get"} & set(flags):
-            verdicts = []
+        return _tar(an, args, st, flags, values, verdicts)
     if name == "sort":
         return worst(verdicts) if verdicts else ro("sort")
     if name in ("curl", "wget"):
         verdicts.append(normal(f"`{name}` uses the network"))
     return worst([*verdicts, normal(f"`{name}` writes files")])
+
+
+_TAR_EXEC = ("--checkpoint-action", "--to-command", "--use-compress-program", "--info-script")
+_TAR_EXEC += ("--new-volume-script", "--rsh-command", "--rmt-command", "--index-file")
+
+
+def _tar(
+    an: Analyzer,
+    args: list[Word],
+    st: ShellState,
+    flags: list[str],
+    values: dict[str, Word],
+    verdicts: list[Verdict],
+) -> Verdict:
+    """tar: programs it runs, the archive it creates and where it extracts."""
+    texts = [a.text for a in args]
+    for t in texts:
+        key = t.split("=", 1)[0]
+        if any(key == x or (len(key) >= 6 and key.startswith("--") and x.startswith(key))
+               for x in _TAR_EXEC):  # fmt: skip
+            return danger(f"`tar {key}` runs another program")
+    first = texts[0] if texts else ""
+    short = [f for f in flags if not f.startswith("--")]
+    if first and not first.startswith("-"):
+        short.append(first)
+    letters = "".join(f.lstrip("-") for f in short)
+    if "I" in letters or "F" in letters:
+        return danger("`tar -I`/`-F` runs another program")
+    if not any("x" in f for f in short) and not {"--extract", "--get"} & set(flags):
+        verdicts = []  # -C only matters when extracting
+    elif "P" in letters or "--absolute-names" in flags:
+        verdicts.append(danger("`tar -xP` extracts to absolute paths anywhere"))
+    creating = any(c in letters for c in "cruA") or {"--create", "--append", "--update"} & set(
+        flags
+    )
+    if creating:
+        archive: Word | None = None
+        for k, a in enumerate(args[:-1]):
+            if a.text in ("-f", "--file"):
+                archive = args[k + 1]
+        if archive is None and first[:1] not in ("", "-") and "f" in first and len(args) > 1:
+            archive = args[1]
+        if archive is not None:
+            verdicts.append(an.write_target(archive, st, "tar archive"))
+    return worst([*verdicts, normal("`tar` writes files")])
 
 
 def rule_misc(an: Analyzer, name: str, args: list[Word], st: ShellState, depth: int) -> Verdict:
@@ -315,7 +390,9 @@ def rule_misc(an: Analyzer, name: str, args: list[Word], st: ShellState, depth: 
     if name == "crontab":
         if any(t.startswith("-") and not t.startswith("--") and "r" in t for t in texts):
             return danger("`crontab -r` removes every cron job")
-        return ro("crontab -l") if texts == ["-l"] else normal("`crontab` changes cron jobs")
+        if texts in (["-l"], ["-l", "-u"]) or texts == ["-V"]:
+            return ro("crontab -l")
+        return danger("`crontab` installs jobs that run later, outside the sandbox")
     if name == "sysctl":
         if any(t in ("-w", "--write", "-p", "--load") or "=" in t for t in texts):
             return danger("`sysctl` changes kernel parameters")
@@ -366,9 +443,48 @@ def dispatch(an: Analyzer, name: str, args: list[Word], st: ShellState, depth: i
     """Classify command `name` with its args."""
     if name.startswith(("mkfs", "mkfs.")) or name in ALWAYS_DANGEROUS:
         return danger(f"`{name}` {ALWAYS_DANGEROUS.get(name, 'formats a filesystem')}")
+    if name in _NET_EXEC:
+        return _net_exec(an, name, args, st, depth)
+    rule = _RULES.get(name)
+    if rule is not None:
+        verdict = rule(an, name, args, st, depth)
+    elif name in READ_ONLY:
+        verdict = ro(name)
+    else:
+        return normal(f"runs `{name}`")
+    if verdict.risk == "read_only" and name in SPECS:
+        problem = option_problem(name, args)
+        if problem is not None:
+            return normal(problem)
+    return verdict
+
+
+# Options that make network tools run a local program.
+_NET_EXEC = {"ssh", "scp", "sftp", "rsync", "zip", "git-upload-pack"}
+_NET_EXEC_RE = re.compile(
+    r"(?i)^(?:-o)?(?:proxycommand|localcommand|permitlocalcommand|knownhostscommand"
+    r"|match\s+exec)|^--rsh|^-e$|^-S$|^-TT|^--unzip-command|^--rsync-path"
+)
+
+
+def _net_exec(an: Analyzer, name: str, args: list[Word], st: ShellState, depth: int) -> Verdict:
+    """ssh -o ProxyCommand, scp -S, rsync -e, zip -TT: options that run a local program."""
+    texts = [a.text for a in args]
+    for k, t in enumerate(texts):
+        nxt = texts[k + 1] if k + 1 < len(texts) else ""
+        if t == "-o" and _NET_EXEC_RE.match(nxt.replace("=", " ").split(" ")[0] or nxt):
+            return danger(f"`{name} -o {nxt.split('=')[0]}` runs a local command")
+        if t.startswith("-o") and len(t) > 2 and _NET_EXEC_RE.match(t[2:].split("=")[0]):
+            return danger(f"`{name} {t.split('=')[0]}` runs a local command")
+        if name == "rsync" and (t in ("-e", "--rsh") or t.startswith("--rsh=")):
+            prog = nxt if "=" not in t else t.split("=", 1)[1]
+            if not prog.split(" ")[0].endswith("ssh"):
+                return danger("`rsync -e` runs a program other than ssh")
+        if name == "scp" and t == "-S":
+            return danger("`scp -S` runs another program")
+        if name == "zip" and (t in ("-TT",) or t.startswith(("--unzip-command", "-TT"))):
+            return danger("`zip -TT` runs another program")
     rule = _RULES.get(name)
     if rule is not None:
         return rule(an, name, args, st, depth)
-    if name in READ_ONLY:
-        return ro(name)
     return normal(f"runs `{name}`")

@@ -19,6 +19,7 @@ class Verdict:
     risk: Risk
     reason: str
     names: list[str] = field(default_factory=list)
+    secret: bool = False  # it reads a credential: sending its output anywhere is dangerous
 
 
 def ro(name: str) -> Verdict:
