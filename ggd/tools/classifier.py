@@ -15,29 +15,28 @@ import shlex
 from dataclasses import dataclass
 from pathlib import Path
 
-from ggd.tools import shell_feed, shell_rules
+from ggd.tools import shell_feed, shell_rules, shell_run, shell_secrets
 from ggd.tools.base import Risk
 from ggd.tools.shell_builtins import BUILTIN_RULES, EVALUATING, literal_code
-from ggd.tools.shell_env import assignments_risk, is_secret_var
+from ggd.tools.shell_env import assignments_risk
 from ggd.tools.shell_feed import DOWNLOADERS, SHELLS, is_interpreter
-from ggd.tools.shell_lex import Redirect, Segment, Word, lex_checked
+from ggd.tools.shell_lex import Redirect, Segment, Word, expand_words, lex_checked
 from ggd.tools.shell_paths import (
     Location,
     ShellState,
-    covers_private,
     locate,
-    private_path,
     private_target,
 )
-from ggd.tools.shell_scan import DYN, expand_braces
+from ggd.tools.shell_readonly import SPECS, option_problem
+from ggd.tools.shell_scan import DYN
 from ggd.tools.shell_wrappers import ESCAPES, WRAPPERS, readings
 from ggd.tools.verdict import (
     Verdict,
     basename,
     danger,
-    has_download,
     normal,
     ro,
+    secret,
     worst,
 )
 
@@ -50,15 +49,6 @@ _KEYWORDS |= {"esac"}
 _HEADERS = {"for", "select", "case"}
 _NETWORK = DOWNLOADERS | {"scp", "sftp", "ssh", "rsync", "ftp", "tftp", "telnet", "git", "mail"}
 _NETWORK |= {"sendmail", "mutt", "s3cmd", "aws", "gsutil", "rclone", "gh"}
-_RECURSIVE = {"rg", "ag", "ack"}  # search every file under a folder argument
-_MAYBE_RECURSIVE = {"grep", "egrep", "fgrep", "zgrep", "diff"}
-# Read-only commands whose arguments are not files they print.
-_NOT_READERS = {"echo", "printf", "test", "[", "[[", "true", "false", ":", "type", "which"}
-_NOT_READERS |= {"whereis", "basename", "dirname", "pwd", "seq", "sleep", "expr", "factor", "cd"}
-_NOT_READERS |= {"pushd", "popd", "command -v", "exit", "return", "break", "continue", "shift"}
-_NOT_READERS |= {"wait", "jobs", "kill", "date", "cal", "ncal", "yes", "id", "groups", "tput"}
-_NOT_READERS |= {"printenv", "set", "shopt", "unset", "declare", "local", "typeset", "hash"}
-_NOT_READERS |= {"locale", "getconf", "uname", "pgrep", "ps", "numfmt", "pathchk", "mountpoint"}
 
 
 @dataclass(frozen=True)
@@ -89,7 +79,8 @@ class Analyzer:
         if problems:
             verdicts.append(normal(f"the command has {problems[0]}, so it cannot be fully read"))
         feeding: tuple[str | None, str] | None = None  # what the pipeline so far writes
-        secret = False  # an earlier stage of this pipeline reads a credential
+        leaks = False  # an earlier stage of this pipeline reads a credential
+        paths = False  # an earlier stage names private paths (`echo ~/.ssh/id_rsa | xargs cat`)
         for seg in segs:
             v = self.segment(seg, st, depth)
             verdicts.append(v)
@@ -103,13 +94,16 @@ class Analyzer:
                     )
                 elif shell_feed.reads_program_from_stdin(name, eff[1:]):
                     verdicts.append(shell_feed.fed(self, name, *feeding, st, depth))
-                if secret and name in _NETWORK:
+                if leaks and name in _NETWORK:
                     verdicts.append(danger("a credential piped into a network command"))
+                if paths and name == "xargs":
+                    verdicts.append(normal("`xargs` gets private paths from the pipe"))
             if seg.op in ("|", "|&"):
                 feeding = shell_feed.produced_text(eff)
-                secret = secret or v.secret
+                leaks = leaks or v.secret
+                paths = paths or any(self.reaches_private(w, st) for w in eff[1:])
             else:
-                feeding, secret = None, False
+                feeding, leaks, paths = None, False, False
         return worst(verdicts)
 
     def first_words(self, text: str) -> list[Word]:
@@ -140,11 +134,20 @@ class Analyzer:
             t = w.text
             if w.assign:
                 key, _, value = t.partition("=")
-                assigns.append((key.split("[", 1)[0].rstrip("+"), value))
+                key = key.split("[", 1)[0].rstrip("+")
+                if key == "PATH" and not set(w.vars) <= {"PATH"}:
+                    value = value.replace(DYN, "?")  # an unknown entry, not `$PATH` itself
+                assigns.append((key, value))
                 i += 1
                 continue
             if w.quoted:
                 break
+            if assigns and (t in _HEADERS or t in _KEYWORDS or t in ("function", "[[")):
+                # After an assignment bash runs `[[`, `for`, `if`... as plain program names; we
+                # also read on as if they were keywords, and keep the worse.
+                verdicts.append(assignments_risk(assigns, self.workspace, plain=False))
+                verdicts.append(normal(f"runs a program named `{t}`"))
+                assigns = []
             if t in _HEADERS:
                 loop = [x for x in words[i + 1 :] if x.text not in ("in", "do")]
                 if any(self.reaches_private(x, st) for x in loop):
@@ -180,32 +183,18 @@ class Analyzer:
             fed = shell_feed.stdin_redirect(self, name, seg.redirects, st, depth)
             if fed is not None and shell_feed.reads_program_from_stdin(name, eff[1:]):
                 verdicts.append(fed)
-            if v.risk == "read_only":
-                verdicts.append(self.reads(seg, rest))
+            if v.risk == "read_only" or name in _NETWORK:
+                seen = shell_secrets.reads(self, seg, rest)
+                if seen.secret and name in _NETWORK:
+                    seen = danger(f"`{name}` sends a credential from its stdin")
+                verdicts.append(seen)
         if any(DYN in w.text for w in rest):
             verdicts.append(self._split_variant(rest, st, depth))
         return worst(verdicts)
 
-    def reads(self, seg: Segment, words: list[Word]) -> Verdict:
-        """A read-only command still needs approval when what it prints may be a secret."""
-        st = ShellState(self.workspace, self.home, self.workspace)
-        for r in seg.redirects:
-            if r.op in ("<", "<>") and r.target is not None:
-                if private_path(r.target.text, st, r.target.glob or DYN in r.target.text):
-                    v = normal(f"reads {r.target.text}, a private file outside the workspace")
-                    v.secret = True
-                    return v
-        secrets = [n for w in words for n in w.vars if is_secret_var(n)]
-        if secrets:
-            return normal(f"prints `${secrets[0]}`, which may hold a secret")
-        return ro(basename(words[0].text))
-
     def reaches_private(self, w: Word, st: ShellState) -> bool:
         """True when a word (a path, a glob, a value) may name a private file or folder."""
-        return any(
-            private_path(alt, st, w.glob or DYN in alt) or covers_private(alt, st)
-            for alt in w.alternatives()
-        )
+        return shell_secrets.reaches_private(self, w, st)
 
     def _split_variant(self, words: list[Word], st: ShellState, depth: int) -> Verdict:
         """Re-read with each unknown expansion as a word break (`rm${IFS}-rf${IFS}/`).
@@ -272,7 +261,7 @@ class Analyzer:
                 break
             name = basename(words[0].text)
             if name == "env":
-                words = self._skip_env(words[1:])[0]
+                words = shell_run.skip_env(self, words[1:])[0]
             elif name in WRAPPERS and name not in ("xargs", "watch"):
                 if name == "command" and len(words) > 1 and words[1].text in ("-v", "-V"):
                     return words
@@ -281,217 +270,63 @@ class Analyzer:
                 return words
         return words
 
-    def _skip_env(self, args: list[Word]) -> tuple[list[Word], str | None, list[Word], str | None]:
-        """env's command, its -S string, its assignments and its -C folder."""
-        i, split, chdir = 0, None, None
-        assigns: list[Word] = []
-        while i < len(args):
-            t = args[i].text
-            if t in ("-u", "--unset") or t.startswith("--unset="):
-                i += 1 if "=" in t else 2
-            elif t in ("-C", "--chdir") or t.startswith(("--chdir=", "-C")):
-                chdir = t.split("=", 1)[1] if "=" in t else (t[2:] or None)
-                if chdir is None and i + 1 < len(args):
-                    chdir = args[i + 1].text
-                    i += 1
-                i += 1
-            elif t in ("-S", "--split-string") and i + 1 < len(args):
-                split = args[i + 1].text
-                i += 2
-            elif t.startswith(("--split-string=", "-S")):
-                split = t.split("=", 1)[1] if "=" in t else t[2:]
-                i += 1
-            elif t == "--":
-                i += 1
-                break
-            elif t.startswith("-") and t != "-":
-                i += 1
-            elif "=" in t and re.match(r"^[A-Za-z_][A-Za-z0-9_]*=", t):
-                assigns.append(args[i])
-                i += 1
-            else:
-                break
-        return args[i:], split, assigns, chdir
-
     def command(self, words: list[Word], st: ShellState, depth: int) -> Verdict:
         """Classify one command (name + args) after keywords and assignments."""
         head = words[0]
         if head.dynamic and DYN in head.text:
-            return self._computed(words, st, depth)
+            return shell_run.computed(self, words, st, depth)
         name = basename(head.text)
         args = words[1:]
+        if head.text in _KEYWORDS and not head.quoted and args:
+            return self.command(args, st, depth)  # `time { ...; }`, `! cmd`
         if name in st.renamed:
             target = st.renamed[name]
             if DYN in target:
                 return danger(f"`{name}` was redefined earlier in the command")
-            redone = self.command([Word(target), *args], st, depth) if target != name else ro(name)
-            return worst([redone, normal(f"`{name}` was redefined to run `{target}`")])
+            # Judge it as the new program and as the old one: the redefinition may not apply.
+            plain = st.copy()
+            plain.renamed = {k: v for k, v in st.renamed.items() if k != name}
+            redone = self.command([Word(target), *args], plain, depth)
+            before = self.command(words, plain, depth)
+            return worst([redone, before, normal(f"`{name}` was redefined to run `{target}`")])
         if name in ESCAPES:
             return danger(ESCAPES[name])
         if name == "env":
-            return self._env(args, st, depth)
+            return shell_run.env(self, args, st, depth)
         if name == "command" and args and args[0].text in ("-v", "-V"):
             return ro("command -v")
         if name == "flock" and any(a.text in ("-c", "--command") for a in args):
             k = next(k for k, a in enumerate(args) if a.text in ("-c", "--command"))
-            code = args[k + 1].text if k + 1 < len(args) else ""
-            return worst([self.analyze(code, st.copy(), depth + 1), normal("`flock -c`")])
+            text = args[k + 1].text if k + 1 < len(args) else ""
+            return worst([self.analyze(text, st.copy(), depth + 1), normal("`flock -c`")])
         if name in WRAPPERS:
-            return self._wrapper(name, args, st, depth)
+            return shell_run.wrapper(self, name, args, st, depth)
         if name in SHELLS or is_interpreter(name):
             return shell_feed.interpreter(self, name, args, st, depth)
         if name == "eval":
             return shell_feed.evaluate(self, args, st, depth)
         if name in ("source", "."):
             return shell_feed.source(self, name, args, st, depth)
-        verdicts = []
+        verdicts: list[Verdict] = []
         if name in EVALUATING:
             code = literal_code(self, args, st, depth)
             if code is not None:
                 verdicts.append(code)
         rule = BUILTIN_RULES.get(name)
-        verdict = (
-            rule(self, name, args, st, depth)
-            if rule
-            else shell_rules.dispatch(self, name, args, st, depth)
-        )
-        if verdict.risk == "read_only":
-            verdict = self._secret_read(name, args, st) or verdict
-        elif name in _NETWORK and private_target(args, st) is not None:
-            verdict = danger(f"`{name}` sends {private_target(args, st)}, a credential")
-        return worst([*verdicts, verdict])
-
-    def _secret_read(self, name: str, args: list[Word], st: ShellState) -> Verdict | None:
-        """A reader pointed at a credential (or a folder holding them, recursively)."""
-        if name in _NOT_READERS:
-            return None
-        secret = private_target(args, st)
-        recursive = name in _RECURSIVE or (
-            name in _MAYBE_RECURSIVE
-            and any(
-                (a.text[:1] == "-" and a.text[1:2] != "-" and ("r" in a.text or "R" in a.text))
-                or a.text in ("--recursive", "--dereference-recursive")
-                for a in args
-            )
-        )
-        if secret is None and recursive:
-            secret = next((a.text for a in args if covers_private(a.text, st)), None)
-        if secret is None:
-            secret = next(
-                (a.text for a in args for sub in a.subs if self._sub_reaches_private(sub, st)),
-                None,
-            )
-        relative = [a for a in args if not a.text.startswith(("-", "/")) and a.text]
-        if secret is None and st.cwd is None and relative:
-            return normal(f"`{name}` reads from a folder only known at run time")
-        if secret is None:
-            return None
-        # Reading is harmless to the disk, but the output goes to the model provider.
-        shown = secret.replace(DYN, "…").strip() or "a computed path"
-        v = normal(f"reads {shown}, a private file outside the workspace")
-        v.secret = True
-        return v
-
-    def _sub_reaches_private(self, sub: str, st: ShellState) -> bool:
-        segs, _ = lex_checked(sub, str(self.home))
-        return any(self.reaches_private(w, st) for seg in segs for w in seg.words[1:])
-
-    def _computed(self, words: list[Word], st: ShellState, depth: int) -> Verdict:
-        """A command whose name is only known at run time."""
-        head = words[0]
-        if has_download(head.subs):
-            return danger("downloaded text run as a command")
-        # The name is unknown: judge the arguments as if they went to rm or a shell.
-        guesses = [shell_rules.rule_rm(self, "rm", words[1:], st, depth)]
-        guesses.append(shell_feed.interpreter(self, "sh", words[1:], st, depth))
-        for guess in guesses:
-            if guess.risk == "dangerous":
-                return danger(f"command computed at run time with {guess.reason}")
-        return normal("command name computed at run time")
-
-    def _env(self, args: list[Word], st: ShellState, depth: int) -> Verdict:
-        rest, split, assigns, chdir = self._skip_env(args)
-        pairs = [(a.text.partition("=")[0], a.text.partition("=")[2]) for a in assigns]
-        verdicts = [assignments_risk(pairs, self.workspace, plain=False)]
-        inner = st.copy() if chdir is not None else st
-        if chdir is not None:
-            from ggd.tools.shell_paths import realpath
-
-            inner.cwd = None if DYN in chdir else realpath(chdir, st)
-        if split is not None:
-            verdicts += [self.analyze(split, inner.copy(), depth + 1), normal("env -S")]
-        elif rest:
-            verdicts.append(self.command(rest, inner, depth))
+        if rule is not None:
+            verdict = rule(self, name, args, st, depth)
+            problem = option_problem(name, args) if verdict.risk == "read_only" else None
+            if problem is not None and name in SPECS:
+                verdict = normal(problem)
         else:
-            verdicts.append(normal("`env` prints every variable, which may hold secrets"))
-        return worst(verdicts)
-
-    def _wrapper(self, name: str, args: list[Word], st: ShellState, depth: int) -> Verdict:
-        """A command that runs another: every reading of its options, values that write or run."""
-        spec = WRAPPERS[name]
-        all_readings = readings(name, args)
-        verdicts: list[Verdict] = []
-        for k, reading in enumerate(all_readings):
-            vs = [
-                self.write_target(w, st, f"{name} {o}")
-                for o, w in reading.values.items()
-                if o in spec.writes
-            ]
-            vs += [
-                worst([self.analyze(w.text, st.copy(), depth + 1), normal(f"`{name} {o}`")])
-                for o, w in reading.values.items()
-                if o in spec.code
-            ]
-            rest = reading.rest
-            if name == "watch" and rest:
-                vs.append(self.analyze(" ".join(w.text for w in rest), st.copy(), depth + 1))
-            elif name == "xargs" and rest:
-                repl = reading.values.get("-I") or reading.values.get("--replace")
-                if repl is not None:
-                    rest = [
-                        Word(w.text.replace(repl.text, DYN), dynamic=True)
-                        if repl.text in w.text
-                        else w
-                        for w in rest
-                    ]
-                else:
-                    rest = [*rest, Word(DYN, dynamic=True)]  # the words read from stdin
-                vs.append(self.command(rest, st, depth))
-            elif rest:
-                vs.append(self.command(rest, st, depth))
-            elif name in ("xargs", "time", "command", "builtin", "exec") and not vs:
-                vs.append(ro(name))
-            elif not vs:
-                vs.append(normal(f"`{name}` with no command"))
-            if spec.opaque:
-                vs.append(normal(f"`{name}` does more than run the command"))
-            v = worst(vs)
-            if k == 0 or v.risk == "dangerous":
-                verdicts.append(v)
-        if len(all_readings) > 1:
-            verdicts.append(normal(f"`{name}` has an option this classifier does not know"))
-        return worst(verdicts)
-
-
-def expand_words(words: list[Word], home: str) -> list[Word]:
-    """Brace expansion: an unquoted `{a,b}` word becomes several words, as bash makes it."""
-    out: list[Word] = []
-    for w in words:
-        if not w.brace or w.assign:
-            out.append(w)
-            continue
-        alts = expand_braces(w.text)
-        if len(alts) == 1:
-            out.append(w)
-            continue
-        for alt in alts:
-            text = home + alt[1:] if alt == "~" or alt.startswith("~/") else alt
-            out.append(
-                Word(
-                    text, dynamic=w.dynamic, glob=w.glob, quoted=w.quoted, subs=w.subs, vars=w.vars
-                )
-            )
-    return out
+            verdict = shell_rules.dispatch(self, name, args, st, depth)
+        if verdict.risk == "read_only":
+            verdict = shell_secrets.secret_read(self, name, args, st) or verdict
+        elif private_target(args, st) is not None:
+            if name in _NETWORK:
+                return danger(f"`{name}` sends {private_target(args, st)}, a credential")
+            verdict = secret(verdict)
+        return worst([*verdicts, verdict])
 
 
 def classify_command(cmd: str, workspace: Path, gg_home: Path | None = None) -> Classification:

@@ -79,6 +79,9 @@ _EXEC_KEY_RE = re.compile(
     r"|uploadpack\.packobjectshook|include\.path|includeif\..+\.path|core\.sshcommand|ssh\.variant)$"
 )
 _GLOBAL_VALUED = {"-C", "--git-dir", "--work-tree", "--namespace", "--super-prefix"}
+_GLOBAL_FLAGS = {"--no-pager", "--bare", "--no-replace-objects", "--literal-pathspecs"}
+_GLOBAL_FLAGS |= {"--glob-pathspecs", "--noglob-pathspecs", "--icase-pathspecs", "-P"}
+_GLOBAL_FLAGS |= {"--no-optional-locks", "--version", "--help", "--no-advice", "-h"}
 _BRANCH_WRITE = {"-d", "-D", "--delete", "-m", "-M", "--move", "-c", "-C", "--copy", "-u", "-f"}
 _BRANCH_WRITE |= {
     "--set-upstream-to",
@@ -126,6 +129,10 @@ def rule_git(an: Analyzer, name: str, args: list[Word], st: ShellState, depth: i
             verdicts.append(normal("`git -p` runs a pager"))
             i += 1
         elif t.startswith("-"):
+            if t not in _GLOBAL_FLAGS and not t.startswith(tuple(f"{v}=" for v in _GLOBAL_VALUED)):
+                verdicts.append(
+                    normal(f"git option `{t.split('=')[0]}` is not known to be harmless")
+                )
             i += 1
         else:
             break
@@ -140,6 +147,13 @@ def _subcommand(an: Analyzer, sub: str, rest: list[Word], st: ShellState) -> Ver
     texts = [w.text for w in rest]
     flags = [t for t in texts if t.startswith("-")]
     label = f"git {sub}"
+    for t in texts:
+        if t.startswith(("--upload-pack", "--receive-pack", "--exec=")) or (
+            sub in ("clone", "fetch", "pull", "archive") and t == "-u"
+        ):
+            return danger(f"`{label} {t.split('=')[0]}` runs another program")
+    if sub == "help" and any(t not in ("-a", "-g", "--all", "--guides") for t in flags):
+        return normal("`git help` with options opens a browser, info or man")
     if sub == "ls-remote":
         if any(_EXEC_OPT_RE.match(t) or t == "-u" for t in texts):
             return danger("`git ls-remote --upload-pack` runs another program")

@@ -13,11 +13,19 @@ from ggd.tools.shell_env import is_secret_var, plain_risk
 from ggd.tools.shell_lex import Word
 from ggd.tools.shell_paths import ShellState
 from ggd.tools.shell_scan import DYN, scan_subs
-from ggd.tools.verdict import Verdict, basename, danger, normal, ro, worst
+from ggd.tools.verdict import Verdict, basename, danger, normal, ro, secret, worst
 
 if TYPE_CHECKING:
     from ggd.tools.classifier import Analyzer
 
+SHELL_BUILTINS = {
+    "alias", "bg", "bind", "break", "builtin", "caller", "cd", "command", "compgen", "complete",
+    "compopt", "continue", "declare", "dirs", "disown", "echo", "enable", "eval", "exec", "exit",
+    "export", "false", "fc", "fg", "getopts", "hash", "help", "history", "jobs", "kill", "let",
+    "local", "logout", "mapfile", "popd", "printf", "pushd", "pwd", "read", "readarray",
+    "readonly", "return", "set", "shift", "shopt", "source", ".", "suspend", "test", "[", "times",
+    "trap", "true", "type", "typeset", "ulimit", "umask", "unalias", "unset", "wait", ":",
+}  # fmt: skip
 _SET_LETTERS = set("eEuxvfCTBbhn")
 _SET_OPTIONS = {"errexit", "nounset", "xtrace", "verbose", "pipefail", "noglob", "noclobber"}
 _SET_OPTIONS |= {"errtrace", "functrace", "braceexpand", "hashall", "notify", "noexec"}
@@ -39,12 +47,12 @@ def literal_code(an: Analyzer, words: list[Word], st: ShellState, depth: int) ->
 
 
 def _names(words: list[Word]) -> list[tuple[str, str]]:
-    """(name, value) of `NAME=value` or bare `NAME` words (value DYN when unknown)."""
+    """(name, value) of `NAME=value` or bare `NAME` words (value `?` when unknown)."""
     out = []
     for w in words:
         name, eq, value = w.text.partition("=")
         name = name.split("[", 1)[0].rstrip("+")
-        out.append((name, value if eq else DYN))
+        out.append((name, value if eq else "?"))
     return out
 
 
@@ -63,9 +71,9 @@ def rule_declare(an: Analyzer, name: str, args: list[Word], st: ShellState, dept
     if not rest and (name in ("export", "declare", "typeset", "readonly") or "p" in letters):
         if "f" in letters or "F" in letters:
             return ro(name)
-        return normal(f"`{name}` prints variables, which may hold secrets")
+        return secret(normal(f"`{name}` prints variables, which may hold secrets"))
     if "p" in letters and any(is_secret_var(a.text) for a in rest):
-        return normal(f"`{name} -p` prints variables that may hold secrets")
+        return secret(normal(f"`{name} -p` prints variables that may hold secrets"))
     if "f" in letters or "F" in letters:
         return ro(name)
     return _assign(an, _names(rest), name)
@@ -74,7 +82,7 @@ def rule_declare(an: Analyzer, name: str, args: list[Word], st: ShellState, dept
 def rule_set(an: Analyzer, name: str, args: list[Word], st: ShellState, depth: int) -> Verdict:
     """set: shell options are harmless; bare `set` prints every variable."""
     if not args:
-        return normal("`set` prints every variable, which may hold secrets")
+        return secret(normal("`set` prints every variable, which may hold secrets"))
     i = 0
     while i < len(args):
         t = args[i].text
@@ -160,7 +168,8 @@ def rule_hash(an: Analyzer, name: str, args: list[Word], st: ShellState, depth: 
     idx = next(i for i, t in enumerate(texts) if t.startswith("-") and "p" in t[1:])
     target = texts[idx + 1] if idx + 1 < len(texts) else ""
     for alias in texts[idx + 2 :]:
-        st.renamed[alias] = DYN if DYN in target or not target else basename(target)
+        if alias not in SHELL_BUILTINS:  # builtins are found before the hash table
+            st.renamed[alias] = DYN if DYN in target or not target else basename(target)
     return normal(f"`hash -p` makes a command name run `{target or '?'}`")
 
 
@@ -202,9 +211,9 @@ def rule_printenv(an: Analyzer, name: str, args: list[Word], st: ShellState, dep
     """printenv: every variable, or one that may be a secret, goes to the model."""
     names = [a.text for a in args if not a.text.startswith("-")]
     if not names:
-        return normal("`printenv` prints every variable, which may hold secrets")
+        return secret(normal("`printenv` prints every variable, which may hold secrets"))
     if any(DYN in n or is_secret_var(n) for n in names):
-        return normal("`printenv` prints a variable that may hold a secret")
+        return secret(normal("`printenv` prints a variable that may hold a secret"))
     return ro(name)
 
 

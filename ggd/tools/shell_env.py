@@ -41,8 +41,8 @@ EXEC_NAMES = {
 # zsh (a user's $SHELL may be zsh) ties these lower-case arrays to PATH and friends.
 _ZSH_TIED = {"path", "fpath", "cdpath", "manpath", "module_path", "mailpath", "fignore"}
 _EXEC_PREFIXES = ("LD_", "DYLD_", "GIT_", "BASH_FUNC_", "LESS", "PYTHON", "PERL", "RUBY", "NODE_")
-_EXEC_SUFFIXES = ("_COMMAND", "_PROGRAM", "_PAGER", "_EDITOR", "_SHELL", "_ASKPASS", "_HOOK")
-_EXEC_SUFFIXES += ("_CONFIG", "_CONFIG_PATH", "_RC", "_PRELOAD", "_PROXY_COMMAND", "_WRAPPER")
+_EXEC_SUFFIXES = ("_COMMAND", "_PROGRAM", "_PAGER", "_EDITOR", "_SHELL", "_ASKPASS", "_HOOK",
+                  "_CONFIG", "_CONFIG_PATH", "_RC", "_PRELOAD", "_PROXY_COMMAND", "_WRAPPER")  # fmt: skip
 # Variables whose value is not a secret: reading them keeps a command read-only.
 NOT_SECRET = {
     "PATH", "HOME", "USER", "LOGNAME", "SHELL", "PWD", "OLDPWD", "LANG", "LANGUAGE", "TERM", "TZ",
@@ -55,6 +55,7 @@ NOT_SECRET = {
     "LD_LIBRARY_PATH", "CARGO_HOME", "RUSTUP_HOME", "NVM_DIR", "PYENV_ROOT", "GEM_HOME",
 }  # fmt: skip
 _LC_RE = re.compile(r"^LC_[A-Z]+$")
+_TEMP_DIRS = (Path("/tmp"), Path("/var/tmp"), Path("/dev/shm"), Path("/run/user"))
 _SPECIAL_PARAMS = set("0123456789@*#?$!-_")
 
 
@@ -93,7 +94,20 @@ def _path_risk(value: str, workspace: Path) -> Verdict:
         p = Path(entry)
         if p == workspace or p.is_relative_to(workspace):
             return danger("`PATH` puts workspace programs before system ones")
+        if not _trusted_dir(p):
+            return danger(f"`PATH` entry `{entry}` is a folder others (or this command) can fill")
     return normal("`PATH` changes which programs run")
+
+
+def _trusted_dir(p: Path) -> bool:
+    """An existing folder outside temp space that only its owner can write."""
+    if any(p == t or p.is_relative_to(t) for t in _TEMP_DIRS):
+        return False
+    try:
+        mode = p.stat().st_mode
+    except OSError:
+        return False  # missing: whoever creates it decides what runs
+    return not mode & 0o022
 
 
 def prefix_risk(name: str, value: str, workspace: Path) -> Verdict | None:
@@ -102,7 +116,7 @@ def prefix_risk(name: str, value: str, workspace: Path) -> Verdict | None:
         return None
     if name == "PATH":
         return _path_risk(value, workspace)
-    if is_exec_var(name):
+    if is_exec_var(name) or name in _PAGERS:
         return danger(f"`{name}=` can make the command run or load another program")
     return normal(f"`{name}=` is not known to be harmless to the command it is given to")
 
@@ -113,7 +127,7 @@ def plain_risk(name: str, value: str, workspace: Path) -> Verdict | None:
         return None
     if name == "PATH":
         return _path_risk(value, workspace)
-    if is_exec_var(name):
+    if is_exec_var(name) or name in _PAGERS:
         return danger(f"`{name}=` can make later commands run or load another program")
     if name.upper() == name:
         # Upper-case names are the environment's; one already exported reaches every child.

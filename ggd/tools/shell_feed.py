@@ -57,7 +57,9 @@ def produced_text(words: list[Word]) -> tuple[str | None, str]:
             return "", "printed text"
         fmt, rest = decode_ansi_c(texts[0]), texts[1:]
         for arg in rest:
-            fmt = re.sub(r"%[-0-9.]*[sbcdq]", lambda _m, a=arg: decode_ansi_c(a), fmt, count=1)
+            fmt = re.sub(
+                r"%[-0-9.]*[sbcdq]", decode_ansi_c(arg).replace("\\", "\\\\"), fmt, count=1
+            )
         return fmt + "\n" + " ".join(rest), "printed text"
     if name in ("base64", "xxd", "gunzip", "zcat", "openssl", "gzip", "xz", "bzip2", "rev", "tr"):
         return None, "decoded text"

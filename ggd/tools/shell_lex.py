@@ -341,6 +341,27 @@ class Lexer:
         self.i = end
 
 
+def expand_words(words: list[Word], home: str) -> list[Word]:
+    """Brace expansion: an unquoted `{a,b}` word becomes several words, as bash makes it."""
+    out: list[Word] = []
+    for w in words:
+        if not w.brace or w.assign:
+            out.append(w)
+            continue
+        alts = expand_braces(w.text)
+        if len(alts) == 1:
+            out.append(w)
+            continue
+        for alt in alts:
+            text = home + alt[1:] if alt == "~" or alt.startswith("~/") else alt
+            out.append(
+                Word(
+                    text, dynamic=w.dynamic, glob=w.glob, quoted=w.quoted, subs=w.subs, vars=w.vars
+                )
+            )
+    return out
+
+
 def lex(source: str, home: str) -> list[Segment]:
     """Split a command string into simple-command segments."""
     return Lexer(source, home).segments()

@@ -223,8 +223,8 @@ def private_target(args: list[Word], st: ShellState) -> str | None:
             candidates = [text.split("=", 1)[1]]
         elif text.startswith("-"):
             candidates = [text[2:]] if len(text) > 2 and "/" in text else []
-        elif text.startswith("@"):
-            candidates.append(text[1:])  # curl -d @FILE
+        if "@" in text:
+            candidates.append(text.split("@", 1)[1])  # curl -d @FILE, -F name=@FILE
         for cand in candidates:
             if cand and private_path(cand, st, word.glob or DYN in cand):
                 return text

@@ -304,6 +304,27 @@ SPECS: dict[str, Spec] = {
     "printf": _s(any_args=True),
     "printenv": _s("0", "", "--null"),
     "cd": _s("LPe@"),
+    # Builtins whose own rule (shell_builtins) decides; the table only rejects unknown options.
+    "shopt": _s("pqsuo"), "unset": _s("fvn"), "hash": _s("rltdp"), "alias": _s("p"),
+    "trap": _s("lp"), "declare": _s("aAfFgiIlnrtuxp"), "typeset": _s("aAfFgiIlnrtuxp"),
+    "local": _s("aAfFgiIlnrtuxp"), "export": _s("fnp"), "readonly": _s("aAfp"),
+    "read": _s("ers", "adinNptu"), "mapfile": _s("t", "dnOsuCc"), "readarray": _s("t", "dnOsuCc"),
+    "set": _s(any_args=True), "history": _s(any_args=True),
+    "date": _s("uRI", "drfI", "--utc --universal --rfc-2822 --rfc-email --debug --help "
+               "--version", "--date --reference --file --rfc-3339 --iso-8601 --resolution"),
+    "dmesg": _s("HTkxLtdreuwW", "lfFs", "--human --ctime --kernel --decode --color --time-format "
+                "--raw --userspace --follow --notime --show-delta --reltime", "--level "
+                "--facility --file --buffer-size --since --until --time-format --color"),
+    "sysctl": _s("anNeAbqX", "", "--all --values --names --ignore --binary --quiet"),
+    "hostname": _s("fsiIdAay", "", "--fqdn --long --short --ip-address --all-ip-addresses "
+                   "--domain --all-fqdns --alias --nis"),
+    "timedatectl": _s("a", "M", "--all --no-pager --no-ask-password --adjust-system-clock "
+                      "--monitor", "--host --machine --value --property"),
+    "systemctl": _s("alqt", "tpPn", "--all --full --no-pager --no-legend --user --system "
+                    "--failed --quiet --value --plain --recursive --show-types --no-ask-password",
+                    "--type --state --property --lines --output --host --machine"),
+    "loginctl": _s("al", "pPn", "--all --full --no-pager --no-legend --value", "--property "
+                   "--lines --output"),
     "pushd": _s("n"),
     "popd": _s("n"),
 }  # fmt: skip

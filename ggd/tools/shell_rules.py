@@ -11,7 +11,18 @@ from ggd.tools.shell_lex import Word
 from ggd.tools.shell_paths import ShellState, locate, realpath
 from ggd.tools.shell_readonly import SPECS, option_problem
 from ggd.tools.shell_scan import DYN
-from ggd.tools.shell_sed import sed_script_problem
+from ggd.tools.shell_sed import sed_effects
+from ggd.tools.shell_system import (
+    NET_EXEC,
+    exec_options,
+    net_exec,
+    rule_misc,
+    rule_pkill,
+    short_flag,
+    split_args,
+    tar_rule,
+    write_options,
+)
 from ggd.tools.verdict import Verdict, danger, normal, ro, worst
 
 if TYPE_CHECKING:
@@ -55,46 +66,15 @@ ALWAYS_DANGEROUS = {
     "mdadm": "manages RAID arrays", "zfs": "manages ZFS datasets", "btrfs": "manages btrfs filesystems",
     "pivot_root": "changes the root filesystem", "switch_root": "changes the root filesystem",
 }  # fmt: skip
-_POWER = {"poweroff", "reboot", "halt", "kexec", "suspend", "hibernate", "hybrid-sleep"}
-_POWER |= {"rescue", "emergency", "default", "isolate", "soft-reboot", "suspend-then-hibernate"}
 _CHMOD_MODE_RE = re.compile(r"^([ugoa]*[-+=][rwxXstugo]*,?)+$|^[0-7]{3,4}$")
-
-
-def _split(args: list[Word], valued: set[str]) -> tuple[list[str], list[Word], dict[str, Word]]:
-    """Split args into flags, positionals and values of valued options (`-t X`, `--opt=X`)."""
-    flags: list[str] = []
-    pos: list[Word] = []
-    values: dict[str, Word] = {}
-    i, done = 0, False
-    while i < len(args):
-        w = args[i]
-        t = w.text
-        if done or not t.startswith("-") or t == "-":
-            pos.append(w)
-        elif t == "--":
-            done = True
-        elif t in valued and i + 1 < len(args):
-            values[t] = args[i + 1]
-            flags.append(t)
-            i += 1
-        elif t.startswith("--") and "=" in t:
-            key, val = t.split("=", 1)
-            values[key] = Word(val, dynamic=DYN in val)
-            flags.append(key)
-        else:
-            flags.append(t)
-        i += 1
-    return flags, pos, values
-
-
-def _short(flags: list[str], letter: str, long: str) -> bool:
-    return any(f == long or (not f.startswith("--") and letter in f[1:]) for f in flags)
 
 
 def rule_rm(an: Analyzer, name: str, args: list[Word], st: ShellState, depth: int) -> Verdict:
     """rm/unlink/rmdir/shred: recursive removal of roots, home, workspace or outside paths."""
-    flags, pos, _ = _split(args, set())
-    recursive = name == "rm" and (_short(flags, "r", "--recursive") or _short(flags, "R", "-R"))
+    flags, pos, _ = split_args(args, set())
+    recursive = name == "rm" and (
+        short_flag(flags, "r", "--recursive") or short_flag(flags, "R", "-R")
+    )
     what = f"{name} -r" if recursive else name
     verdicts = [an.remove_target(w, st, what, recursive) for w in pos]
     return worst(verdicts) if verdicts else normal(f"`{name}` with no target")
@@ -211,17 +191,28 @@ def rule_sed(an: Analyzer, name: str, args: list[Word], st: ShellState, depth: i
     if not has_script and pos:
         scripts.append(pos.pop(0).text)
     if inplace:
-        verdicts = [an.write_target(w, st, "sed -i") for w in pos]
-        return worst([*verdicts, normal("sed -i edits files in place")])
+        writes = [an.write_target(w, st, "sed -i") for w in pos]
+        return worst([*writes, normal("sed -i edits files in place")])
     if unknown:
         return normal(f"`sed` option `{unknown}` is not known to be read-only")
     if from_file and not sandbox:
         return normal("the sed script comes from a file, which may write or run commands")
-    for script in scripts:
-        problem = None if sandbox else sed_script_problem(script)
-        if problem is not None:
-            return normal(problem)
-    return ro("sed")
+    verdicts: list[Verdict] = []
+    for kind, arg in [e for script in scripts for e in sed_effects(script)]:
+        if sandbox:
+            break  # --sandbox rejects w, r and e
+        if kind == "write":
+            verdicts += [an.write_target(Word(arg or ""), st, "sed w"), normal("sed writes a file")]
+        elif kind == "run" and arg is None:
+            verdicts.append(danger("sed `e` runs the text it edits as a command"))
+        elif kind == "run":
+            inner = an.analyze(arg or "", st.copy(), depth + 1)
+            verdicts += [inner, normal("sed `e` runs a command")]
+        elif kind == "read":
+            verdicts.append(normal(f"sed `r` reads `{arg}` into its output"))
+        else:
+            verdicts.append(normal(arg or "sed script not understood"))
+    return worst(verdicts) if verdicts else ro("sed")
 
 
 def rule_copy(an: Analyzer, name: str, args: list[Word], st: ShellState, depth: int) -> Verdict:
@@ -231,7 +222,7 @@ def rule_copy(an: Analyzer, name: str, args: list[Word], st: ShellState, depth: 
     valued |= {"--log-file", "--temp-dir", "--partial-dir", "--backup-dir", "-B", "--port"}
     if name in ("cp", "mv", "ln", "install"):
         valued -= {"-T", "-f", "-e"}
-    flags, pos, values = _split(args, valued)
+    flags, pos, values = split_args(args, valued)
     target = values.get("-t") or values.get("--target-directory")
     sources = pos
     if target is None and (len(pos) >= 2 or (name == "ln" and pos)):
@@ -247,7 +238,7 @@ def rule_copy(an: Analyzer, name: str, args: list[Word], st: ShellState, depth: 
         verdicts += [an.remove_target(w, st, "mv", False) for w in sources]
     if name == "ln" and target is not None and not target.dynamic:
         dest = realpath(target.text, st)
-        no_deref = _short(flags, "T", "--no-target-directory") or _short(flags, "n", "-n")
+        no_deref = short_flag(flags, "T", "--no-target-directory") or short_flag(flags, "n", "-n")
         for src in sources:
             if dest is None or src.dynamic:
                 continue
@@ -259,8 +250,8 @@ def rule_copy(an: Analyzer, name: str, args: list[Word], st: ShellState, depth: 
 def rule_chmod(an: Analyzer, name: str, args: list[Word], st: ShellState, depth: int) -> Verdict:
     """chmod/chown/chgrp: recursive outside the workspace (or on /, ~) is dangerous."""
     mode_in_flags = name == "chmod" and any(_CHMOD_MODE_RE.match(a.text) for a in args[:1])
-    flags, pos, _ = _split([a for a in args if not (mode_in_flags and a is args[0])], set())
-    recursive = _short(flags, "R", "--recursive")
+    flags, pos, _ = split_args([a for a in args if not (mode_in_flags and a is args[0])], set())
+    recursive = short_flag(flags, "R", "--recursive")
     if not any(f.startswith("--reference") for f in flags) and not mode_in_flags:
         pos = pos[1:]
     verdicts = [normal(f"`{name}` changes file attributes")]
@@ -276,7 +267,7 @@ def rule_chmod(an: Analyzer, name: str, args: list[Word], st: ShellState, depth:
 def rule_writes(an: Analyzer, name: str, args: list[Word], st: ShellState, depth: int) -> Verdict:
     """Commands whose positional args are files they write (touch, mkdir, tee, truncate...)."""
     valued = {"touch": {"-d", "-t", "-r"}, "mkdir": {"-m"}, "truncate": {"-s", "-r"}}
-    _, pos, _ = _split(args, valued.get(name, set()))
+    _, pos, _ = split_args(args, valued.get(name, set()))
     if name in ("uniq", "xxd"):
         pos = pos[1:2] if len(pos) >= 2 else []
     if not pos and name in ("tee", "uniq", "xxd"):
@@ -296,119 +287,15 @@ def rule_output_opts(
         "tar": {"-C", "--directory"},
         "unzip": {"-d"},
     }[name]
-    flags, _, values = _split(args, opts)
+    flags, _, values = split_args(args, opts)
     verdicts = [an.write_target(w, st, f"{name} {k}") for k, w in values.items() if k in opts]
     if name == "tar":
-        return _tar(an, args, st, flags, values, verdicts)
+        return tar_rule(an, args, st, flags, values, verdicts)
     if name == "sort":
         return worst(verdicts) if verdicts else ro("sort")
     if name in ("curl", "wget"):
         verdicts.append(normal(f"`{name}` uses the network"))
     return worst([*verdicts, normal(f"`{name}` writes files")])
-
-
-_TAR_EXEC = ("--checkpoint-action", "--to-command", "--use-compress-program", "--info-script")
-_TAR_EXEC += ("--new-volume-script", "--rsh-command", "--rmt-command", "--index-file")
-
-
-def _tar(
-    an: Analyzer,
-    args: list[Word],
-    st: ShellState,
-    flags: list[str],
-    values: dict[str, Word],
-    verdicts: list[Verdict],
-) -> Verdict:
-    """tar: programs it runs, the archive it creates and where it extracts."""
-    texts = [a.text for a in args]
-    for t in texts:
-        key = t.split("=", 1)[0]
-        if any(key == x or (len(key) >= 6 and key.startswith("--") and x.startswith(key))
-               for x in _TAR_EXEC):  # fmt: skip
-            return danger(f"`tar {key}` runs another program")
-    first = texts[0] if texts else ""
-    short = [f for f in flags if not f.startswith("--")]
-    if first and not first.startswith("-"):
-        short.append(first)
-    letters = "".join(f.lstrip("-") for f in short)
-    if "I" in letters or "F" in letters:
-        return danger("`tar -I`/`-F` runs another program")
-    if not any("x" in f for f in short) and not {"--extract", "--get"} & set(flags):
-        verdicts = []  # -C only matters when extracting
-    elif "P" in letters or "--absolute-names" in flags:
-        verdicts.append(danger("`tar -xP` extracts to absolute paths anywhere"))
-    creating = any(c in letters for c in "cruA") or {"--create", "--append", "--update"} & set(
-        flags
-    )
-    if creating:
-        archive: Word | None = None
-        for k, a in enumerate(args[:-1]):
-            if a.text in ("-f", "--file"):
-                archive = args[k + 1]
-        if archive is None and first[:1] not in ("", "-") and "f" in first and len(args) > 1:
-            archive = args[1]
-        if archive is not None:
-            verdicts.append(an.write_target(archive, st, "tar archive"))
-    return worst([*verdicts, normal("`tar` writes files")])
-
-
-def rule_misc(an: Analyzer, name: str, args: list[Word], st: ShellState, depth: int) -> Verdict:
-    """dd, kill, systemctl, init, date, crontab, sysctl, dmesg, hostname, timedatectl."""
-    texts = [a.text for a in args]
-    if name == "dd":
-        outs = [Word(t[3:], dynamic=DYN in t) for t in texts if t.startswith("of=")]
-        return worst(
-            [normal("`dd` copies raw data"), *(an.write_target(w, st, "dd") for w in outs)]
-        )
-    if name == "kill":
-        if texts[:1] in (["-l"], ["-L"]):
-            return ro("kill -l")
-        i = 2 if texts[:1] in (["-s"], ["-n"], ["--signal"]) else 0
-        if i == 0 and texts and texts[0].startswith("-") and texts[0] != "--" and len(texts) > 1:
-            i = 1
-        pids = [t for t in texts[i:] if t != "--"]
-        if "-1" in pids or "1" in pids:
-            return danger("kill of every process (or init)")
-        return normal("`kill` signals processes")
-    if name in ("systemctl", "loginctl"):
-        if set(texts) & _POWER:
-            return danger(f"`{name}` powers off, reboots or isolates the system")
-        if texts and texts[0] in ("status", "show", "cat", "is-active", "is-enabled", "list-units"):
-            return ro(name)
-        return normal(f"`{name}` manages services")
-    if name in ("init", "telinit"):
-        if texts and texts[0] in ("0", "6", "1", "s", "S"):
-            return danger(f"`{name} {texts[0]}` changes the runlevel")
-        return normal(f"`{name}`")
-    if name == "date":
-        _, pos, _ = _split(args, {"-d", "--date", "-r", "--reference", "-f", "--file"})
-        if any(t in ("-s",) or t.startswith("--set") for t in texts) or any(
-            not w.text.startswith("+") for w in pos
-        ):
-            return danger("`date` sets the system clock")
-        return ro("date")
-    if name == "crontab":
-        if any(t.startswith("-") and not t.startswith("--") and "r" in t for t in texts):
-            return danger("`crontab -r` removes every cron job")
-        if texts in (["-l"], ["-l", "-u"]) or texts == ["-V"]:
-            return ro("crontab -l")
-        return danger("`crontab` installs jobs that run later, outside the sandbox")
-    if name == "sysctl":
-        if any(t in ("-w", "--write", "-p", "--load") or "=" in t for t in texts):
-            return danger("`sysctl` changes kernel parameters")
-        return ro(name)
-    if name == "timedatectl":
-        if texts and texts[0].startswith("set"):
-            return danger("`timedatectl` sets the system clock")
-        return ro(name)
-    if name == "dmesg":
-        return (
-            normal("`dmesg` clears the kernel log") if set(texts) & {"-c", "-C", "-D"} else ro(name)
-        )
-    # hostname
-    return (
-        ro(name) if all(t.startswith("-") for t in texts) else normal("`hostname` renames the host")
-    )
 
 
 def rule_cd(an: Analyzer, name: str, args: list[Word], st: ShellState, depth: int) -> Verdict:
@@ -433,7 +320,7 @@ _RULES: dict[str, Rule] = {
     "tee": rule_writes, "uniq": rule_writes, "xxd": rule_writes, "sort": rule_output_opts,
     "curl": rule_output_opts, "wget": rule_output_opts, "tar": rule_output_opts,
     "unzip": rule_output_opts, "dd": rule_misc, "kill": rule_misc, "systemctl": rule_misc,
-    "loginctl": rule_misc, "init": rule_misc, "telinit": rule_misc, "date": rule_misc,
+    "pkill": rule_pkill, "killall": rule_pkill, "loginctl": rule_misc, "init": rule_misc, "telinit": rule_misc, "date": rule_misc,
     "crontab": rule_misc, "sysctl": rule_misc, "timedatectl": rule_misc, "dmesg": rule_misc,
     "hostname": rule_misc, "cd": rule_cd, "pushd": rule_cd, "popd": rule_cd,
 }  # fmt: skip
@@ -443,8 +330,10 @@ def dispatch(an: Analyzer, name: str, args: list[Word], st: ShellState, depth: i
     """Classify command `name` with its args."""
     if name.startswith(("mkfs", "mkfs.")) or name in ALWAYS_DANGEROUS:
         return danger(f"`{name}` {ALWAYS_DANGEROUS.get(name, 'formats a filesystem')}")
-    if name in _NET_EXEC:
-        return _net_exec(an, name, args, st, depth)
+    if name in NET_EXEC:
+        ran = net_exec(name, args)
+        if ran is not None:
+            return ran
     rule = _RULES.get(name)
     if rule is not None:
         verdict = rule(an, name, args, st, depth)
@@ -452,39 +341,16 @@ def dispatch(an: Analyzer, name: str, args: list[Word], st: ShellState, depth: i
         verdict = ro(name)
     else:
         return normal(f"runs `{name}`")
+    for opt, value in exec_options(name, args):
+        # `rg --pre CMD`, `sort --compress-program=CMD`: CMD runs with a file as its argument.
+        inner = an.command([Word(value.text), Word(DYN, dynamic=True)], st, depth + 1)
+        return worst([inner, normal(f"`{name} {opt}` runs another program")])
+    written = [w for _, w in write_options(name, args)]
+    if written:
+        return worst([*(an.write_target(w, st, f"`{name}` output") for w in written),
+                      normal(f"`{name}` writes a file")])  # fmt: skip
     if verdict.risk == "read_only" and name in SPECS:
         problem = option_problem(name, args)
         if problem is not None:
             return normal(problem)
     return verdict
-
-
-# Options that make network tools run a local program.
-_NET_EXEC = {"ssh", "scp", "sftp", "rsync", "zip", "git-upload-pack"}
-_NET_EXEC_RE = re.compile(
-    r"(?i)^(?:-o)?(?:proxycommand|localcommand|permitlocalcommand|knownhostscommand"
-    r"|match\s+exec)|^--rsh|^-e$|^-S$|^-TT|^--unzip-command|^--rsync-path"
-)
-
-
-def _net_exec(an: Analyzer, name: str, args: list[Word], st: ShellState, depth: int) -> Verdict:
-    """ssh -o ProxyCommand, scp -S, rsync -e, zip -TT: options that run a local program."""
-    texts = [a.text for a in args]
-    for k, t in enumerate(texts):
-        nxt = texts[k + 1] if k + 1 < len(texts) else ""
-        if t == "-o" and _NET_EXEC_RE.match(nxt.replace("=", " ").split(" ")[0] or nxt):
-            return danger(f"`{name} -o {nxt.split('=')[0]}` runs a local command")
-        if t.startswith("-o") and len(t) > 2 and _NET_EXEC_RE.match(t[2:].split("=")[0]):
-            return danger(f"`{name} {t.split('=')[0]}` runs a local command")
-        if name == "rsync" and (t in ("-e", "--rsh") or t.startswith("--rsh=")):
-            prog = nxt if "=" not in t else t.split("=", 1)[1]
-            if not prog.split(" ")[0].endswith("ssh"):
-                return danger("`rsync -e` runs a program other than ssh")
-        if name == "scp" and t == "-S":
-            return danger("`scp -S` runs another program")
-        if name == "zip" and (t in ("-TT",) or t.startswith(("--unzip-command", "-TT"))):
-            return danger("`zip -TT` runs another program")
-    rule = _RULES.get(name)
-    if rule is not None:
-        return rule(an, name, args, st, depth)
-    return normal(f"runs `{name}`")

@@ -49,9 +49,11 @@ def _address(s: str, i: int) -> int:
     return i
 
 
-def sed_script_problem(script: str) -> str | None:
-    """Why script is not read-only, or None when it only prints, deletes and substitutes."""
+def sed_effects(script: str) -> list[tuple[str, str | None]]:
+    """What a script does besides printing: ("write", file), ("run", command or None for the
+    pattern space), ("read", file) or ("unknown", why). Empty when it only prints and edits."""
     s, i = script, 0
+    out: list[tuple[str, str | None]] = []
     while i < len(s):
         c = s[i]
         if c in " \t\n;{}":
@@ -62,8 +64,10 @@ def sed_script_problem(script: str) -> str | None:
             i = len(s) if nl == -1 else nl + 1
             continue
         i = _address(s, i)
-        if i < 0 or i >= len(s):
-            return None if i >= len(s) else "a sed address this classifier cannot read"
+        if i < 0:
+            return [*out, ("unknown", "a sed address this classifier cannot read")]
+        if i >= len(s):
+            return out
         c = s[i]
         if c in "{}":
             continue
@@ -82,22 +86,40 @@ def sed_script_problem(script: str) -> str | None:
             continue
         if c in "sy":
             if i + 1 >= len(s) or s[i + 1] in "\\\n":
-                return "a sed command this classifier cannot read"
+                return [*out, ("unknown", "a sed command this classifier cannot read")]
             delim = s[i + 1]
             j = _skip_regex(s, i + 2, delim)
             j = _skip_regex(s, j, delim) if j > 0 else -1
             if j < 0:
-                return "a sed command this classifier cannot read"
+                return [*out, ("unknown", "a sed command this classifier cannot read")]
             i = j
             if c == "s":
                 while i < len(s) and s[i] not in ";\n}":
-                    if s[i] in "we":
-                        return f"sed `s///{s[i]}` writes files or runs commands"
-                    if s[i] not in "gpiImM0123456789 ":
-                        return f"sed flag `{s[i]}` is not known to be read-only"
+                    if s[i] == "e":
+                        out.append(("run", None))  # the edited line is run as a command
+                    elif s[i] == "w":
+                        out.append(("write", _rest_of_line(s, i + 1)))
+                        i = _line_end(s, i)
+                        break
+                    elif s[i] not in "gpiImM0123456789 ":
+                        return [*out, ("unknown", f"sed flag `{s[i]}` is not known")]
                     i += 1
             continue
-        if c in "wWeErRv":
-            return f"sed command `{c}` reads, writes or runs something else"
-        return f"sed command `{c}` is not known to be read-only"
-    return None
+        if c in "wWrR" or c == "e":
+            arg = _rest_of_line(s, i + 1)
+            kind = {"w": "write", "W": "write", "r": "read", "R": "read", "e": "run"}[c]
+            out.append((kind, arg if arg or c != "e" else None))
+            i = _line_end(s, i)
+            continue
+        return [*out, ("unknown", f"sed command `{c}` is not known to be read-only")]
+    return out
+
+
+def _rest_of_line(s: str, i: int) -> str:
+    """The file name or command after a w/r/e command: the rest of the line, trimmed."""
+    return s[i : _line_end(s, i)].strip()
+
+
+def _line_end(s: str, i: int) -> int:
+    nl = s.find("\n", i)
+    return len(s) if nl == -1 else nl

@@ -83,6 +83,7 @@ WRAPPERS: dict[str, Wrapper] = {
     "ssh-agent": _w("-c -s -d -D -k", "-a -E -t -P -O", opaque=True),
     "screen": _w("-d -m -D -R -r -q -x -A -U -L -dm -dmS -wipe -ls -list", "-S -c -e -h -p -T "
                  "-Logfile", opaque=True),
+    "caffeinate": _w("-d -i -m -s -u", "-t -w"),
     "entr": _w("-a -c -cc -d -n -p -r -s -z", "", opaque=True),
 }  # fmt: skip
 
