@@ -45,7 +45,7 @@ _MAX_DEPTH = 24
 MAX_LEN = 100_000
 _FORK_RE = re.compile(r"(?:function\s+)?([\w:.]+)\s*\(\s*\)\s*\{(.*?)\}", re.S)
 _KEYWORDS = {"if", "then", "else", "elif", "fi", "do", "done", "while", "until", "{", "}", "!"}
-_KEYWORDS |= {"esac"}
+_KEYWORDS |= {"esac", "coproc"}
 _HEADERS = {"for", "select", "case"}
 _NETWORK = DOWNLOADERS | {"scp", "sftp", "ssh", "rsync", "ftp", "tftp", "telnet", "git", "mail"}
 _NETWORK |= {"sendmail", "mutt", "s3cmd", "aws", "gsutil", "rclone", "gh"}
@@ -120,6 +120,9 @@ class Analyzer:
             if v.risk == "dangerous":
                 verdicts.append(v)
         verdicts += [self.redirect(r, st) for r in seg.redirects]
+        leak = shell_secrets.redirect_secret(self, seg, st)
+        if leak is not None:
+            verdicts.append(leak)
         words = expand_words(seg.words, str(self.home))
         if any("@P" in w.vars for w in words):
             verdicts.append(normal("a prompt expansion (`@P`) runs substitutions in a variable"))
@@ -183,11 +186,19 @@ class Analyzer:
             fed = shell_feed.stdin_redirect(self, name, seg.redirects, st, depth)
             if fed is not None and shell_feed.reads_program_from_stdin(name, eff[1:]):
                 verdicts.append(fed)
-            if v.risk == "read_only" or name in _NETWORK:
-                seen = shell_secrets.reads(self, seg, rest)
-                if seen.secret and name in _NETWORK:
-                    seen = danger(f"`{name}` sends a credential from its stdin")
-                verdicts.append(seen)
+            if leak is not None and name in _NETWORK:
+                verdicts.append(danger(f"`{name}` sends a credential from its stdin"))
+            if v.risk == "read_only":
+                verdicts.append(shell_secrets.reads(self, rest))
+            for text in [t for w in [*rest, *(r.target for r in seg.redirects if r.target)]
+                         for t in w.feeds]:  # fmt: skip
+                # `cmd > >(sh)`, `tee >(sh)`: the substitution's stdin is cmd's output.
+                inner = self.first_words(text)
+                head = basename(inner[0].text) if inner else ""
+                if inner and shell_feed.reads_program_from_stdin(head, inner[1:]):
+                    verdicts.append(
+                        shell_feed.fed(self, head, *shell_feed.produced_text(eff), st, depth)
+                    )
         if any(DYN in w.text for w in rest):
             verdicts.append(self._split_variant(rest, st, depth))
         return worst(verdicts)

@@ -46,6 +46,8 @@ class Word:
     # Names of the parameters expanded in this word (`$X`, `${X:-y}`), in order; "@P" marks a
     # prompt expansion, which runs the command substitutions in the variable's value.
     vars: list[str] = field(default_factory=list)
+    # `>(...)` bodies: commands whose stdin is what this command writes there.
+    feeds: list[str] = field(default_factory=list)
     # `$((...))` bodies: arithmetic, but a body that is a command may still be worth a look.
     arith: list[str] = field(default_factory=list)
 
@@ -194,6 +196,8 @@ class Lexer:
                 if c in "<>" and self.i == start and s.startswith("(", self.i + 1):
                     end = self._close(match_paren(s, self.i + 2), "process substitution")
                     w.subs.append(s[self.i + 2 : end])
+                    if c == ">":
+                        w.feeds.append(s[self.i + 2 : end])
                     w.dynamic = True
                     parts.append(DYN)
                     self.i = end + 1

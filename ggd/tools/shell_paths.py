@@ -155,6 +155,7 @@ PRIVATE_SYSTEM = (
     Path("/etc/shadow-"), Path("/etc/gshadow-"),
 )  # fmt: skip
 PRIVATE_SUFFIXES = (".pem", ".key", ".p12", ".pfx", ".keystore", ".jks", ".kdbx")
+_PROC_ESCAPE_RE = re.compile(r"/(?:environ|mem|cwd|root|fd|map_files|task)(?:/|$)")
 _PROC_SECRET_RE = re.compile(r"^/proc/[^/]+(?:/task/[^/]+)?/(?:environ|mem|auxv)$")
 
 
@@ -174,8 +175,8 @@ def _key_name(name: str) -> bool:
 
 def private_path(text: str, st: ShellState, pattern: bool) -> bool:
     """True when reading text (a path, maybe a glob or with unknown parts) may read a secret."""
-    if text.startswith("/proc/") and ("environ" in text or pattern or "/mem" in text):
-        return True
+    if text.startswith("/proc/") and (pattern or _PROC_ESCAPE_RE.search(text)):
+        return True  # another process's environment, or its view of the filesystem
     cuts = [text.find(c) for c in (DYN, "*", "?", "[") if c in text] if pattern else []
     if not cuts:
         p = realpath(text, st)

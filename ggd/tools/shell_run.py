@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 from ggd.tools import shell_feed, shell_rules
 from ggd.tools.shell_env import assignments_risk
 from ggd.tools.shell_lex import Word
-from ggd.tools.shell_paths import ShellState, realpath
+from ggd.tools.shell_paths import ShellState, private_target, realpath
 from ggd.tools.shell_scan import DYN
 from ggd.tools.shell_wrappers import WRAPPERS, readings
 from ggd.tools.verdict import Verdict, danger, has_download, normal, ro, secret, worst
@@ -87,6 +87,12 @@ def wrapper(an: Analyzer, name: str, args: list[Word], st: ShellState, depth: in
     all_readings = readings(name, args)
     verdicts: list[Verdict] = []
     for k, reading in enumerate(all_readings):
+        read = private_target(
+            [w for o, w in reading.values.items() if o not in spec.writes and o not in spec.code],
+            st,
+        )
+        if read is not None:  # `xargs -a ~/.ssh/id_rsa echo`
+            verdicts.append(secret(normal(f"`{name}` reads {read}, a private file")))
         vs = [
             an.write_target(w, st, f"{name} {o}")
             for o, w in reading.values.items()

@@ -29,9 +29,8 @@ _NOT_READERS |= {"printenv", "set", "shopt", "unset", "declare", "local", "types
 _NOT_READERS |= {"locale", "getconf", "uname", "pgrep", "ps", "numfmt", "pathchk", "mountpoint"}
 
 
-def reads(an: Analyzer, seg: Segment, words: list[Word]) -> Verdict:
-    """A read-only command still needs approval when what it prints may be a secret."""
-    st = ShellState(an.workspace, an.home, an.workspace)
+def redirect_secret(an: Analyzer, seg: Segment, st: ShellState) -> Verdict | None:
+    """An input redirect from a credential (`< ~/.ssh/id_rsa`, `done < ~/.netrc`, `$(< f)`)."""
     for r in seg.redirects:
         if r.op in ("<", "<>") and r.target is not None:
             t = r.target
@@ -40,6 +39,11 @@ def reads(an: Analyzer, seg: Segment, words: list[Word]) -> Verdict:
             ):
                 shown = t.text.replace(DYN, "…")
                 return secret(normal(f"reads {shown}, a private file outside the workspace"))
+    return None
+
+
+def reads(an: Analyzer, words: list[Word]) -> Verdict:
+    """A read-only command still needs approval when it prints a variable that may be secret."""
     secrets = [n for w in words for n in w.vars if is_secret_var(n)]
     if secrets:
         return normal(f"prints `${secrets[0]}`, which may hold a secret")
