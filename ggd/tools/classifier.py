@@ -80,7 +80,7 @@ class Analyzer:
             verdicts.append(normal(f"the command has {problems[0]}, so it cannot be fully read"))
         feeding: tuple[str | None, str] | None = None  # what the pipeline so far writes
         leaks = False  # an earlier stage of this pipeline reads a credential
-        paths = False  # an earlier stage names private paths (`echo ~/.ssh/id_rsa | xargs cat`)
+        stages: list[Word] = []  # earlier stages' words (`echo ~/.ssh/id_rsa | xargs cat`)
         for seg in segs:
             v = self.segment(seg, st, depth)
             verdicts.append(v)
@@ -96,14 +96,14 @@ class Analyzer:
                     verdicts.append(shell_feed.fed(self, name, *feeding, st, depth))
                 if leaks and name in _NETWORK:
                     verdicts.append(danger("a credential piped into a network command"))
-                if paths and name == "xargs":
+                if name == "xargs" and any(self.reaches_private(w, st) for w in stages):
                     verdicts.append(normal("`xargs` gets private paths from the pipe"))
             if seg.op in ("|", "|&"):
                 feeding = shell_feed.produced_text(eff)
                 leaks = leaks or v.secret
-                paths = paths or any(self.reaches_private(w, st) for w in eff[1:])
+                stages += eff[1:]
             else:
-                feeding, leaks, paths = None, False, False
+                feeding, leaks, stages = None, False, []
         return worst(verdicts)
 
     def first_words(self, text: str) -> list[Word]:

@@ -52,7 +52,8 @@ def produced_text(words: list[Word]) -> tuple[str | None, str]:
                 texts.pop(0)
             raw = " ".join(texts)
             # `echo` in sh (dash) decodes escapes; bash's does with -e: read it both ways.
-            return raw + "\n" + decode_ansi_c(raw), "echoed text"
+            decoded = decode_ansi_c(raw)
+            return raw if decoded == raw else raw + "\n" + decoded, "echoed text"
         if not texts:
             return "", "printed text"
         fmt, rest = decode_ansi_c(texts[0]), texts[1:]

@@ -30,11 +30,19 @@ class ShellState:
     gg_home: Path | None = None
     # Command names redefined earlier in the command (`hash -p /bin/rm ls`): name -> program.
     renamed: dict[str, str] = field(default_factory=dict)
+    # Symlinks already looked up on disk during this classification (shared by copies).
+    seen: dict[Path, str | None] = field(default_factory=dict)
 
     def copy(self) -> ShellState:
         """A copy for a subshell: its cd and ln do not leak back."""
         return ShellState(
-            self.workspace, self.home, self.cwd, dict(self.links), self.gg_home, self.renamed
+            self.workspace,
+            self.home,
+            self.cwd,
+            dict(self.links),
+            self.gg_home,
+            self.renamed,
+            self.seen,
         )
 
 
@@ -61,6 +69,8 @@ class Location:
 
 def realpath(text: str, st: ShellState) -> Path | None:
     """Resolve text against the shell's cwd, following real symlinks and ones made by the command."""
+    if len(text) >= 4096:
+        return None  # longer than PATH_MAX: the kernel refuses it, and walking it is slow
     if not text.startswith("/"):
         if st.cwd is None:
             return None
@@ -78,10 +88,7 @@ def realpath(text: str, st: ShellState) -> Path | None:
         nxt = cur / comp
         target = st.links.get(nxt)
         if target is None:
-            try:
-                target = os.readlink(nxt) if os.path.islink(nxt) else None
-            except OSError:
-                target = None
+            target = _readlink(nxt, st.seen)
         if target is not None and hops < 40:
             hops += 1
             if target.startswith("/"):
@@ -90,6 +97,16 @@ def realpath(text: str, st: ShellState) -> Path | None:
             continue
         cur = nxt
     return cur
+
+
+def _readlink(p: Path, seen: dict[Path, str | None]) -> str | None:
+    """The target of a real symlink (None if p is not one), remembered for one classification."""
+    if p not in seen:
+        try:
+            seen[p] = os.readlink(p) if os.path.islink(p) else None
+        except OSError:
+            seen[p] = None
+    return seen[p]
 
 
 def kind_of(p: Path, st: ShellState) -> Kind:
