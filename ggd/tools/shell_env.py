@@ -112,8 +112,8 @@ def _trusted_dir(p: Path) -> bool:
 
 def prefix_risk(name: str, value: str, workspace: Path) -> Verdict | None:
     """Risk of handing `name=value` to one command; None when it is inert."""
-    if is_inert(name, value):
-        return None
+    if is_inert(name, value) or name == "IFS":
+        return None  # `IFS= read -r`: bash never imports IFS from the environment
     if name == "PATH":
         return _path_risk(value, workspace)
     if is_exec_var(name) or name in _PAGERS:
@@ -127,6 +127,8 @@ def plain_risk(name: str, value: str, workspace: Path) -> Verdict | None:
         return None
     if name == "PATH":
         return _path_risk(value, workspace)
+    if name == "IFS":
+        return normal("`IFS=` changes how later expansions split into words")
     if is_exec_var(name) or name in _PAGERS:
         return danger(f"`{name}=` can make later commands run or load another program")
     if name.upper() == name:

