@@ -181,6 +181,18 @@ class Analyzer:
         v = self.command(rest, st, depth)
         verdicts.append(v)
         eff = self.effective(rest)
+        if eff and eff[0].dynamic and DYN in eff[0].text:
+            fed = shell_feed.stdin_redirect(self, "sh", seg.redirects, st, depth)
+            if fed is not None:  # `$SHELL <<< ...`: the program may well be a shell
+                verdicts.append(fed)
+        for text in [t for w in [*rest, *(r.target for r in seg.redirects if r.target)]
+                     for t in w.feeds]:  # fmt: skip
+            # `cmd > >(sh)`, `tee >(sh)`, `exec 2> >(sh)`: the substitution reads cmd's output.
+            inner = self.first_words(text)
+            head = basename(inner[0].text) if inner else ""
+            if inner and shell_feed.reads_program_from_stdin(head, inner[1:]):
+                made = shell_feed.produced_text(eff) if eff else (None, "later output")
+                verdicts.append(shell_feed.fed(self, head, *made, st, depth))
         if eff:
             name = basename(eff[0].text)
             fed = shell_feed.stdin_redirect(self, name, seg.redirects, st, depth)
@@ -190,15 +202,6 @@ class Analyzer:
                 verdicts.append(danger(f"`{name}` sends a credential from its stdin"))
             if v.risk == "read_only":
                 verdicts.append(shell_secrets.reads(self, rest))
-            for text in [t for w in [*rest, *(r.target for r in seg.redirects if r.target)]
-                         for t in w.feeds]:  # fmt: skip
-                # `cmd > >(sh)`, `tee >(sh)`: the substitution's stdin is cmd's output.
-                inner = self.first_words(text)
-                head = basename(inner[0].text) if inner else ""
-                if inner and shell_feed.reads_program_from_stdin(head, inner[1:]):
-                    verdicts.append(
-                        shell_feed.fed(self, head, *shell_feed.produced_text(eff), st, depth)
-                    )
         if any(DYN in w.text for w in rest):
             verdicts.append(self._split_variant(rest, st, depth))
         return worst(verdicts)

@@ -353,7 +353,7 @@ def expand_words(words: list[Word], home: str) -> list[Word]:
             out.append(w)
             continue
         alts = expand_braces(w.text)
-        if len(alts) == 1:
+        if alts == [w.text]:
             out.append(w)
             continue
         for alt in alts:

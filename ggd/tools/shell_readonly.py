@@ -230,7 +230,7 @@ SPECS: dict[str, Spec] = {
                   "--skip-base --recursive --logical --physical --tabular --absolute-names "
                   "--numeric --default"),
     "base64": _s("diw", "w", "--decode --ignore-garbage", "--wrap"),
-    "wait": _s("fn", "p"),
+    "wait": _s("fn"),  # not -p VAR: it assigns a variable
     "jobs": _s("lnprs"),
     "who": _s("abdHlmpqrstTuw", "", "--all --boot --dead --heading --login --lookup --process "
               "--count --runlevel --short --time --mesg --writable --users"),

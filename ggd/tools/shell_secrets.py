@@ -24,7 +24,7 @@ _MAYBE_RECURSIVE = {"grep", "egrep", "fgrep", "zgrep", "diff"}
 _NOT_READERS = {"echo", "printf", "test", "[", "[[", "true", "false", ":", "type", "which"}
 _NOT_READERS |= {"whereis", "basename", "dirname", "pwd", "seq", "sleep", "expr", "factor", "cd"}
 _NOT_READERS |= {"pushd", "popd", "command -v", "exit", "return", "break", "continue", "shift"}
-_NOT_READERS |= {"wait", "jobs", "kill", "date", "cal", "ncal", "yes", "id", "groups", "tput"}
+_NOT_READERS |= {"wait", "jobs", "kill", "cal", "ncal", "yes", "id", "groups", "tput"}
 _NOT_READERS |= {"printenv", "set", "shopt", "unset", "declare", "local", "typeset", "hash"}
 _NOT_READERS |= {"locale", "getconf", "uname", "pgrep", "ps", "numfmt", "pathchk", "mountpoint"}
 
