@@ -79,6 +79,9 @@ _EXEC_KEY_RE = re.compile(
     r"|uploadpack\.packobjectshook|include\.path|includeif\..+\.path|core\.sshcommand|ssh\.variant)$"
 )
 _GLOBAL_VALUED = {"-C", "--git-dir", "--work-tree", "--namespace", "--super-prefix"}
+_TAG_VALUED = {"--sort", "--contains", "--no-contains", "--merged", "--no-merged", "--points-at"}
+_TAG_VALUED |= {"--format", "--color", "--column"}
+_TAG_LIST = _TAG_VALUED | {"-l", "--list", "-n", "--ignore-case", "-i", "--omit-empty"}
 _GLOBAL_FLAGS = {"--no-pager", "--bare", "--no-replace-objects", "--literal-pathspecs"}
 _GLOBAL_FLAGS |= {"--glob-pathspecs", "--noglob-pathspecs", "--icase-pathspecs", "-P"}
 _GLOBAL_FLAGS |= {"--no-optional-locks", "--version", "--help", "--no-advice", "-h"}
@@ -184,9 +187,14 @@ def _subcommand(an: Analyzer, sub: str, rest: list[Word], st: ShellState) -> Ver
         if not set(flags) & _BRANCH_WRITE and (not positional or {"--list", "-l"} & set(flags)):
             return ro(label)
     elif sub == "tag":
+        only_lists = all(
+            f.split("=", 1)[0] in _TAG_LIST or re.fullmatch(r"-n\d*", f) for f in flags
+        )
         if not texts or (
             {"-l", "--list"} & set(flags) and not set(flags) & {"-d", "-a", "-s", "-f"}
         ):
+            return ro(label)
+        if only_lists and not _positionals(texts, _TAG_VALUED):
             return ro(label)
     elif sub in ("remote", "stash", "worktree", "notes", "submodule", "reflog"):
         listing = {

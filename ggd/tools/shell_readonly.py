@@ -161,6 +161,8 @@ SPECS: dict[str, Spec] = {
     "uname": _s("asnrvmpio", "", "--all --kernel-name --nodename --kernel-release "
                 "--kernel-version --machine --processor --hardware-platform --operating-system"),
     "arch": _NOTHING,
+    "lsb_release": _s("vidrcas", "", "--version --id --description --release --codename --all "
+                      "--short --help"),
     "tree": _s("adlfxLPIRCDFpugshJtvUrNQSn", "LPIH", "--noreport --dirsfirst --filelimit --du "
                "--prune --matchdirs --ignore-case --si --charset --sort --gitignore --info "
                "--help --version", "--filelimit --timefmt --charset --sort"),
