@@ -265,7 +265,7 @@ class Analyzer:
         i = 0
         while i < len(words) and (words[i].assign or not words[i].quoted):
             t = words[i].text
-            if words[i].assign or t in _KEYWORDS or t == "time":
+            if words[i].assign or t in _KEYWORDS:
                 i += 1
             else:
                 break
