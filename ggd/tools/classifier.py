@@ -1,8 +1,10 @@
 """The bash command classifier: read_only, normal or dangerous, with a human reason.
 
 The command is lexed into simple commands (split on `&&`, `||`, `|`, `;`, `&`, newlines), every
-substitution and re-entered string (`bash -c`, `eval`, `find -exec`, `xargs`) is classified too,
-and the result is the worst part. Unknown commands are `normal`; only an allow-list is `read_only`.
+substitution and re-entered string (`bash -c`, `eval`, `find -exec`, `xargs`, text piped or fed to
+a shell) is classified too, and the result is the worst part. read_only is an allow-list of
+programs with the options known to be safe (shell_readonly); anything else is `normal` or worse,
+and whatever the analyser cannot fully understand is never read_only.
 """
 
 from __future__ import annotations
@@ -13,56 +15,40 @@ import shlex
 from dataclasses import dataclass
 from pathlib import Path
 
-from ggd.tools import shell_rules
+from ggd.tools import shell_feed, shell_rules, shell_run, shell_secrets
 from ggd.tools.base import Risk
-from ggd.tools.shell_lex import Redirect, Segment, Word, lex
-from ggd.tools.shell_paths import Location, ShellState, locate, private_target
+from ggd.tools.shell_builtins import BUILTIN_RULES, EVALUATING, literal_code
+from ggd.tools.shell_env import assignments_risk
+from ggd.tools.shell_feed import DOWNLOADERS, SHELLS, is_interpreter
+from ggd.tools.shell_lex import Redirect, Segment, Word, expand_words, lex_checked
+from ggd.tools.shell_paths import (
+    Location,
+    ShellState,
+    locate,
+    private_target,
+)
+from ggd.tools.shell_readonly import SPECS, option_problem
 from ggd.tools.shell_scan import DYN
+from ggd.tools.shell_wrappers import ESCAPES, WRAPPERS, readings
 from ggd.tools.verdict import (
     Verdict,
     basename,
     danger,
-    has_download,
     normal,
     ro,
-    word_subs,
+    secret,
     worst,
 )
 
 _MAX_DEPTH = 24
-_MAX_LEN = 100_000
-
-SHELLS = {"sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "fish", "csh", "tcsh", "yash", "rbash"}
-INTERPRETERS = {"perl", "ruby", "node", "nodejs", "php", "lua", "deno", "bun", "tclsh", "osascript"}
-DOWNLOADERS = {"curl", "wget", "fetch", "aria2c", "lwp-download"}
-_PY_RE = re.compile(r"^(?:python|pypy)[0-9.]*$")
-_ASSIGN_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(?:\[[^\]]*\])?\+?=")
+# Longer commands cannot be analysed in bounded time: they are dangerous, whatever they say.
+MAX_LEN = 100_000
 _FORK_RE = re.compile(r"(?:function\s+)?([\w:.]+)\s*\(\s*\)\s*\{(.*?)\}", re.S)
 _KEYWORDS = {"if", "then", "else", "elif", "fi", "do", "done", "while", "until", "{", "}", "!"}
-_KEYWORDS |= {"time", "esac"}
-_HEADERS = {"for", "select", "case", "function"}
-_ELEVATE = {"sudo", "doas", "pkexec", "su", "run0", "sudoedit", "gosu", "su-exec"}
-# name -> (options that take a value, positional words to skip before the wrapped command)
-_WRAPPERS: dict[str, tuple[frozenset[str], int]] = {
-    "nice": (frozenset({"-n", "--adjustment"}), 0),
-    "nohup": (frozenset(), 0),
-    "setsid": (frozenset(), 0),
-    "builtin": (frozenset(), 0),
-    "exec": (frozenset({"-a"}), 0),
-    "stdbuf": (frozenset({"-i", "-o", "-e"}), 0),
-    "ionice": (frozenset({"-c", "-n", "-p", "-P", "-u"}), 0),
-    "timeout": (frozenset({"-s", "-k", "--signal", "--kill-after"}), 1),
-    "taskset": (frozenset(), 1),
-    "unbuffer": (frozenset(), 0),
-    "busybox": (frozenset(), 0),
-    "chronic": (frozenset(), 0),
-    "flock": (frozenset({"-w", "-E", "--timeout", "--conflict-exit-code"}), 1),
-    "xargs": (
-        frozenset({"-n", "-I", "-P", "-d", "-L", "-a", "-E", "-s", "--max-args", "--replace"})
-        | frozenset({"--max-procs", "--delimiter", "--arg-file", "--max-lines", "--eof"}),
-        0,
-    ),
-}
+_KEYWORDS |= {"esac", "coproc"}
+_HEADERS = {"for", "select", "case"}
+_NETWORK = DOWNLOADERS | {"scp", "sftp", "ssh", "rsync", "ftp", "tftp", "telnet", "git", "mail"}
+_NETWORK |= {"sendmail", "mutt", "s3cmd", "aws", "gsutil", "rclone", "gh"}
 
 
 @dataclass(frozen=True)
@@ -89,23 +75,41 @@ class Analyzer:
             name = re.escape(m.group(1))
             if re.search(name + r"\s*\|\s*&?\s*" + name, m.group(2)):
                 verdicts.append(danger("fork bomb"))
-        segs = lex(text, str(self.home))
-        feeding: str | None = None  # what the pipeline so far produces, if it is untrusted code
+        segs, problems = lex_checked(text, str(self.home))
+        if problems:
+            verdicts.append(normal(f"the command has {problems[0]}, so it cannot be fully read"))
+        feeding: tuple[str | None, str] | None = None  # what the pipeline so far writes
+        leaks = False  # an earlier stage of this pipeline reads a credential
+        stages: list[Word] = []  # earlier stages' words (`echo ~/.ssh/id_rsa | xargs cat`)
         for seg in segs:
-            verdicts.append(self.segment(seg, st, depth))
+            v = self.segment(seg, st, depth)
+            verdicts.append(v)
             eff = self.effective(seg.words)
-            name = basename(eff[0].text) if eff else ""
-            if feeding and eff and self.reads_program_from_stdin(name, eff[1:]):
-                verdicts.append(danger(f"{feeding} piped into a shell"))
-            if seg.op not in ("|", "|&"):
-                feeding = None
-            elif name in DOWNLOADERS:
-                feeding = "download"
-            elif name in ("base64", "xxd", "openssl", "gunzip", "zcat") and feeding is None:
-                decode = {"-d", "--decode", "-D", "-r", "enc", "base64"}
-                if name in ("gunzip", "zcat") or any(w.text in decode for w in eff[1:]):
-                    feeding = "decoded text"
+            head = eff[0] if eff else None
+            name = basename(head.text) if head else ""
+            if feeding is not None and head is not None:
+                if head.dynamic and DYN in head.text:
+                    verdicts.append(
+                        danger(f"{feeding[1]} piped into a command computed at run time")
+                    )
+                elif shell_feed.reads_program_from_stdin(name, eff[1:]):
+                    verdicts.append(shell_feed.fed(self, name, *feeding, st, depth))
+                if leaks and name in _NETWORK:
+                    verdicts.append(danger("a credential piped into a network command"))
+                if name == "xargs" and any(self.reaches_private(w, st) for w in stages):
+                    verdicts.append(normal("`xargs` gets private paths from the pipe"))
+            if seg.op in ("|", "|&"):
+                feeding = shell_feed.produced_text(eff)
+                leaks = leaks or v.secret
+                stages += eff[1:]
+            else:
+                feeding, leaks, stages = None, False, []
         return worst(verdicts)
+
+    def first_words(self, text: str) -> list[Word]:
+        """The command words of the last stage of text (what a substitution's output comes from)."""
+        segs, _ = lex_checked(text, str(self.home))
+        return self.effective(segs[-1].words) if segs else []
 
     def segment(self, seg: Segment, st: ShellState, depth: int) -> Verdict:
         """Classify one simple command with its substitutions and redirects."""
@@ -116,25 +120,95 @@ class Analyzer:
             if v.risk == "dangerous":
                 verdicts.append(v)
         verdicts += [self.redirect(r, st) for r in seg.redirects]
-        words = seg.words
+        leak = shell_secrets.redirect_secret(self, seg, st)
+        if leak is not None:
+            verdicts.append(leak)
+        words = expand_words(seg.words, str(self.home))
+        if any("@P" in w.vars for w in words):
+            verdicts.append(normal("a prompt expansion (`@P`) runs substitutions in a variable"))
+        if seg.op == "(" and words:
+            # `name() { ...; }`: the body is the segments that follow; the definition itself
+            # redefines a name.
+            return worst([*verdicts, normal(f"defines the shell function `{words[-1].text}`")])
         i = 0
+        assigns: list[tuple[str, str]] = []
         while i < len(words):
-            t = words[i].text
-            if words[i].quoted:
+            w = words[i]
+            t = w.text
+            if w.assign:
+                key, _, value = t.partition("=")
+                key = key.split("[", 1)[0].rstrip("+")
+                if key == "PATH" and not set(w.vars) <= {"PATH"}:
+                    value = value.replace(DYN, "?")  # an unknown entry, not `$PATH` itself
+                assigns.append((key, value))
+                i += 1
+                continue
+            if w.quoted:
                 break
+            if assigns and (t in _HEADERS or t in _KEYWORDS or t in ("function", "[[")):
+                # After an assignment bash runs `[[`, `for`, `if`... as plain program names; we
+                # also read on as if they were keywords, and keep the worse.
+                verdicts.append(assignments_risk(assigns, self.workspace, plain=False))
+                verdicts.append(normal(f"runs a program named `{t}`"))
+                assigns = []
             if t in _HEADERS:
+                loop = [x for x in words[i + 1 :] if x.text not in ("in", "do")]
+                if any(self.reaches_private(x, st) for x in loop):
+                    verdicts.append(normal("the loop goes over private files"))
                 return worst(verdicts)
+            if t == "function":
+                name = words[i + 1].text if i + 1 < len(words) else "?"
+                verdicts.append(normal(f"defines the shell function `{name}`"))
+                i += 2
+                continue
             if t == "[[":
-                return worst([*verdicts, ro("[[")])  # a test; its substitutions are counted above
-            if t in _KEYWORDS or _ASSIGN_RE.match(t):
+                code = literal_code(self, words[i:], st, depth)
+                return worst([*verdicts, code or ro("[[")])
+            if t in _KEYWORDS:
                 i += 1
                 continue
             break
-        if i < len(words):
-            verdicts.append(self.command(words[i:], st, depth))
-            if any(DYN in w.text for w in words[i:]):
-                verdicts.append(self._split_variant(words[i:], st, depth))
+        rest = words[i:]
+        if not rest:
+            verdicts.append(assignments_risk(assigns, self.workspace, plain=True))
+            code = literal_code(self, [Word(v) for _, v in assigns], st, depth)
+            if code is not None:
+                verdicts.append(code)
+            if any(self.reaches_private(Word(v, glob=True), st) for _, v in assigns):
+                verdicts.append(normal("a variable is set to a private path"))
+            return worst(verdicts)
+        verdicts.append(assignments_risk(assigns, self.workspace, plain=False))
+        v = self.command(rest, st, depth)
+        verdicts.append(v)
+        eff = self.effective(rest)
+        if eff and eff[0].dynamic and DYN in eff[0].text:
+            fed = shell_feed.stdin_redirect(self, "sh", seg.redirects, st, depth)
+            if fed is not None:  # `$SHELL <<< ...`: the program may well be a shell
+                verdicts.append(fed)
+        for text in [t for w in [*rest, *(r.target for r in seg.redirects if r.target)]
+                     for t in w.feeds]:  # fmt: skip
+            # `cmd > >(sh)`, `tee >(sh)`, `exec 2> >(sh)`: the substitution reads cmd's output.
+            inner = self.first_words(text)
+            head = basename(inner[0].text) if inner else ""
+            if inner and shell_feed.reads_program_from_stdin(head, inner[1:]):
+                made = shell_feed.produced_text(eff) if eff else (None, "later output")
+                verdicts.append(shell_feed.fed(self, head, *made, st, depth))
+        if eff:
+            name = basename(eff[0].text)
+            fed = shell_feed.stdin_redirect(self, name, seg.redirects, st, depth)
+            if fed is not None and shell_feed.reads_program_from_stdin(name, eff[1:]):
+                verdicts.append(fed)
+            if leak is not None and name in _NETWORK:
+                verdicts.append(danger(f"`{name}` sends a credential from its stdin"))
+            if v.risk == "read_only":
+                verdicts.append(shell_secrets.reads(self, rest))
+        if any(DYN in w.text for w in rest):
+            verdicts.append(self._split_variant(rest, st, depth))
         return worst(verdicts)
+
+    def reaches_private(self, w: Word, st: ShellState) -> bool:
+        """True when a word (a path, a glob, a value) may name a private file or folder."""
+        return shell_secrets.reaches_private(self, w, st)
 
     def _split_variant(self, words: list[Word], st: ShellState, depth: int) -> Verdict:
         """Re-read with each unknown expansion as a word break (`rm${IFS}-rf${IFS}/`).
@@ -189,188 +263,111 @@ class Analyzer:
     def effective(self, words: list[Word]) -> list[Word]:
         """Words after keywords, assignments and wrapper commands (env, nice, timeout, ...)."""
         i = 0
-        while i < len(words) and not words[i].quoted:
+        while i < len(words) and (words[i].assign or not words[i].quoted):
             t = words[i].text
-            if t in _KEYWORDS or _ASSIGN_RE.match(t):
+            if words[i].assign or t in _KEYWORDS:
                 i += 1
             else:
                 break
         words = words[i:]
-        while words:
+        for _ in range(_MAX_DEPTH):
+            if not words:
+                break
             name = basename(words[0].text)
             if name == "env":
-                words = self._skip_env(words[1:])[0]
-            elif name in _WRAPPERS and name != "xargs":
-                words = self._skip_wrapper(name, words[1:])
-            elif name == "command" and not (len(words) > 1 and words[1].text in ("-v", "-V")):
-                words = words[2:] if len(words) > 1 and words[1].text == "-p" else words[1:]
+                words = shell_run.skip_env(self, words[1:])[0]
+            elif name in WRAPPERS and name not in ("xargs", "watch"):
+                if name == "command" and len(words) > 1 and words[1].text in ("-v", "-V"):
+                    return words
+                words = readings(name, words[1:])[0].rest
             else:
                 return words
         return words
 
-    def _skip_wrapper(self, name: str, args: list[Word]) -> list[Word]:
-        valued, positional = _WRAPPERS[name]
-        i = 0
-        while i < len(args) and args[i].text.startswith("-") and args[i].text != "-":
-            if args[i].text == "--":
-                i += 1
-                break
-            i += 2 if args[i].text in valued else 1
-        return args[i + positional :]
-
-    def _skip_env(self, args: list[Word]) -> tuple[list[Word], str | None]:
-        i, split = 0, None
-        while i < len(args):
-            t = args[i].text
-            if t in ("-u", "--unset", "-C", "--chdir"):
-                i += 2
-            elif t in ("-S", "--split-string") and i + 1 < len(args):
-                split = args[i + 1].text
-                i += 2
-            elif t.startswith("--split-string="):
-                split = t.split("=", 1)[1]
-                i += 1
-            elif t == "--":
-                i += 1
-                break
-            elif (t.startswith("-") and t != "-") or _ASSIGN_RE.match(t):
-                i += 1
-            else:
-                break
-        return args[i:], split
-
-    def reads_program_from_stdin(self, name: str, args: list[Word]) -> bool:
-        """True when a shell or interpreter would execute what arrives on stdin."""
-        if name in _ELEVATE or name in ("eval", "source", "."):
-            return True
-        if name not in SHELLS and name not in INTERPRETERS and not _PY_RE.match(name):
-            return False
-        for w in args:
-            t = w.text
-            if t == "-" or t == "-s":
-                return True
-            if t.startswith("-") and len(t) > 1:
-                if name in SHELLS and not t.startswith("--") and "c" in t:
-                    return False
-                if t in ("-c", "-e", "-E", "-m", "-p", "-r", "--eval", "--print"):
-                    return False
-                continue
-            return False  # a script file
-        return True
-
     def command(self, words: list[Word], st: ShellState, depth: int) -> Verdict:
         """Classify one command (name + args) after keywords and assignments."""
-
         head = words[0]
         if head.dynamic and DYN in head.text:
-            if has_download(head.subs):
-                return danger("downloaded text run as a command")
-            # The name is unknown: judge the arguments as if they went to rm, the worst common case.
-            guess = shell_rules.rule_rm(self, "rm", words[1:], st, depth)
-            if guess.risk == "dangerous":
-                return danger(f"command computed at run time with {guess.reason}")
-            return normal("command name computed at run time")
+            return shell_run.computed(self, words, st, depth)
         name = basename(head.text)
         args = words[1:]
-        if name in _ELEVATE:
-            return danger(f"privilege escalation with `{name}`")
+        if head.text in _KEYWORDS and not head.quoted and args:
+            return self.command(args, st, depth)  # `time { ...; }`, `! cmd`
+        if name in st.renamed:
+            target = st.renamed[name]
+            if DYN in target:
+                return danger(f"`{name}` was redefined earlier in the command")
+            # Judge it as the new program and as the old one: the redefinition may not apply.
+            plain = st.copy()
+            plain.renamed = {k: v for k, v in st.renamed.items() if k != name}
+            redone = self.command([Word(target), *args], plain, depth)
+            before = self.command(words, plain, depth)
+            return worst([redone, before, normal(f"`{name}` was redefined to run `{target}`")])
+        if name in ESCAPES:
+            return danger(ESCAPES[name])
         if name == "env":
-            rest, split = self._skip_env(args)
-            if split is not None:
-                return worst([self.analyze(split, st.copy(), depth + 1), normal("env -S")])
-            return self.command(rest, st, depth) if rest else ro("env")
+            return shell_run.env(self, args, st, depth)
         if name == "command" and args and args[0].text in ("-v", "-V"):
             return ro("command -v")
-        if name == "command":
-            rest = args[1:] if args and args[0].text == "-p" else args
-            return self.command(rest, st, depth) if rest else ro("command")
         if name == "flock" and any(a.text in ("-c", "--command") for a in args):
-            idx = next(i for i, a in enumerate(args) if a.text in ("-c", "--command"))
-            if idx + 1 < len(args):
-                return self.analyze(args[idx + 1].text, st.copy(), depth + 1)
-        if name in _WRAPPERS:
-            rest = self._skip_wrapper(name, args)
-            if not rest:
-                return ro(name) if name == "xargs" else normal(f"`{name}` with no command")
-            inner = self.command(rest, st, depth)
-            return (
-                inner if inner.risk != "read_only" or name != "xargs" else worst([inner, ro(name)])
-            )
-        if name == "watch":
-            rest = self._skip_wrapper_valued(args, {"-n", "--interval", "-d"})
-            return self.analyze(" ".join(w.text for w in rest), st.copy(), depth + 1)
-        if name in SHELLS or name in INTERPRETERS or _PY_RE.match(name):
-            return self.interpreter(name, args, st, depth)
-        if name in ("eval", "source", "."):
-            if has_download(word_subs(args)):
-                return danger(f"`{name}` of downloaded code")
-            if name == "eval":
-                return worst(
-                    [
-                        self.analyze(" ".join(w.text for w in args), st.copy(), depth + 1),
-                        normal("eval"),
-                    ]
-                )
-            return normal(f"`{name}` runs a script in this shell")
-        verdict = shell_rules.dispatch(self, name, args, st, depth)
+            k = next(k for k, a in enumerate(args) if a.text in ("-c", "--command"))
+            text = args[k + 1].text if k + 1 < len(args) else ""
+            return worst([self.analyze(text, st.copy(), depth + 1), normal("`flock -c`")])
+        if name in WRAPPERS:
+            return shell_run.wrapper(self, name, args, st, depth)
+        if name in SHELLS or is_interpreter(name):
+            return shell_feed.interpreter(self, name, args, st, depth)
+        if name == "eval":
+            return shell_feed.evaluate(self, args, st, depth)
+        if name in ("source", "."):
+            return shell_feed.source(self, name, args, st, depth)
+        verdicts: list[Verdict] = []
+        if name in EVALUATING:
+            code = literal_code(self, args, st, depth)
+            if code is not None:
+                verdicts.append(code)
+        rule = BUILTIN_RULES.get(name)
+        if rule is not None:
+            verdict = rule(self, name, args, st, depth)
+            problem = option_problem(name, args) if verdict.risk == "read_only" else None
+            if problem is not None and name in SPECS:
+                verdict = normal(problem)
+        else:
+            verdict = shell_rules.dispatch(self, name, args, st, depth)
         if verdict.risk == "read_only":
-            secret = private_target(args, st)
-            if secret is not None:
-                # Reading is harmless to the disk, but the output goes to the model provider.
-                return normal(f"reads {secret}, a private file outside the workspace")
-        return verdict
-
-    def _skip_wrapper_valued(self, args: list[Word], valued: set[str]) -> list[Word]:
-        i = 0
-        while i < len(args) and args[i].text.startswith("-"):
-            i += 2 if args[i].text in valued else 1
-        return args[i:]
-
-    def interpreter(self, name: str, args: list[Word], st: ShellState, depth: int) -> Verdict:
-        """A shell or language runtime: re-enter `-c` strings, flag downloaded code."""
-        if has_download(word_subs(args)):
-            return danger(f"`{name}` runs downloaded code")
-        if name not in SHELLS:
-            return normal(f"runs `{name}` code")
-        i, has_c = 0, False
-        while i < len(args):
-            t = args[i].text
-            if t in ("-o", "+o", "-O", "+O", "--rcfile", "--init-file"):
-                i += 2
-                continue
-            if t == "--" or t == "-":
-                i += 1
-                break
-            if (t.startswith("-") or t.startswith("+")) and len(t) > 1:
-                has_c = has_c or (not t.startswith("--") and "c" in t)
-                i += 1
-                continue
-            break
-        if has_c and i < len(args):
-            inner = self.analyze(args[i].text, st.copy(), depth + 1)
-            return worst([inner, normal(f"`{name} -c` runs a shell")])
-        if i < len(args):
-            return normal(f"`{name}` runs a script")
-        return normal(f"`{name}` runs a shell")
+            verdict = shell_secrets.secret_read(self, name, args, st) or verdict
+        elif private_target(args, st) is not None:
+            if name in _NETWORK:
+                return danger(f"`{name}` sends {private_target(args, st)}, a credential")
+            verdict = secret(verdict)
+        return worst([*verdicts, verdict])
 
 
-def classify_command(cmd: str, workspace: Path) -> Classification:
-    """Classify a bash command run with cwd = workspace; never raises."""
+def classify_command(cmd: str, workspace: Path, gg_home: Path | None = None) -> Classification:
+    """Classify a bash command run with cwd = workspace; never raises.
+
+    gg_home (default: $GG_HOME, else ~/.gg) holds gg's own secrets: reading it needs approval.
+    """
     try:
-        v = analyze_unguarded(cmd, workspace)
+        v = analyze_unguarded(cmd, workspace, gg_home)
     except Exception:  # a classifier bug must never let a command through as safe
         return Classification("dangerous", "command could not be analysed")
     return Classification(v.risk, v.reason)
 
 
-def analyze_unguarded(cmd: str, workspace: Path) -> Verdict:
+def analyze_unguarded(cmd: str, workspace: Path, gg_home: Path | None = None) -> Verdict:
     """The classifier without its safety net (tests use it to find crashes)."""
-    if len(cmd) > _MAX_LEN:
-        return normal("command too long to analyse")
+    if len(cmd) > MAX_LEN:
+        return danger(f"command longer than {MAX_LEN} characters cannot be analysed")
+    if DYN in cmd:
+        return danger("command contains a NUL character")
     home = Path(os.environ.get("HOME") or os.path.expanduser("~")).resolve()
+    if gg_home is None:
+        raw = os.environ.get("GG_HOME")
+        gg_home = Path(raw).expanduser() if raw else home / ".gg"
     ws = workspace.resolve()
     an = Analyzer(ws, home)
-    v = an.analyze(cmd, ShellState(ws, home, ws), 0)
+    v = an.analyze(cmd, ShellState(ws, home, ws, gg_home=gg_home.resolve()), 0)
     if v.risk == "read_only" and not v.names:
         return Verdict("read_only", "nothing to run")
     return v

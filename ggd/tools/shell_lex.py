@@ -25,7 +25,10 @@ _OPERATORS = ("&&", "||", "|&", ";;", ";&", "|", ";", "&", "(", ")", "\n")
 _REDIRECT_OPS = ("&>>", "&>", ">>", ">|", ">&", "<<<", "<<-", "<<", "<>", "<&", ">", "<")
 _WORD_BREAK = set(" \t\n;&|()<>")
 _ASSIGN_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*\+?=$")
+# An assignment word: the name (and subscript) must be unquoted in the source, the value may be.
+_RAW_ASSIGN_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\[[^\]'\"\\]*\])?\+?=")
 _NAME_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_PARAM_NAME_RE = re.compile(r"!?([A-Za-z_][A-Za-z0-9_]*|[0-9@*#?$!-])")
 
 
 @dataclass
@@ -37,7 +40,14 @@ class Word:
     glob: bool = False
     quoted: bool = False
     brace: bool = False
+    # The word is `NAME=value` with NAME unquoted in the source: a real assignment.
+    assign: bool = False
     subs: list[str] = field(default_factory=list)
+    # Names of the parameters expanded in this word (`$X`, `${X:-y}`), in order; "@P" marks a
+    # prompt expansion, which runs the command substitutions in the variable's value.
+    vars: list[str] = field(default_factory=list)
+    # `>(...)` bodies: commands whose stdin is what this command writes there.
+    feeds: list[str] = field(default_factory=list)
     # `$((...))` bodies: arithmetic, but a body that is a command may still be worth a look.
     arith: list[str] = field(default_factory=list)
 
@@ -52,6 +62,9 @@ class Redirect:
 
     op: str
     target: Word | None = None
+    # A here-document's body (None until read) and whether its expansions stay live.
+    body: str | None = None
+    body_expands: bool = False
 
 
 @dataclass
@@ -73,12 +86,15 @@ class Lexer:
         self.n = len(source)
         self.i = 0
         self.home = home
+        # What the lexer could not fully understand (unterminated quotes, missing delimiters):
+        # a command with problems is never read-only.
+        self.problems: list[str] = []
 
     def segments(self) -> list[Segment]:
         """Lex the whole string."""
         segs: list[Segment] = []
         cur = Segment()
-        heredocs: list[tuple[str, bool, bool, Segment]] = []
+        heredocs: list[tuple[str, bool, bool, Redirect, Segment]] = []
         pending: Redirect | None = None
         s = self.s
         while self.i < self.n:
@@ -127,7 +143,7 @@ class Lexer:
             if pending is not None:
                 pending.target = word
                 if pending.op in ("<<", "<<-"):
-                    heredocs.append((word.text, word.quoted, pending.op == "<<-", cur))
+                    heredocs.append((word.text, word.quoted, pending.op == "<<-", pending, cur))
                 pending = None
             elif (
                 not word.quoted
@@ -140,34 +156,48 @@ class Lexer:
             else:
                 cur.words.append(word)
         segs.append(cur)
-        # A here-doc with no newline after its operator still has a body: everything left.
+        if heredocs:
+            # A here-doc with no newline after its operator has no body: nothing to run, but the
+            # command is not what it looks like.
+            self.problems.append("a here-document without its body")
+            for _, quoted, _, redirect, _ in heredocs:
+                redirect.body, redirect.body_expands = "", not quoted
         return [seg for seg in segs if seg.words or seg.redirects or seg.subs]
 
-    def _read_heredocs(self, heredocs: list[tuple[str, bool, bool, Segment]]) -> None:
+    def _read_heredocs(self, heredocs: list[tuple[str, bool, bool, Redirect, Segment]]) -> None:
         s = self.s
         while heredocs:
-            delim, quoted, strip_tabs, seg = heredocs.pop(0)
+            delim, quoted, strip_tabs, redirect, seg = heredocs.pop(0)
             body: list[str] = []
+            closed = False
             while self.i < self.n:
                 nl = s.find("\n", self.i)
                 line = s[self.i : self.n if nl == -1 else nl]
                 self.i = self.n if nl == -1 else nl + 1
                 if (line.lstrip("\t") if strip_tabs else line) == delim:
+                    closed = True
                     break
-                body.append(line)
+                body.append(line.lstrip("\t") if strip_tabs else line)
+            if not closed:
+                self.problems.append(f"a here-document never closed by `{delim}`")
+            redirect.body = "\n".join(body) + ("\n" if body else "")
+            redirect.body_expands = not quoted
             if not quoted:
-                seg.subs.extend(scan_subs("\n".join(body)))
+                seg.subs.extend(scan_subs(redirect.body))
 
     def _word(self) -> Word:
         s, w = self.s, Word("")
         parts: list[str] = []
         start = self.i
+        w.assign = _RAW_ASSIGN_RE.match(s, start) is not None
         while self.i < self.n:
             c = s[self.i]
             if c in _WORD_BREAK:
                 if c in "<>" and self.i == start and s.startswith("(", self.i + 1):
-                    end = match_paren(s, self.i + 2)
+                    end = self._close(match_paren(s, self.i + 2), "process substitution")
                     w.subs.append(s[self.i + 2 : end])
+                    if c == ">":
+                        w.feeds.append(s[self.i + 2 : end])
                     w.dynamic = True
                     parts.append(DYN)
                     self.i = end + 1
@@ -182,7 +212,9 @@ class Lexer:
                 self.i += 2
             elif c == "'":
                 end = s.find("'", self.i + 1)
-                end = self.n if end == -1 else end
+                if end == -1:
+                    self.problems.append("an unterminated single quote")
+                    end = self.n
                 parts.append(s[self.i + 1 : end])
                 w.quoted = True
                 self.i = end + 1
@@ -193,12 +225,12 @@ class Lexer:
             elif c == "$":
                 self._dollar(w, parts, in_dquote=False)
             elif c == "`":
-                end = skip_backtick(s, self.i + 1)
+                end = self._close(skip_backtick(s, self.i + 1), "backtick substitution")
                 w.subs.append(unescape_backtick(s[self.i + 1 : end]))
                 w.dynamic = True
                 parts.append(DYN)
                 self.i = end + 1
-            elif c == "~" and self.i == start:
+            elif c == "~" and (self.i == start or (w.assign and s[self.i - 1] in "=:")):
                 m = re.match(r"~([A-Za-z0-9_.-]*)(?=/|$|[\s;&|()<>])", s[self.i :])
                 if m:
                     user = m.group(1)
@@ -238,7 +270,7 @@ class Lexer:
             elif c == "$":
                 self._dollar(w, parts, in_dquote=True)
             elif c == "`":
-                end = skip_backtick(s, self.i + 1)
+                end = self._close(skip_backtick(s, self.i + 1), "backtick substitution")
                 w.subs.append(unescape_backtick(s[self.i + 1 : end]))
                 w.dynamic = True
                 parts.append(DYN)
@@ -246,31 +278,44 @@ class Lexer:
             else:
                 parts.append(c)
                 self.i += 1
+        self.problems.append("an unterminated double quote")
+
+    def _close(self, end: int, what: str) -> int:
+        """end, noting a problem when the construct never closes (end is past the text)."""
+        if end >= self.n:
+            self.problems.append(f"an unterminated {what}")
+        return end
 
     def _dollar(self, w: Word, parts: list[str], in_dquote: bool) -> None:
         s, i = self.s, self.i
         if s.startswith("$((", i):
-            end = match_paren(s, i + 2)
+            end = self._close(match_paren(s, i + 2), "arithmetic expansion")
             w.subs.extend(scan_subs(s[i + 3 : end - 1]))
             w.arith.append(s[i + 3 : end - 1])
             self._unknown(w, parts, end + 1)
         elif s.startswith("$(", i):
-            end = match_paren(s, i + 2)
+            end = self._close(match_paren(s, i + 2), "command substitution")
             w.subs.append(s[i + 2 : end])
             self._unknown(w, parts, end + 1)
         elif s.startswith("${", i):
-            end = match_paren(s, i + 2, "{", "}")
+            end = self._close(match_paren(s, i + 2, "{", "}"), "parameter expansion")
             inner = s[i + 2 : end]
             if inner == "HOME":
                 parts.append(self.home)
                 self.i = end + 1
             else:
+                m = _PARAM_NAME_RE.match(inner)
+                w.vars.append(("!" if inner.startswith("!") else "") + (m.group(1) if m else "?"))
+                if re.search(r"@[A-Za-z]$", inner):
+                    w.vars.append("@P" if inner.endswith("@P") else "@")
                 w.subs.extend(scan_subs(inner))
                 self._unknown(w, parts, end + 1)
         elif s.startswith("$'", i) and not in_dquote:
             j = i + 2
             while j < self.n and s[j] != "'":
                 j += 2 if s[j] == "\\" else 1
+            if j >= self.n:
+                self.problems.append("an unterminated $'...' string")
             parts.append(decode_ansi_c(s[i + 2 : j]))
             w.quoted = True
             self.i = j + 1
@@ -285,8 +330,10 @@ class Lexer:
                     parts.append(self.home)
                     self.i = m.end()
                 else:
+                    w.vars.append(m.group())
                     self._unknown(w, parts, m.end())
             elif i + 1 < self.n and (s[i + 1].isdigit() or s[i + 1] in "@*#?$!-"):
+                w.vars.append(s[i + 1])
                 self._unknown(w, parts, i + 2)
             else:
                 parts.append("$")
@@ -298,6 +345,34 @@ class Lexer:
         self.i = end
 
 
+def expand_words(words: list[Word], home: str) -> list[Word]:
+    """Brace expansion: an unquoted `{a,b}` word becomes several words, as bash makes it."""
+    out: list[Word] = []
+    for w in words:
+        if not w.brace or w.assign:
+            out.append(w)
+            continue
+        alts = expand_braces(w.text)
+        if alts == [w.text]:
+            out.append(w)
+            continue
+        for alt in alts:
+            text = home + alt[1:] if alt == "~" or alt.startswith("~/") else alt
+            out.append(
+                Word(
+                    text, dynamic=w.dynamic, glob=w.glob, quoted=w.quoted, subs=w.subs, vars=w.vars
+                )
+            )
+    return out
+
+
 def lex(source: str, home: str) -> list[Segment]:
     """Split a command string into simple-command segments."""
     return Lexer(source, home).segments()
+
+
+def lex_checked(source: str, home: str) -> tuple[list[Segment], list[str]]:
+    """Segments plus what the lexer could not fully understand."""
+    lexer = Lexer(source, home)
+    segs = lexer.segments()
+    return segs, lexer.problems

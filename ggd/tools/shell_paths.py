@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import fnmatch
 import os
+import re
 from collections import deque
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -25,10 +27,23 @@ class ShellState:
     home: Path
     cwd: Path | None
     links: dict[Path, str] = field(default_factory=dict)
+    gg_home: Path | None = None
+    # Command names redefined earlier in the command (`hash -p /bin/rm ls`): name -> program.
+    renamed: dict[str, str] = field(default_factory=dict)
+    # Symlinks already looked up on disk during this classification (shared by copies).
+    seen: dict[Path, str | None] = field(default_factory=dict)
 
     def copy(self) -> ShellState:
         """A copy for a subshell: its cd and ln do not leak back."""
-        return ShellState(self.workspace, self.home, self.cwd, dict(self.links))
+        return ShellState(
+            self.workspace,
+            self.home,
+            self.cwd,
+            dict(self.links),
+            self.gg_home,
+            self.renamed,
+            self.seen,
+        )
 
 
 @dataclass(frozen=True)
@@ -54,6 +69,8 @@ class Location:
 
 def realpath(text: str, st: ShellState) -> Path | None:
     """Resolve text against the shell's cwd, following real symlinks and ones made by the command."""
+    if len(text) >= 4096:
+        return None  # longer than PATH_MAX: the kernel refuses it, and walking it is slow
     if not text.startswith("/"):
         if st.cwd is None:
             return None
@@ -71,10 +88,7 @@ def realpath(text: str, st: ShellState) -> Path | None:
         nxt = cur / comp
         target = st.links.get(nxt)
         if target is None:
-            try:
-                target = os.readlink(nxt) if os.path.islink(nxt) else None
-            except OSError:
-                target = None
+            target = _readlink(nxt, st.seen)
         if target is not None and hops < 40:
             hops += 1
             if target.startswith("/"):
@@ -83,6 +97,16 @@ def realpath(text: str, st: ShellState) -> Path | None:
             continue
         cur = nxt
     return cur
+
+
+def _readlink(p: Path, seen: dict[Path, str | None]) -> str | None:
+    """The target of a real symlink (None if p is not one), remembered for one classification."""
+    if p not in seen:
+        try:
+            seen[p] = os.readlink(p) if os.path.islink(p) else None
+        except OSError:
+            seen[p] = None
+    return seen[p]
 
 
 def kind_of(p: Path, st: ShellState) -> Kind:
@@ -131,41 +155,95 @@ def locate(text: str, glob: bool, st: ShellState, write: bool = False) -> Locati
 
 # Credentials and keys that a read-only command should not send to the model without asking.
 PRIVATE_IN_HOME = (
-    ".ssh",
-    ".gnupg",
-    ".aws",
-    ".azure",
-    ".kube",
-    ".docker",
-    ".netrc",
-    ".git-credentials",
-    ".pgpass",
-    ".npmrc",
-    ".pypirc",
-    ".password-store",
-    ".gg",
-    ".config/gh",
-    ".config/gcloud",
-)
-PRIVATE_SYSTEM = (Path("/etc/shadow"), Path("/etc/gshadow"), Path("/etc/sudoers"))
-PRIVATE_SUFFIXES = (".pem", ".key", ".p12", ".pfx")
+    ".ssh", ".gnupg", ".aws", ".azure", ".kube", ".docker", ".netrc", ".git-credentials",
+    ".pgpass", ".npmrc", ".pypirc", ".password-store", ".gg", ".config/gh", ".config/gcloud",
+    ".config/git/credentials", ".config/hub", ".config/op", ".config/rclone", ".config/doctl",
+    ".config/containers/auth.json", ".config/github-copilot", ".config/google-chrome",
+    ".config/chromium", ".mozilla", ".thunderbird", ".local/share/keyrings", ".cargo/credentials",
+    ".cargo/credentials.toml", ".terraform.d", ".vault-token", ".oci", ".s3cfg", ".boto",
+    ".m2/settings.xml", ".gradle/gradle.properties", ".composer/auth.json", ".gem/credentials",
+    ".bash_history", ".zsh_history", ".python_history", ".psql_history", ".mysql_history",
+    ".node_repl_history", ".lesshst", ".env", ".ngrok2", ".config/ngrok", ".authinfo",
+    ".authinfo.gpg", ".config/rclone", ".wrangler", ".fly", ".config/configstore",
+)  # fmt: skip
+PRIVATE_SYSTEM = (
+    Path("/etc/shadow"), Path("/etc/gshadow"), Path("/etc/sudoers"), Path("/etc/sudoers.d"),
+    Path("/etc/ssh"), Path("/root"), Path("/etc/ssl/private"), Path("/etc/krb5.keytab"),
+    Path("/etc/shadow-"), Path("/etc/gshadow-"),
+)  # fmt: skip
+PRIVATE_SUFFIXES = (".pem", ".key", ".p12", ".pfx", ".keystore", ".jks", ".kdbx")
+_PROC_ESCAPE_RE = re.compile(r"/(?:environ|mem|cwd|root|fd|map_files|task)(?:/|$)")
+_PROC_SECRET_RE = re.compile(r"^/proc/[^/]+(?:/task/[^/]+)?/(?:environ|mem|auxv)$")
+
+
+def private_roots(st: ShellState) -> list[Path]:
+    """Every folder or file whose contents are private."""
+    # /root is private unless it is our own home (then its listed credentials are).
+    system = [q for q in PRIVATE_SYSTEM if not st.home.is_relative_to(q)]
+    roots = [st.home / name for name in PRIVATE_IN_HOME] + system
+    if st.gg_home is not None:
+        roots.append(st.gg_home)
+    return roots
+
+
+def _key_name(name: str) -> bool:
+    return name.startswith("id_") or name.endswith(PRIVATE_SUFFIXES) or name.endswith("_key")
+
+
+def private_path(text: str, st: ShellState, pattern: bool) -> bool:
+    """True when reading text (a path, maybe a glob or with unknown parts) may read a secret."""
+    if text.startswith("/proc/") and (pattern or _PROC_ESCAPE_RE.search(text)):
+        return True  # another process's environment, or its view of the filesystem
+    cuts = [text.find(c) for c in (DYN, "*", "?", "[") if c in text] if pattern else []
+    if not cuts:
+        p = realpath(text, st)
+        if p is None:
+            return False
+        if _PROC_SECRET_RE.match(str(p)):
+            return True
+        inside = p.is_relative_to(st.workspace)
+        if not inside and any(p == q or p.is_relative_to(q) for q in private_roots(st)):
+            return True
+        return not inside and _key_name(p.name)
+    prefix = text[: min(cuts)]
+    slash = prefix.rfind("/")
+    d = realpath(prefix[: slash + 1] or ".", st)
+    if d is None or d.is_relative_to(st.workspace):
+        return False
+    rest = text[slash + 1 :].replace(DYN, "*").split("/")
+    if any(d.is_relative_to(q) for q in private_roots(st)):
+        return True
+    for q in private_roots(st):
+        if q.is_relative_to(d) and q != d:
+            first = q.relative_to(d).parts[0]
+            if fnmatch.fnmatchcase(first, rest[0]):
+                return True
+    last = rest[-1]
+    return any(fnmatch.fnmatchcase(k, last) for k in ("id_rsa", "x.pem", "x.key", "x_key"))
+
+
+def covers_private(text: str, st: ShellState) -> bool:
+    """True when text is a folder (outside the workspace) that holds private files."""
+    p = realpath(text.split(DYN, 1)[0] or ".", st) if DYN not in text[:1] else None
+    if p is None or p.is_relative_to(st.workspace):
+        return False
+    return any(q.is_relative_to(p) for q in private_roots(st))
 
 
 def private_target(args: list[Word], st: ShellState) -> str | None:
     """The first argument naming a credential or key outside the workspace, as shown to people."""
     for word in args:
         text = word.text
-        if text.startswith("-") or not text:
+        if not text:
             continue
-        loc = locate(text, word.glob, st)
-        if loc.kind not in ("outside", "home") or loc.path is None:
-            continue
-        p = loc.path
-        under_home = [st.home / name for name in PRIVATE_IN_HOME]
-        if any(p == q or p.is_relative_to(q) for q in under_home):
-            return text
-        if any(p == q or p.is_relative_to(q) for q in PRIVATE_SYSTEM):
-            return text
-        if p.name.startswith("id_") or p.suffix in PRIVATE_SUFFIXES:
-            return text
+        candidates = [text]
+        if text.startswith("--") and "=" in text:
+            candidates = [text.split("=", 1)[1]]
+        elif text.startswith("-"):
+            candidates = [text[2:]] if len(text) > 2 and "/" in text else []
+        if "@" in text:
+            candidates.append(text.split("@", 1)[1])  # curl -d @FILE, -F name=@FILE
+        for cand in candidates:
+            if cand and private_path(cand, st, word.glob or DYN in cand):
+                return text
     return None

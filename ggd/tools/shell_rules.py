@@ -9,7 +9,20 @@ from typing import TYPE_CHECKING
 from ggd.tools.git_rules import rule_git
 from ggd.tools.shell_lex import Word
 from ggd.tools.shell_paths import ShellState, locate, realpath
+from ggd.tools.shell_readonly import SPECS, option_problem
 from ggd.tools.shell_scan import DYN
+from ggd.tools.shell_sed import sed_effects
+from ggd.tools.shell_system import (
+    NET_EXEC,
+    exec_options,
+    net_exec,
+    rule_misc,
+    rule_pkill,
+    short_flag,
+    split_args,
+    tar_rule,
+    write_options,
+)
 from ggd.tools.verdict import Verdict, danger, normal, ro, worst
 
 if TYPE_CHECKING:
@@ -17,20 +30,8 @@ if TYPE_CHECKING:
 
 Rule = Callable[["Analyzer", str, list[Word], ShellState, int], Verdict]
 
-READ_ONLY = {
-    "ls", "cat", "head", "tail", "wc", "grep", "egrep", "fgrep", "rg", "ag", "ack", "pwd", "echo",
-    "printf", "which", "whereis", "type", "stat", "file", "du", "df", "ps", "pgrep", "printenv",
-    "cut", "tr", "true", "false", "test", "[", "basename", "dirname", "realpath", "readlink", "id",
-    "whoami", "groups", "uname", "tree", "diff", "cmp", "comm", "jq", "md5sum", "sha1sum",
-    "sha256sum", "sha512sum", "cksum", "b2sum", "od", "hexdump", "strings", "nl", "column", "fold",
-    "expand", "unexpand", "rev", "tac", "seq", "sleep", "locale", "nproc", "free", "uptime",
-    "lsblk", "lscpu", "less", "more", "zcat", "bzcat", "xzcat", "zgrep", "lsattr", "getfacl",
-    "base64", "wait", "jobs", "export", "unset", "set", "shopt", "declare", "typeset", "local",
-    "readonly", "read", "mapfile", "readarray", "history", "hash", "users", "who", "w", "man", "tput", "getconf", "arch", "tty",
-    ":", "exit", "return", "break", "continue", "shift", "nm", "readelf", "objdump", "numfmt",
-    "paste", "join", "look", "fmt", "pr", "yes", "vmstat", "iostat", "lsmod", "lsusb", "lspci",
-    "sum", "tsort", "pathchk", "expr", "factor", "cal", "ncal", "logname", "mountpoint",
-}  # fmt: skip
+# Programs that can be read-only; shell_readonly.SPECS says with which options.
+READ_ONLY = set(SPECS)
 ALWAYS_DANGEROUS = {
     "mkfs": "formats a filesystem", "mke2fs": "formats a filesystem",
     "mkswap": "formats a swap area", "mkdosfs": "formats a filesystem",
@@ -50,48 +51,30 @@ ALWAYS_DANGEROUS = {
     "nft": "changes the firewall", "lvremove": "removes a logical volume",
     "vgremove": "removes a volume group", "pvremove": "removes a physical volume",
     "cryptsetup": "changes disk encryption", "zpool": "manages storage pools",
+    "kexec": "boots another kernel", "swapon": "changes swap", "losetup": "attaches loop devices",
+    "dmsetup": "changes device-mapper tables", "tune2fs": "changes a filesystem",
+    "debugfs": "edits a filesystem", "e2fsck": "repairs a filesystem", "fsck": "repairs a filesystem",
+    "badblocks": "tests (and may overwrite) a disk", "hdparm": "changes disk settings",
+    "nvme": "manages NVMe devices", "flashrom": "rewrites firmware", "efibootmgr": "changes boot entries",
+    "grub-install": "installs a boot loader", "update-grub": "changes the boot loader",
+    "mknod": "creates a device node", "setcap": "gives a program capabilities",
+    "ufw": "changes the firewall",
+    "ip6tables": "changes the firewall", "firewall-cmd": "changes the firewall",
+    "groupadd": "changes system groups", "groupmod": "changes system groups",
+    "vipw": "edits the password file", "pvcreate": "initialises a physical volume",
+    "vgcreate": "creates a volume group", "lvcreate": "creates a logical volume",
+    "mdadm": "manages RAID arrays", "zfs": "manages ZFS datasets", "btrfs": "manages btrfs filesystems",
+    "pivot_root": "changes the root filesystem", "switch_root": "changes the root filesystem",
 }  # fmt: skip
-_POWER = {"poweroff", "reboot", "halt", "kexec", "suspend", "hibernate", "hybrid-sleep"}
-_POWER |= {"rescue", "emergency", "default", "isolate", "soft-reboot", "suspend-then-hibernate"}
-_SED_EXEC_RE = re.compile(r"(?:^|[\s;{}/0-9$!,gpIiMm])[wWe](?:\s|$|;)")
 _CHMOD_MODE_RE = re.compile(r"^([ugoa]*[-+=][rwxXstugo]*,?)+$|^[0-7]{3,4}$")
-
-
-def _split(args: list[Word], valued: set[str]) -> tuple[list[str], list[Word], dict[str, Word]]:
-    """Split args into flags, positionals and values of valued options (`-t X`, `--opt=X`)."""
-    flags: list[str] = []
-    pos: list[Word] = []
-    values: dict[str, Word] = {}
-    i, done = 0, False
-    while i < len(args):
-        w = args[i]
-        t = w.text
-        if done or not t.startswith("-") or t == "-":
-            pos.append(w)
-        elif t == "--":
-            done = True
-        elif t in valued and i + 1 < len(args):
-            values[t] = args[i + 1]
-            flags.append(t)
-            i += 1
-        elif t.startswith("--") and "=" in t:
-            key, val = t.split("=", 1)
-            values[key] = Word(val, dynamic=DYN in val)
-            flags.append(key)
-        else:
-            flags.append(t)
-        i += 1
-    return flags, pos, values
-
-
-def _short(flags: list[str], letter: str, long: str) -> bool:
-    return any(f == long or (not f.startswith("--") and letter in f[1:]) for f in flags)
 
 
 def rule_rm(an: Analyzer, name: str, args: list[Word], st: ShellState, depth: int) -> Verdict:
     """rm/unlink/rmdir/shred: recursive removal of roots, home, workspace or outside paths."""
-    flags, pos, _ = _split(args, set())
-    recursive = name == "rm" and (_short(flags, "r", "--recursive") or _short(flags, "R", "-R"))
+    flags, pos, _ = split_args(args, set())
+    recursive = name == "rm" and (
+        short_flag(flags, "r", "--recursive") or short_flag(flags, "R", "-R")
+    )
     what = f"{name} -r" if recursive else name
     verdicts = [an.remove_target(w, st, what, recursive) for w in pos]
     return worst(verdicts) if verdicts else normal(f"`{name}` with no target")
@@ -108,16 +91,8 @@ def rule_find(an: Analyzer, name: str, args: list[Word], st: ShellState, depth: 
         i += 1
     roots = roots or [Word(".")]
     expr = args[i:]
-    options = {
-        "-depth",
-        "-maxdepth",
-        "-mindepth",
-        "-xdev",
-        "-mount",
-        "-follow",
-        "-print",
-        "-print0",
-    }
+    options = {"-depth", "-maxdepth", "-mindepth", "-xdev", "-mount", "-follow", "-print"}
+    options |= {"-print0", "-noleaf", "-daystart", "-ignore_readdir_race", "-nowarn", "-warn"}
     filtered = False
     verdicts: list[Verdict] = []
     j = 0
@@ -141,26 +116,58 @@ def rule_find(an: Analyzer, name: str, args: list[Word], st: ShellState, depth: 
             verdicts.append(an.write_target(expr[j + 1], st, f"find {t}"))
         elif t.startswith("-") and t not in options:
             filtered = True
+            prev = expr[j - 1].text if j else ""
+            if t not in _FIND_SAFE and not re.match(r"-[0-9]", t) and prev not in _FIND_VALUED:
+                verdicts.append(normal(f"`find {t}` is not known to be read-only"))
         j += 1
     return worst(verdicts) if verdicts else ro("find")
 
 
+_FIND_VALUED = {"-perm", "-size", "-mtime", "-mmin", "-atime", "-amin", "-ctime", "-cmin"}
+_FIND_VALUED |= {"-links", "-used", "-inum", "-uid", "-gid", "-name", "-iname", "-path", "-regex"}
+_FIND_SAFE = {
+    "-name", "-iname", "-path", "-ipath", "-wholename", "-iwholename", "-regex", "-iregex",
+    "-regextype", "-type", "-xtype", "-size", "-empty", "-mtime", "-mmin", "-atime", "-amin",
+    "-ctime", "-cmin", "-newer", "-anewer", "-cnewer", "-newermt", "-newerct", "-newerat",
+    "-neweraa", "-newermm", "-newercc", "-perm", "-user", "-group", "-uid", "-gid", "-nouser",
+    "-nogroup", "-readable", "-writable", "-executable", "-links", "-inum", "-samefile",
+    "-lname", "-ilname", "-prune", "-printf", "-ls", "-quit", "-true", "-false", "-not", "-and",
+    "-or", "-a", "-o", "-fstype", "-used", "-context", "-print", "-print0",
+}  # fmt: skip
+
+
+_SED_FLAGS = set("nErsuz")
+_SED_LONG = {"--quiet", "--silent", "--regexp-extended", "--separate", "--unbuffered"}
+_SED_LONG |= {"--null-data", "--zero-terminated", "--posix", "--debug", "--sandbox"}
+
+
 def rule_sed(an: Analyzer, name: str, args: list[Word], st: ShellState, depth: int) -> Verdict:
-    """sed: read-only unless -i or a script command that writes (w) or executes (e)."""
-    inplace, has_script = False, False
+    """sed: read-only when every script only prints, deletes and substitutes (shell_sed)."""
+    inplace, has_script, from_file, unknown = False, False, False, ""
     scripts: list[str] = []
     pos: list[Word] = []
+    sandbox = any(a.text == "--sandbox" for a in args)
     i = 0
     while i < len(args):
         t = args[i].text
+        if t == "--":
+            pos += args[i + 1 :]
+            break
         if t.startswith("--"):
-            inplace = inplace or t.startswith("--in-place")
-            if t in ("--expression", "--file") and i + 1 < len(args):
-                scripts.append(args[i + 1].text if t == "--expression" else "")
-                has_script, i = True, i + 1
-            elif t.startswith(("--expression=", "--file=")):
-                scripts.append(t.split("=", 1)[1] if t.startswith("--e") else "")
+            key, eq, val = t.partition("=")
+            if key.startswith("--in-place"):
+                inplace = True
+            elif key in ("--expression", "--file"):
+                if not eq and i + 1 < len(args):
+                    i += 1
+                    val = args[i].text
+                scripts.append(val if key == "--expression" else "")
+                from_file = from_file or key == "--file"
                 has_script = True
+            elif key == "--line-length":
+                i += 0 if eq else 1
+            elif key not in _SED_LONG:
+                unknown = unknown or key
         elif t.startswith("-") and len(t) > 1:
             for k, ch in enumerate(t[1:]):
                 if ch == "i":
@@ -173,19 +180,39 @@ def rule_sed(an: Analyzer, name: str, args: list[Word], st: ShellState, depth: i
                         val = args[i].text
                     if ch != "l":
                         scripts.append(val if ch == "e" else "")
+                        from_file = from_file or ch == "f"
                         has_script = True
                     break
+                if ch not in _SED_FLAGS:
+                    unknown = unknown or f"-{ch}"
         else:
             pos.append(args[i])
         i += 1
     if not has_script and pos:
         scripts.append(pos.pop(0).text)
     if inplace:
-        verdicts = [an.write_target(w, st, "sed -i") for w in pos]
-        return worst([*verdicts, normal("sed -i edits files in place")])
-    if any(_SED_EXEC_RE.search(s) for s in scripts):
-        return normal("sed script writes files or runs commands")
-    return ro("sed")
+        writes = [an.write_target(w, st, "sed -i") for w in pos]
+        return worst([*writes, normal("sed -i edits files in place")])
+    if unknown:
+        return normal(f"`sed` option `{unknown}` is not known to be read-only")
+    if from_file and not sandbox:
+        return normal("the sed script comes from a file, which may write or run commands")
+    verdicts: list[Verdict] = []
+    for kind, arg in [e for script in scripts for e in sed_effects(script)]:
+        if sandbox:
+            break  # --sandbox rejects w, r and e
+        if kind == "write":
+            verdicts += [an.write_target(Word(arg or ""), st, "sed w"), normal("sed writes a file")]
+        elif kind == "run" and arg is None:
+            verdicts.append(danger("sed `e` runs the text it edits as a command"))
+        elif kind == "run":
+            inner = an.analyze(arg or "", st.copy(), depth + 1)
+            verdicts += [inner, normal("sed `e` runs a command")]
+        elif kind == "read":
+            verdicts.append(normal(f"sed `r` reads `{arg}` into its output"))
+        else:
+            verdicts.append(normal(arg or "sed script not understood"))
+    return worst(verdicts) if verdicts else ro("sed")
 
 
 def rule_copy(an: Analyzer, name: str, args: list[Word], st: ShellState, depth: int) -> Verdict:
@@ -195,7 +222,7 @@ def rule_copy(an: Analyzer, name: str, args: list[Word], st: ShellState, depth: 
     valued |= {"--log-file", "--temp-dir", "--partial-dir", "--backup-dir", "-B", "--port"}
     if name in ("cp", "mv", "ln", "install"):
         valued -= {"-T", "-f", "-e"}
-    flags, pos, values = _split(args, valued)
+    flags, pos, values = split_args(args, valued)
     target = values.get("-t") or values.get("--target-directory")
     sources = pos
     if target is None and (len(pos) >= 2 or (name == "ln" and pos)):
@@ -211,7 +238,7 @@ def rule_copy(an: Analyzer, name: str, args: list[Word], st: ShellState, depth: 
         verdicts += [an.remove_target(w, st, "mv", False) for w in sources]
     if name == "ln" and target is not None and not target.dynamic:
         dest = realpath(target.text, st)
-        no_deref = _short(flags, "T", "--no-target-directory") or _short(flags, "n", "-n")
+        no_deref = short_flag(flags, "T", "--no-target-directory") or short_flag(flags, "n", "-n")
         for src in sources:
             if dest is None or src.dynamic:
                 continue
@@ -223,8 +250,8 @@ def rule_copy(an: Analyzer, name: str, args: list[Word], st: ShellState, depth: 
 def rule_chmod(an: Analyzer, name: str, args: list[Word], st: ShellState, depth: int) -> Verdict:
     """chmod/chown/chgrp: recursive outside the workspace (or on /, ~) is dangerous."""
     mode_in_flags = name == "chmod" and any(_CHMOD_MODE_RE.match(a.text) for a in args[:1])
-    flags, pos, _ = _split([a for a in args if not (mode_in_flags and a is args[0])], set())
-    recursive = _short(flags, "R", "--recursive")
+    flags, pos, _ = split_args([a for a in args if not (mode_in_flags and a is args[0])], set())
+    recursive = short_flag(flags, "R", "--recursive")
     if not any(f.startswith("--reference") for f in flags) and not mode_in_flags:
         pos = pos[1:]
     verdicts = [normal(f"`{name}` changes file attributes")]
@@ -240,7 +267,7 @@ def rule_chmod(an: Analyzer, name: str, args: list[Word], st: ShellState, depth:
 def rule_writes(an: Analyzer, name: str, args: list[Word], st: ShellState, depth: int) -> Verdict:
     """Commands whose positional args are files they write (touch, mkdir, tee, truncate...)."""
     valued = {"touch": {"-d", "-t", "-r"}, "mkdir": {"-m"}, "truncate": {"-s", "-r"}}
-    _, pos, _ = _split(args, valued.get(name, set()))
+    _, pos, _ = split_args(args, valued.get(name, set()))
     if name in ("uniq", "xxd"):
         pos = pos[1:2] if len(pos) >= 2 else []
     if not pos and name in ("tee", "uniq", "xxd"):
@@ -260,78 +287,15 @@ def rule_output_opts(
         "tar": {"-C", "--directory"},
         "unzip": {"-d"},
     }[name]
-    flags, _, values = _split(args, opts)
+    flags, _, values = split_args(args, opts)
     verdicts = [an.write_target(w, st, f"{name} {k}") for k, w in values.items() if k in opts]
     if name == "tar":
-        # -C only matters when extracting (`-x`, `xzf`, `--extract`, `--get`).
-        first = args[0].text if args else ""
-        short = [f for f in flags if not f.startswith("--")]
-        if not first.startswith("-"):
-            short.append(first)
-        if not any("x" in f for f in short) and not {"--extract", "--get"} & set(flags):
-            verdicts = []
+        return tar_rule(an, args, st, flags, values, verdicts)
     if name == "sort":
         return worst(verdicts) if verdicts else ro("sort")
     if name in ("curl", "wget"):
         verdicts.append(normal(f"`{name}` uses the network"))
     return worst([*verdicts, normal(f"`{name}` writes files")])
-
-
-def rule_misc(an: Analyzer, name: str, args: list[Word], st: ShellState, depth: int) -> Verdict:
-    """dd, kill, systemctl, init, date, crontab, sysctl, dmesg, hostname, timedatectl."""
-    texts = [a.text for a in args]
-    if name == "dd":
-        outs = [Word(t[3:], dynamic=DYN in t) for t in texts if t.startswith("of=")]
-        return worst(
-            [normal("`dd` copies raw data"), *(an.write_target(w, st, "dd") for w in outs)]
-        )
-    if name == "kill":
-        if texts[:1] in (["-l"], ["-L"]):
-            return ro("kill -l")
-        i = 2 if texts[:1] in (["-s"], ["-n"], ["--signal"]) else 0
-        if i == 0 and texts and texts[0].startswith("-") and texts[0] != "--" and len(texts) > 1:
-            i = 1
-        pids = [t for t in texts[i:] if t != "--"]
-        if "-1" in pids or "1" in pids:
-            return danger("kill of every process (or init)")
-        return normal("`kill` signals processes")
-    if name in ("systemctl", "loginctl"):
-        if set(texts) & _POWER:
-            return danger(f"`{name}` powers off, reboots or isolates the system")
-        if texts and texts[0] in ("status", "show", "cat", "is-active", "is-enabled", "list-units"):
-            return ro(name)
-        return normal(f"`{name}` manages services")
-    if name in ("init", "telinit"):
-        if texts and texts[0] in ("0", "6", "1", "s", "S"):
-            return danger(f"`{name} {texts[0]}` changes the runlevel")
-        return normal(f"`{name}`")
-    if name == "date":
-        _, pos, _ = _split(args, {"-d", "--date", "-r", "--reference", "-f", "--file"})
-        if any(t in ("-s",) or t.startswith("--set") for t in texts) or any(
-            not w.text.startswith("+") for w in pos
-        ):
-            return danger("`date` sets the system clock")
-        return ro("date")
-    if name == "crontab":
-        if any(t.startswith("-") and not t.startswith("--") and "r" in t for t in texts):
-            return danger("`crontab -r` removes every cron job")
-        return ro("crontab -l") if texts == ["-l"] else normal("`crontab` changes cron jobs")
-    if name == "sysctl":
-        if any(t in ("-w", "--write", "-p", "--load") or "=" in t for t in texts):
-            return danger("`sysctl` changes kernel parameters")
-        return ro(name)
-    if name == "timedatectl":
-        if texts and texts[0].startswith("set"):
-            return danger("`timedatectl` sets the system clock")
-        return ro(name)
-    if name == "dmesg":
-        return (
-            normal("`dmesg` clears the kernel log") if set(texts) & {"-c", "-C", "-D"} else ro(name)
-        )
-    # hostname
-    return (
-        ro(name) if all(t.startswith("-") for t in texts) else normal("`hostname` renames the host")
-    )
 
 
 def rule_cd(an: Analyzer, name: str, args: list[Word], st: ShellState, depth: int) -> Verdict:
@@ -356,7 +320,7 @@ _RULES: dict[str, Rule] = {
     "tee": rule_writes, "uniq": rule_writes, "xxd": rule_writes, "sort": rule_output_opts,
     "curl": rule_output_opts, "wget": rule_output_opts, "tar": rule_output_opts,
     "unzip": rule_output_opts, "dd": rule_misc, "kill": rule_misc, "systemctl": rule_misc,
-    "loginctl": rule_misc, "init": rule_misc, "telinit": rule_misc, "date": rule_misc,
+    "pkill": rule_pkill, "killall": rule_pkill, "loginctl": rule_misc, "init": rule_misc, "telinit": rule_misc, "date": rule_misc,
     "crontab": rule_misc, "sysctl": rule_misc, "timedatectl": rule_misc, "dmesg": rule_misc,
     "hostname": rule_misc, "cd": rule_cd, "pushd": rule_cd, "popd": rule_cd,
 }  # fmt: skip
@@ -366,9 +330,27 @@ def dispatch(an: Analyzer, name: str, args: list[Word], st: ShellState, depth: i
     """Classify command `name` with its args."""
     if name.startswith(("mkfs", "mkfs.")) or name in ALWAYS_DANGEROUS:
         return danger(f"`{name}` {ALWAYS_DANGEROUS.get(name, 'formats a filesystem')}")
+    if name in NET_EXEC:
+        ran = net_exec(name, args)
+        if ran is not None:
+            return ran
     rule = _RULES.get(name)
     if rule is not None:
-        return rule(an, name, args, st, depth)
-    if name in READ_ONLY:
-        return ro(name)
-    return normal(f"runs `{name}`")
+        verdict = rule(an, name, args, st, depth)
+    elif name in READ_ONLY:
+        verdict = ro(name)
+    else:
+        return normal(f"runs `{name}`")
+    for opt, value in exec_options(name, args):
+        # `rg --pre CMD`, `sort --compress-program=CMD`: CMD runs with a file as its argument.
+        inner = an.command([Word(value.text), Word(DYN, dynamic=True)], st, depth + 1)
+        return worst([inner, normal(f"`{name} {opt}` runs another program")])
+    written = [w for _, w in write_options(name, args)]
+    if written:
+        return worst([*(an.write_target(w, st, f"`{name}` output") for w in written),
+                      normal(f"`{name}` writes a file")])  # fmt: skip
+    if verdict.risk == "read_only" and name in SPECS:
+        problem = option_problem(name, args)
+        if problem is not None:
+            return normal(problem)
+    return verdict

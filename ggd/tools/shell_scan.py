@@ -26,6 +26,14 @@ def expand_braces(text: str, limit: int = 64) -> list[str]:
             elif text[j] == "," and depth == 1:
                 comma = True
             j += 1
+        seq = _SEQ_RE.match(text[start + 1 : j]) if j < len(text) and not comma else None
+        if seq is not None:
+            items: list[str] = []
+            for item in _sequence(seq):
+                items += [text[:start] + t for t in expand_braces(item + text[j + 1 :], limit)]
+                if len(items) >= limit:
+                    return items[:limit]
+            return items
         if j < len(text) and comma:
             inner = text[start + 1 : j]
             parts, depth, last = [], 0, 0
@@ -45,6 +53,23 @@ def expand_braces(text: str, limit: int = 64) -> list[str]:
             return out
         start = text.find("{", start + 1)
     return [text]
+
+
+_SEQ_RE = re.compile(r"^(-?\d+|[A-Za-z])\.\.(-?\d+|[A-Za-z])(?:\.\.(-?\d+))?$")
+
+
+def _sequence(m: re.Match[str]) -> list[str]:
+    """The items of a `{a..e}` or `{1..9..2}` sequence expression (at most 64)."""
+    a, b, step = m.group(1), m.group(2), abs(int(m.group(3) or 1)) or 1
+    if a.lstrip("-").isdigit() and b.lstrip("-").isdigit():
+        lo, hi = int(a), int(b)
+        rng = range(lo, hi + 1, step) if lo <= hi else range(lo, hi - 1, -step)
+        return [str(n) for n in list(rng)[:64]]
+    if a.isalpha() and b.isalpha():
+        lo, hi = ord(a), ord(b)
+        rng = range(lo, hi + 1, step) if lo <= hi else range(lo, hi - 1, -step)
+        return [chr(n) for n in list(rng)[:64]]
+    return [m.group(0)]
 
 
 def skip_dquote(s: str, i: int) -> int:

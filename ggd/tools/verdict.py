@@ -19,6 +19,7 @@ class Verdict:
     risk: Risk
     reason: str
     names: list[str] = field(default_factory=list)
+    secret: bool = False  # it reads a credential: sending its output anywhere is dangerous
 
 
 def ro(name: str) -> Verdict:
@@ -36,12 +37,20 @@ def danger(reason: str) -> Verdict:
     return Verdict("dangerous", reason)
 
 
+def secret(v: Verdict) -> Verdict:
+    """v, marked as printing a credential (piping it to the network is dangerous)."""
+    v.secret = True
+    return v
+
+
 def worst(verdicts: list[Verdict]) -> Verdict:
     """The highest-risk verdict (the first one on ties); read-only names are merged."""
     if not verdicts:
         return Verdict("read_only", "nothing to run", [])
     top = max(verdicts, key=lambda v: _RANK[v.risk])
     if top.risk != "read_only":
+        if not top.secret and any(v.secret for v in verdicts):
+            return Verdict(top.risk, top.reason, top.names, secret=True)
         return top
     names: list[str] = []
     for v in verdicts:
