@@ -84,8 +84,12 @@ async def kill_group(pgid: int, exited: asyncio.Event) -> None:
         try:
             os.killpg(pgid, 0)
         except (ProcessLookupError, PermissionError):
-            return
+            break
         await asyncio.sleep(0.05)
+    # The group is gone once the leader is reaped; wait for asyncio to hear of it so the caller's
+    # transport.close() does not poll() (waitpid) a child the watcher owns (see children.py).
+    with contextlib.suppress(TimeoutError):
+        await asyncio.wait_for(exited.wait(), REAP_WAIT)
 
 
 class BashTool(Tool):

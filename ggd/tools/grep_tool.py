@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from ggd.tools.base import ApprovalInfo, Tool, ToolContext, ToolError, ToolResult
+from ggd.tools.children import kill_child
 from ggd.tools.fs_tools import SNIFF_BYTES, is_binary, read_only_info
 from ggd.tools.paths import arg_int, arg_str, relative, resolve_in_workspace
 
@@ -119,8 +120,10 @@ class GrepTool(Tool):
                     break
                 lines.append(_line(name.removeprefix("./"), int(number), text))
         finally:
-            if proc.returncode is None:
-                proc.kill()
+            # Only a search stopped early (or cancelled) needs killing; rg that reached EOF is
+            # exiting on its own. Never proc.kill(): it can reap the child (see children.py).
+            if not proc.stdout.at_eof():
+                kill_child(proc)
             err = await proc.stderr.read()
             await proc.wait()
         if proc.returncode == 2 and not lines and not more:
