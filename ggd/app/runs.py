@@ -46,8 +46,9 @@ class RunOptions:
     keep_completed: int = 256
     keep_seconds: float = 3600.0
     sandbox: bool = False
-    max_turns: int = 50
+    max_turns: int = 500
     default_approval_mode: str = "auto"
+    bash_login_shell: bool = False  # newcomer fix: bash -c unless config bashLoginShell
 
 
 class RunManager:
@@ -147,6 +148,7 @@ class RunManager:
                 sandbox=self.opts.sandbox,
                 session_id=svc.id,
                 run_id=run.id,
+                login_shell=self.opts.bash_login_shell,
             ),
             SessionTranscript(svc),
             lambda ev: _emit_agent(run, ev),
@@ -185,7 +187,12 @@ class RunManager:
             run.emit("run_canceled")
         except TimeoutError:
             run.cancel_approvals("timeout")
-            run.error = "the run took longer than its time limit"
+            # Name the limit and how to raise it (newcomer fix).
+            run.error = (
+                f"run timeout reached: the run took longer than {self.opts.run_timeout:g} s "
+                "(runTimeoutSeconds); raise it with `ggd --run-timeout SECONDS` or "
+                '"runTimeoutSeconds" in GG_HOME/config.json'
+            )
             run.emit("run_failed", error=run.error, error_code="run_timeout", retryable=True)
         except AgentError as exc:
             run.cancel_approvals("cancel")
@@ -359,5 +366,6 @@ def build_run_manager(
         sandbox=bool(ns.sandbox or config.sandbox),
         default_approval_mode=config.approvalMode,
         max_turns=ns.max_turns or config.maxTurns,
+        bash_login_shell=bool(getattr(config, "bashLoginShell", False)),
     )
     return RunManager(runtime, registry, opts, home)

@@ -33,7 +33,9 @@ class Config(BaseModel):
     sandbox: bool = False
     maxActiveRuns: int = Field(default=16, ge=1, le=1024)
     runTimeoutSeconds: float = Field(default=1800, gt=0)
-    maxTurns: int = Field(default=50, ge=1, le=10_000)
+    # 500 model requests: 5x a long 100-step task; the run timeout bounds wall time.
+    maxTurns: int = Field(default=500, ge=1, le=100_000)
+    bashLoginShell: bool = False
     approvalMode: Literal["auto", "on-request", "yolo", "never"] = "auto"
 
     def providers_dict(self) -> dict[str, Any]:

@@ -34,7 +34,7 @@ def build_parser() -> argparse.ArgumentParser:
     ap.add_argument("--model", help="default model as provider:model")
     ap.add_argument("--sandbox", action="store_true", help="run bash under bubblewrap")
     ap.add_argument("--max-active-runs", type=int, help="admission limit (default 16)")
-    ap.add_argument("--max-turns", type=int, help="model requests per run (default 50)")
+    ap.add_argument("--max-turns", type=int, help="model requests per run (default 500)")
     ap.add_argument(
         "--run-timeout", type=float, help="seconds before a run is stopped (default 1800)"
     )

@@ -24,6 +24,8 @@ class ToolContext:
     session_id: str = ""
     run_id: str = ""
     env: dict[str, str] | None = None
+    # bash -l re-reads /etc/profile, which resets PATH (a venv's python vanishes): opt-in only.
+    login_shell: bool = False
 
 
 @dataclass

@@ -141,7 +141,8 @@ class BashTool(Tool):
         timeout = max(1.0, min(MAX_TIMEOUT, float(timeout)))
         ws = ctx.workspace.resolve()
         env = dict(ctx.env) if ctx.env is not None else dict(os.environ)
-        argv = [_shell(env), "-lc", cmd]
+        # A non-login shell keeps the daemon's environment (PATH of an activated venv, pyenv...).
+        argv = [_shell(env), "-lc" if ctx.login_shell else "-c", cmd]
         notes: list[str] = []
         sandboxed = False
         if ctx.sandbox:
