@@ -24,6 +24,7 @@ from .config import ConfigError, load_config
 from .home import prepare_home, resolve_home
 from .instance import AlreadyRunningError, InstanceLock, remove_discovery, write_discovery
 from .logs import setup_logging
+from .problems import bind_problem, home_problem, probe_writable, socket_problem
 
 log = logging.getLogger("ggd.daemon")
 WEB_ROOT = Path(__file__).resolve().parent.parent / "web"
@@ -51,8 +52,17 @@ class DaemonApp:
         ns = self.ns
         from .main import parse_hostport
 
-        home = prepare_home(resolve_home())
-        setup_logging(log_file=ns.log_file)
+        # Newcomer fix: an unusable GG_HOME or log file is a two-line message, not a traceback.
+        home = resolve_home()
+        try:
+            prepare_home(home)
+            probe_writable(home)
+        except OSError as exc:
+            raise StartupError(home_problem(home, exc)) from None
+        try:
+            setup_logging(log_file=ns.log_file)
+        except OSError as exc:
+            raise StartupError(f"cannot write the log file {ns.log_file}: {exc.strerror}") from None
         try:
             config = load_config(home / "config.json")
         except ConfigError as exc:
@@ -101,7 +111,10 @@ class DaemonApp:
         try:
             sock_path = ns.socket or home / "run" / "ggd.sock"
             if not self.private or ns.socket:
-                unix_server = await start_unix(hub, sock_path, version=__version__)
+                try:
+                    unix_server = await start_unix(hub, sock_path, version=__version__)
+                except OSError as exc:  # newcomer fix: say what and how, no traceback
+                    raise StartupError(socket_problem(sock_path, exc)) from None
             # GG_TOKEN keeps the token out of /proc/<pid>/cmdline, which other local users can read.
             token = ns.token or os.environ.get("GG_TOKEN") or secrets.token_urlsafe(32)
             if ws_addr is not None:
@@ -116,7 +129,11 @@ class DaemonApp:
                         version=__version__,
                     ),
                 )
-                await ws_listener.start()
+                try:
+                    await ws_listener.start()
+                except OSError as exc:  # newcomer fix: port in use is a message, not a traceback
+                    ws_listener = None
+                    raise StartupError(bind_problem(ws_addr[0], ws_addr[1], exc)) from None
             http = ws_url = None
             if ws_listener is not None:
                 host = ws_addr[0] if ws_addr else "127.0.0.1"

@@ -52,17 +52,32 @@ def load_config(path: Path) -> Config:
         raw = path.read_text(encoding="utf-8")
     except FileNotFoundError:
         return Config()
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"cannot read {path}: {getattr(exc, 'strerror', None) or exc}") from None
     try:
         data = json.loads(raw)
     except ValueError as exc:
+        line = exc.__dict__.get("lineno", "?")
         raise ConfigError(
-            f"config.json is not valid JSON (line {exc.__dict__.get('lineno', '?')})"
+            f"{path} is not valid JSON (line {line}: {exc.__dict__.get('msg', exc)})\n"
+            f"  fix: correct it, or move it away to start with the defaults"
         ) from None
     if not isinstance(data, dict):
-        raise ConfigError("config.json must hold a JSON object")
+        raise ConfigError(f'{path} must hold a JSON object, like {{"model": "openai:gpt-4o"}}')
     try:
         return Config.model_validate(data)
     except ValidationError as exc:
-        first = exc.errors()[0]
-        key = ".".join(str(p) for p in first.get("loc", ())) or "(root)"
-        raise ConfigError(f"config.json: {key}: {first.get('msg')}") from None
+        raise ConfigError(f"{path}: {_explain(exc.errors()[0])}\n  fix: edit {path}") from None
+
+
+def _explain(err: Any) -> str:
+    """One pydantic error as a person would say it: the key, what is wrong, what is allowed."""
+    loc = [str(p) for p in err.get("loc", ())]
+    key = ".".join(loc) or "(root)"
+    if err.get("type") == "extra_forbidden":
+        model: type[BaseModel] = ProviderEntry if loc[:1] == ["providers"] else Config
+        known = ", ".join(model.model_fields)
+        return f"unknown key {key!r} (known: {known})"
+    got = err.get("input")
+    shown = json.dumps(got) if isinstance(got, str | int | float | bool) or got is None else ""
+    return f"{key}: {err.get('msg', 'invalid')}" + (f" (got {shown})" if shown else "")

@@ -135,3 +135,14 @@ async def test_the_turn_limit_says_which_limit_and_how_to_raise_it(model_daemon:
         assert "--max-turns N" in end["error"] and '"maxTurns"' in end["error"]
     finally:
         await c.close()
+
+
+async def test_sigterm_with_clients_connected_logs_no_traceback(model_daemon: Any) -> None:
+    d, _ = model_daemon([{"text": "hi"}])
+    clients = [await d.connect("unix"), await d.connect("unix")]
+    try:
+        assert d.stop() == 0
+    finally:
+        for c in clients:
+            await c.close()
+    assert "Traceback" not in d.logs() and "CancelledError" not in d.logs(), d.logs()
