@@ -13,17 +13,22 @@ from ggcli import __version__
 __all__ = ["build_parser", "build_sub_parser", "main"]
 
 SUBCOMMANDS = ("daemon", "sessions", "rpc", "bridge")
+# Options of the main parser that take a value: their value is never a subcommand name.
+_VALUE_OPTIONS = frozenset(
+    {"-p", "--prompt", "-r", "--resume", "--name", "--model", "--approval", "--workspace"}
+)
 
 EPILOG = """\
 commands:
   gg daemon start|stop|status|logs   manage the background daemon (ggd)
-  gg sessions list                   list this workspace's sessions
+  gg sessions [list]                 list this workspace's sessions
   gg rpc                             NDJSON JSON-RPC relay on stdin/stdout (for scripts)
   gg bridge                          raw LSP byte pump stdio <-> daemon (for stdio LSP clients)
 
 Without a prompt, gg reads it from stdin when stdin is not a terminal, and opens an
 interactive session when it is. The answer goes to stdout; tool lines, approvals and
 notices go to stderr. Exit codes: 0 done, 1 failed, 2 usage, 130 interrupted (Ctrl+C).
+Options may come before or after a command (gg --no-daemon rpc = gg rpc --no-daemon).
 A prompt whose first word is a command name needs -p."""
 
 
@@ -93,12 +98,36 @@ def build_sub_parser() -> argparse.ArgumentParser:
     return p
 
 
+def split_subcommand(argv: list[str]) -> list[str] | None:
+    """argv for the subcommand parser when the first bare word is a command, else None.
+
+    Options before the command move after it (`gg --no-daemon rpc` = `gg rpc --no-daemon`), and
+    `gg sessions` alone means `gg sessions list`.
+    """
+    i = 0
+    while i < len(argv):
+        tok = argv[i]
+        if tok == "--":
+            return None  # everything after is the prompt
+        if tok.startswith("-") and tok != "-":
+            i += 2 if tok in _VALUE_OPTIONS else 1
+            continue
+        if tok not in SUBCOMMANDS:
+            return None
+        before, after = argv[:i], argv[i + 1 :]
+        if tok == "sessions" and (not after or after[0].startswith("-")):
+            after = ["list", *after]
+        return [tok, *after, *before]
+    return None
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run gg; returns the process exit code."""
     args_list = sys.argv[1:] if argv is None else argv
     try:
-        if args_list and args_list[0] in SUBCOMMANDS:
-            return _run_sub(build_sub_parser().parse_args(args_list))
+        sub_argv = split_subcommand(args_list)
+        if sub_argv is not None:
+            return _run_sub(_parse_sub(sub_argv))
         return _run_main(build_parser().parse_args(args_list))
     except KeyboardInterrupt:
         sys.stderr.write("\n")
@@ -109,6 +138,18 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     except Exception as exc:
         return _fail(exc)
+
+
+def _parse_sub(argv: list[str]) -> argparse.Namespace:
+    """Parse a subcommand; stray words get a hint instead of becoming a prompt."""
+    parser = build_sub_parser()
+    args, extra = parser.parse_known_args(argv)
+    if extra:
+        hint = ""
+        if not extra[0].startswith("-"):
+            hint = f"\n'{argv[0]}' is a gg command; to ask the model, use: gg -p \"{argv[0]} ...\""
+        parser.error(f"unrecognized arguments: {' '.join(extra)}{hint}")
+    return args
 
 
 def _fail(exc: Exception) -> int:
