@@ -45,6 +45,7 @@ class Repl:
         history: Path,
         approval: str | None = None,
         model: str | None = None,
+        verbose: bool = False,
     ) -> None:
         self.client = client
         self.ui = ui
@@ -53,6 +54,7 @@ class Repl:
         self.history = history
         self.approval = approval
         self.model = model
+        self.verbose = verbose
         self.draft: str | None = None
         # Approvals can be answered only when the question (stderr) reaches the terminal too.
         self.interactive = _isatty(sys.stdin) and _isatty(sys.stderr)
@@ -129,7 +131,12 @@ class Repl:
         except RpcError as exc:
             self.ui.note(f"gg: {exc.message}", "red")
             return
-        opts = TurnOptions(interactive=self.interactive, steer=True, stdin_fd=sys.stdin.fileno())
+        opts = TurnOptions(
+            interactive=self.interactive,
+            steer=True,
+            stdin_fd=sys.stdin.fileno(),
+            verbose=self.verbose,
+        )
         TurnRunner(self.client, self.ui, self.session_id, run_id, opts).run()
 
     def command(self, text: str) -> None:

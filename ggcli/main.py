@@ -65,6 +65,9 @@ def build_parser() -> argparse.ArgumentParser:
         "--no-daemon", action="store_true", help="use a private ggd child instead of the daemon"
     )
     p.add_argument("--workspace", type=Path, help="workspace folder (default: the current one)")
+    p.add_argument(
+        "-v", "--verbose", action="store_true", help="show all of each tool's output, not 5 lines"
+    )
     return p
 
 
@@ -249,14 +252,17 @@ def _run_main(args: argparse.Namespace) -> int:
             from ggcli.interactive import Repl
 
             history = gg_home() / "history"
-            return Repl(client, ui, snapshot, info, history, approval, args.model).run()
+            repl = Repl(client, ui, snapshot, info, history, approval, args.model, args.verbose)
+            return repl.run()
         # A human can answer approvals only when both the keyboard and the prompt are a terminal.
         interactive = stdin_tty and _isatty(sys.stderr)
         session_id = str(snapshot["sessionId"])
         run_id = start_run(
             client, session_id, prompt, interactive=interactive, approval=approval, model=args.model
         )
-        opts = TurnOptions(json_mode=args.json, interactive=interactive, stdin_fd=_stdin_fd())
+        opts = TurnOptions(
+            json_mode=args.json, interactive=interactive, stdin_fd=_stdin_fd(), verbose=args.verbose
+        )
         return TurnRunner(client, ui, session_id, run_id, opts).run().exit_code
     finally:
         client.close()

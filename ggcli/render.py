@@ -14,6 +14,7 @@ __all__ = [
     "format_context",
     "format_sessions",
     "format_tool_line",
+    "format_tool_result",
     "format_tree",
     "use_color",
 ]
@@ -192,6 +193,76 @@ def format_tool_line(
         first = output.strip().splitlines()[0]
         line += " " + st("— " + _clip(first, 120), "red")
     return line
+
+
+PREVIEW_LINES = 5
+PREVIEW_WIDTH = 200
+_DENIED = "denied: "
+# The daemon's reasons name protocol values; a person at gg needs gg's own flags.
+NOT_INTERACTIVE_HINT = "rerun with --yolo, or with --approval on-request in a terminal"
+DANGEROUS_HINT = "run gg in a terminal to approve it yourself"
+
+
+def format_tool_result(
+    name: str,
+    summary: str,
+    ok: bool,
+    output: str,
+    style: Style | None = None,
+    *,
+    details: dict[str, Any] | None = None,
+    verbose: bool = False,
+) -> str:
+    """A finished tool call: its line, then the first lines of its output (all when verbose).
+
+    A denial prints its whole reason and how to allow it with gg's flags; a bash failure says
+    its exit code on the tool line.
+    """
+    st = style or Style()
+    text = output.strip("\n")
+    if not ok and text.startswith(_DENIED):
+        reason = text[len(_DENIED) :].strip()
+        line = format_tool_line(name, summary, False, "", st) + " " + st("— denied", "red")
+        out = [line, "    " + st(reason, "red")]
+        hint = _deny_hint(reason)
+        if hint:
+            out.append("    " + st("hint: " + hint, "yellow"))
+        return "\n".join(out)
+    code = (details or {}).get("exitCode")
+    body = text.splitlines()
+    if name == "bash" and body and body[-1].startswith("[exit code:"):
+        body = body[:-1]  # said on the tool line instead
+    if not ok and isinstance(code, int) and not isinstance(code, bool):
+        line = format_tool_line(name, summary, False, "", st) + " " + st(f"— exit {code}", "red")
+    else:
+        line = format_tool_line(name, summary, ok, text, st)
+        if not ok:
+            body = body[1:]  # its first line is on the tool line already
+    if name == "read" and ok:
+        return line + ("" if not body else " " + st(f"({len(body)} lines)", "dim"))
+    return "\n".join([line, *_preview(body, st, verbose)])
+
+
+def _preview(body: list[str], st: Style, verbose: bool) -> list[str]:
+    while body and not body[-1].strip():
+        body = body[:-1]
+    shown = body if verbose else body[:PREVIEW_LINES]
+    out = ["    " + st("│ ", "dim") + _clip(ln.rstrip(), PREVIEW_WIDTH) for ln in shown]
+    if len(body) > len(shown):
+        more = len(body) - len(shown)
+        out.append(
+            "    "
+            + st(f"… {more} more line{'s' if more != 1 else ''} (--verbose shows all)", "dim")
+        )
+    return out
+
+
+def _deny_hint(reason: str) -> str:
+    if "not interactive" in reason:
+        return NOT_INTERACTIVE_HINT
+    if "dangerous" in reason and "person" in reason:
+        return DANGEROUS_HINT
+    return ""
 
 
 def _clip(text: str, limit: int) -> str:

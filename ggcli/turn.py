@@ -12,7 +12,7 @@ from collections import deque
 from dataclasses import dataclass, field
 from typing import Any, TextIO
 
-from ggcli.render import MarkdownStream, Style, approval_prompt, format_tool_line, use_color
+from ggcli.render import MarkdownStream, Style, approval_prompt, format_tool_result, use_color
 from ggcli.rpc import Client, ConnectionLost, RpcError
 
 __all__ = ["EXIT_CANCELED", "Outcome", "TurnOptions", "TurnRunner", "Ui"]
@@ -54,6 +54,7 @@ class TurnOptions:
     interactive: bool = False
     steer: bool = False
     stdin_fd: int = 0
+    verbose: bool = False  # show every line of tool output, not the first few
 
 
 @dataclass
@@ -257,7 +258,11 @@ class TurnRunner:
         name = str(ev.get("toolName") or "tool")
         ok = not ev.get("isError")
         output = str(ev.get("output") or "")
-        self.ui.err.write(format_tool_line(name, summary, ok, output, self.ui.err_style) + "\n")
+        details = ev.get("details") if isinstance(ev.get("details"), dict) else None
+        text = format_tool_result(
+            name, summary, ok, output, self.ui.err_style, details=details, verbose=self.opts.verbose
+        )
+        self.ui.err.write(text + "\n")
         self.ui.err.flush()
 
     def _on_approval_requested(self, ev: dict[str, Any]) -> None:

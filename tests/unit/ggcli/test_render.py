@@ -157,3 +157,18 @@ def test_format_context_shows_use_against_the_budget() -> None:
     )
     assert format_context({"contextTokens": 7}) == "context: 7 tokens · ? messages in context"
     assert format_context({}).startswith("context: unknown size")
+
+
+def test_tool_result_previews_output_and_counts_the_rest() -> None:
+    from ggcli.render import format_tool_result
+
+    out = "\n".join(f"l{i}" for i in range(1, 9)) + "\n[exit code: 0]"
+    text = format_tool_result("bash", "bash ls", True, out, details={"exitCode": 0})
+    assert text.splitlines() == [
+        "  ✓ bash ls",
+        *[f"    │ l{i}" for i in range(1, 6)],
+        "    … 3 more lines (--verbose shows all)",
+    ]
+    full = format_tool_result("bash", "bash ls", True, out, verbose=True)
+    assert full.count("│") == 8 and "[exit code" not in full
+    assert format_tool_result("read", "read a", True, "a\nb\n") == "  ✓ read a (2 lines)"
