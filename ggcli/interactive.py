@@ -130,6 +130,12 @@ class Repl:
             )
         except RpcError as exc:
             self.ui.note(f"gg: {exc.message}", "red")
+            if self.model and exc.symbol == "invalid_params" and "model" in exc.message:
+                # A /model typo must not stick: go back to the session's model.
+                self.ui.note(
+                    f"/model {self.model} was not used; back to the session's model", "yellow"
+                )
+                self.model = None
             return
         opts = TurnOptions(
             interactive=self.interactive,

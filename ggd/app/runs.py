@@ -105,6 +105,14 @@ class RunManager:
         refusal = start_refusal(mode, interactive)
         if refusal:
             raise E.InvalidActionError(refusal)
+        # newcomer fix: an unknown provider or a model the endpoint does not list is an error
+        # before the run starts (it used to fall through to the default/demo model). Checked
+        # first: nothing may await between the admission checks below and registering the run.
+        check = getattr(self.registry, "check_model", None)
+        if check is not None:
+            problem = await check(model or svc.file.model or self.registry.default_model)
+            if problem:
+                raise E.InvalidParamsError(problem)
         if svc.active_run_id is not None:
             raise E.RunConflictError(
                 "the session already has an active run; steer it, wait, or cancel it first"

@@ -239,7 +239,7 @@ def real_env(cli_env: CliEnv) -> Iterator[CliEnv]:
     """cli_env for the real ggd, its model being the scripted fake (add steps per test)."""
     from tests.fakes.fake_openai import FakeModel
 
-    model = FakeModel([]).start()
+    model = FakeModel([], models=["fake-model", "other"]).start()  # GET /v1/models lists these
     cli_env.env |= {"OPENAI_BASE_URL": model.base_url, "OPENAI_API_KEY": "test"}
     cli_env.env |= {"GG_MODEL": "fake-model"}
     cli_env.model = model
