@@ -25,6 +25,7 @@ from .home import prepare_home, resolve_home
 from .instance import AlreadyRunningError, InstanceLock, remove_discovery, write_discovery
 from .logs import setup_logging
 from .problems import bind_problem, home_problem, probe_writable, socket_problem
+from .takeover import TakeoverError, take_over
 
 log = logging.getLogger("ggd.daemon")
 WEB_ROOT = Path(__file__).resolve().parent.parent / "web"
@@ -82,8 +83,13 @@ class DaemonApp:
         if not self.private:
             try:
                 lock.acquire()
-            except AlreadyRunningError as exc:
-                raise StartupError(f"{exc} (see `gg daemon status`)", exit_code=1) from None
+            except AlreadyRunningError:
+                # newcomer fix: reuse a daemon with the web UI (print its URL) or replace the one
+                # gg auto-started without it; see takeover.py.
+                try:
+                    await take_over(lock, home / "run" / "ggd.json", want_ws=ws_addr is not None)
+                except TakeoverError as exc:
+                    raise StartupError(str(exc), exit_code=1) from None
         workspace = (ns.workspace or Path.cwd()).resolve()
         if not workspace.is_dir():
             raise StartupError("--workspace must be an existing folder")
@@ -141,6 +147,15 @@ class DaemonApp:
                 http = f"http://{shown}:{ws_listener.port}/"
                 ws_url = f"ws://{shown}:{ws_listener.port}/ws"
                 print(f"gg web UI: {http}#token={token}", file=sys.stderr, flush=True)
+                # newcomer fix: whoever starts the web UI learns where it works and what answers.
+                print(f"gg workspace: {workspace}", file=sys.stderr, flush=True)
+                if info.demo:
+                    print(
+                        "gg: the offline demo model is active (no provider configured); set "
+                        "OPENAI_API_KEY / GG_MODEL or GG_HOME/config.json (docs/providers.md)",
+                        file=sys.stderr,
+                        flush=True,
+                    )
             if not self.private:
                 write_discovery(
                     discovery,
@@ -152,6 +167,8 @@ class DaemonApp:
                         "token": token if ws_listener is not None else None,
                         "version": __version__,
                         "protocolVersion": PROTOCOL_VERSION,
+                        # newcomer fix: marks a daemon gg auto-started (takeover.py may replace it)
+                        "idleExit": ns.idle_exit,
                     },
                 )
             log.info("ggd started", extra={"pid": os.getpid(), "private": self.private})

@@ -55,9 +55,13 @@ def main(argv: list[str] | None = None) -> int:
     """Console entry point."""
     ns = build_parser().parse_args(argv)
     from .app import DaemonApp, StartupError
+    from .takeover import AlreadyServing
 
     try:
         return asyncio.run(DaemonApp(ns).run())
+    except AlreadyServing as exc:  # `ggd --ws` while one serves the UI: its URL, exit 0
+        print(str(exc), file=sys.stderr)
+        return 0
     except StartupError as exc:
         print(f"ggd: {exc}", file=sys.stderr)
         return exc.exit_code
