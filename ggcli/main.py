@@ -86,6 +86,7 @@ def build_sub_parser() -> argparse.ArgumentParser:
     logs = dsub.add_parser("logs", help="print the daemon log")
     logs.add_argument("-n", "--lines", type=int, default=50)
     logs.add_argument("-f", "--follow", action="store_true")
+    logs.add_argument("--json", action="store_true", help="the raw JSON lines")
     s = sub.add_parser("sessions", help="sessions of this workspace")
     ssub = s.add_subparsers(dest="action", required=True)
     ls = ssub.add_parser("list", help="list sessions, newest first")
@@ -188,7 +189,7 @@ def _run_sub(args: argparse.Namespace) -> int:
             return daemonctl.daemon_stop()
         if args.action == "status":
             return daemonctl.daemon_status(args.json)
-        return daemonctl.daemon_logs(args.lines, args.follow)
+        return daemonctl.daemon_logs(args.lines, args.follow, args.json)
     if args.command == "sessions":
         return _sessions_list(args)
     from ggcli import relay

@@ -7,7 +7,9 @@ import os
 import select
 import signal
 import sys
+import termios
 import time
+import tty
 from collections import deque
 from dataclasses import dataclass, field
 from typing import Any, TextIO
@@ -88,6 +90,7 @@ class TurnRunner:
         self.interrupts = 0
         self.canceled_at: float | None = None
         self._stdin_buf = ""
+        self._saved_tty: list[Any] | None = None  # terminal settings while keys answer approvals
 
     def run(self) -> Outcome:
         """Follow the run to its end, with SIGINT turned into gg/run.cancel."""
@@ -103,6 +106,7 @@ class TurnRunner:
             self.ui.note(f"gg: error: {exc}", "red")
             return Outcome("lost", 1, str(exc))
         finally:
+            self._key_mode(False)
             signal.signal(signal.SIGINT, old_handler)
             signal.set_wakeup_fd(old_wakeup)
             os.close(rfd)
@@ -159,7 +163,11 @@ class TurnRunner:
             return
         if not data:
             return  # Ctrl+D on a terminal is not sticky; nothing to do mid-run
-        self._stdin_buf += data.decode("utf-8", "replace")
+        text = data.decode("utf-8", "replace")
+        while text and self.prompting is not None and self._saved_tty is not None:
+            key, text = text[0], text[1:]
+            self._key(key)
+        self._stdin_buf += text
         while "\n" in self._stdin_buf:
             line, self._stdin_buf = self._stdin_buf.split("\n", 1)
             self._line(line.rstrip("\r"))
@@ -174,6 +182,32 @@ class TurnRunner:
                 self.ui.note("  (steering: the agent reads this at its next step)", "dim")
             except RpcError as exc:
                 self.ui.note(f"gg: could not steer: {exc.message}", "red")
+
+    def _key_mode(self, on: bool) -> None:
+        """In a terminal, one key (y/n/a) answers an approval: cbreak mode, no Enter needed."""
+        fd = self.opts.stdin_fd
+        if on and self._saved_tty is None and self.opts.interactive and os.isatty(fd):
+            try:
+                self._saved_tty = termios.tcgetattr(fd)
+                tty.setcbreak(fd, termios.TCSANOW)  # ISIG stays on: Ctrl+C still cancels
+            except termios.error:
+                self._saved_tty = None
+        elif not on and self._saved_tty is not None:
+            try:
+                termios.tcsetattr(fd, termios.TCSANOW, self._saved_tty)
+            except termios.error:
+                pass
+            self._saved_tty = None
+
+    def _key(self, key: str) -> None:
+        if key in "\r\n":
+            return
+        if key.lower() in ("y", "n", "a"):
+            self.ui.err.write(key + "\n")  # cbreak mode does not echo
+            self._answer(key.lower())
+            return
+        self.ui.err.write("\n")
+        self._answer(key)  # says which keys answer
 
     def _answer(self, word: str) -> None:
         choices = {"y": (True, "once"), "yes": (True, "once"), "n": (False, "once")}
@@ -202,8 +236,11 @@ class TurnRunner:
             approval = self.approvals[0]
             self.prompting = str(approval.get("id"))
             self._end_line()
+            self._key_mode(True)
             self.ui.err.write(approval_prompt(approval, self.ui.err_style))
             self.ui.err.flush()
+        elif self.prompting is None:
+            self._key_mode(False)  # back to lines (steering) until the next question
 
     # -- events ------------------------------------------------------------------------------
 
