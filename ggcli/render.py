@@ -1,4 +1,4 @@
-"""Terminal output: colours (NO_COLOR aware), streaming Markdown, tool lines, approval prompts."""
+"""Terminal output: colours (NO_COLOR aware), tool lines, approval prompts, trees, sessions."""
 
 from __future__ import annotations
 
@@ -6,6 +6,8 @@ import os
 import time
 from dataclasses import dataclass
 from typing import Any, TextIO
+
+from ggcli.markdown import MarkdownStream  # re-exported: callers import it from here
 
 __all__ = [
     "MarkdownStream",
@@ -66,111 +68,6 @@ class Style:
         if not self.enabled or not names:
             return text
         return self.code(*names) + text + self.reset
-
-
-class MarkdownStream:
-    """Renders Markdown as it streams in: headings, **bold**, `code` and fenced blocks.
-
-    Text is emitted as soon as it cannot change meaning; only a possible marker at the start of a
-    line (`#`, a fence) or a lone `*` / backtick run is held back until the next character.
-    With colour off it is the identity, so piped output is byte-for-byte the model's text.
-    """
-
-    def __init__(self, style: Style) -> None:
-        self.style = style
-        self._line_start = True
-        self._held = ""  # characters whose meaning depends on what follows
-        self._in_fence = False
-        self._heading = False
-        self._bold = False
-        self._code = False
-
-    def feed(self, text: str) -> str:
-        """Consume streamed text; return what can be written now."""
-        if not self.style.enabled:
-            return text
-        out: list[str] = []
-        for ch in text:
-            self._step(ch, out)
-        return "".join(out)
-
-    def finish(self) -> str:
-        """Flush held characters and reset styles at the end of a message."""
-        if not self.style.enabled:
-            return ""
-        out = [self._held]
-        self._held = ""
-        if self._bold or self._code or self._heading or self._in_fence:
-            out.append(self.style.reset)
-        self._bold = self._code = self._heading = self._in_fence = False
-        self._line_start = True
-        return "".join(out)
-
-    def _active(self) -> str:
-        names: list[str] = []
-        if self._in_fence:
-            names.append("cyan")
-        if self._heading:
-            names += ["bold", "magenta"]
-        if self._bold:
-            names.append("bold")
-        if self._code:
-            names.append("cyan")
-        return self.style.reset + self.style.code(*names) if names else self.style.reset
-
-    def _step(self, ch: str, out: list[str]) -> None:
-        if self._line_start:
-            self._held += ch
-            held = self._held
-            if "```".startswith(held) or held.startswith("```"):
-                if ch != "\n":
-                    return
-                # A fence line: toggle the block, show the fence dimmed.
-                self._in_fence = not self._in_fence
-                out.append(self.style(held.rstrip("\n"), "dim") + "\n")
-                self._held = ""
-                out.append(self._active() if self._in_fence else self.style.reset)
-                return
-            if not self._in_fence and held.strip("#") == "" and len(held) <= 6:
-                return  # maybe a heading: wait for the character after the hashes
-            self._held = ""
-            self._line_start = False
-            if not self._in_fence and held.startswith("#") and held.lstrip("#")[:1] == " ":
-                self._heading = True
-                out.append(self._active())
-            for c in held:
-                self._inline(c, out)
-            return
-        self._inline(ch, out)
-
-    def _inline(self, ch: str, out: list[str]) -> None:
-        if ch == "\n":
-            out.append(self._held)
-            self._held = ""
-            if self._heading or self._bold or self._code:
-                self._heading = self._bold = self._code = False
-                out.append(self._active())
-            out.append("\n")
-            self._line_start = True
-            return
-        if self._in_fence:
-            out.append(ch)
-            return
-        if self._held == "*":
-            self._held = ""
-            if ch == "*":
-                self._bold = not self._bold
-                out.append(self._active())
-                return
-            out.append("*")
-        if ch == "*":
-            self._held = "*"
-            return
-        if ch == "`":
-            self._code = not self._code
-            out.append(self._active())
-            return
-        out.append(ch)
 
 
 def format_tool_line(

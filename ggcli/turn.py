@@ -34,11 +34,21 @@ class Ui:
         self.out_style = Style(use_color(self.out))
         self.err_style = Style(use_color(self.err))
         self.shared_tty = _isatty(self.out) and _isatty(self.err)
+        # On a terminal Markdown is rendered (tables, fences) and wrapped between words.
+        self.out_tty = _isatty(self.out)
+        self.width = _columns(self.out) if self.out_tty else 0
 
     def note(self, text: str, *styles: str) -> None:
         """One line on stderr."""
         self.err.write(self.err_style(text, *styles) + "\n")
         self.err.flush()
+
+
+def _columns(stream: TextIO) -> int:
+    try:
+        return os.get_terminal_size(stream.fileno()).columns
+    except (AttributeError, ValueError, OSError):
+        return 0
 
 
 def _isatty(stream: TextIO) -> bool:
@@ -79,7 +89,7 @@ class TurnRunner:
         self.session_id = session_id
         self.run_id = run_id
         self.opts = opts
-        self.md = MarkdownStream(ui.out_style)
+        self.md = MarkdownStream(ui.out_style, render=ui.out_tty, width=ui.width)
         self.wrote_text = False
         self.out_col0 = True
         self.new_message = False

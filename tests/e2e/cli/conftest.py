@@ -7,6 +7,7 @@ import json
 import os
 import re
 import signal
+import struct
 import subprocess
 import sys
 import termios
@@ -35,7 +36,8 @@ class Pty:
 
     def __init__(self, argv: list[str], env: dict[str, str], cwd: Path) -> None:
         master, slave = os.openpty()
-        fcntl.ioctl(slave, termios.TIOCSWINSZ, b"\x00\x28\x00\x78\x00\x00\x00\x00")  # 40x120
+        # 40 rows x 120 columns (struct winsize is native-endian: pack it, do not spell bytes)
+        fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 40, 120, 0, 0))
 
         def make_ctty() -> None:
             fcntl.ioctl(0, termios.TIOCSCTTY, 0)

@@ -43,7 +43,9 @@ def test_plain_style_is_the_identity() -> None:
 def test_chunking_does_not_change_the_result(size: int) -> None:
     chunks = [SAMPLE[i : i + size] for i in range(0, len(SAMPLE), size)]
     assert render(chunks) == render([SAMPLE])
-    assert plain(render(chunks)) == SAMPLE.replace("**", "").replace("`code`", "code")
+    rendered = SAMPLE.replace("**", "").replace("`code`", "code")
+    rendered = rendered.replace("```py\nx", "╭─ py\n│ x").replace("```\n*", "╰─\n*")
+    assert plain(render(chunks)) == rendered
 
 
 def test_styles_are_applied() -> None:
@@ -51,8 +53,12 @@ def test_styles_are_applied() -> None:
     assert "\x1b[0m\x1b[1;35m# Title" in out
     assert "\x1b[0m\x1b[1mbold\x1b[0m" in out
     assert f"\x1b[0m{CYAN}code\x1b[0m" in out
-    # Inside the fence nothing is interpreted, and the block is coloured.
-    assert "\x1b[2m```py\x1b[0m\n\x1b[0m\x1b[36mx = 1  # not a heading\n\x1b[2m```" in out
+    # Inside the fence nothing is interpreted, and the block is coloured with a labelled gutter.
+    assert (
+        "\x1b[2m╭─ py\x1b[0m\n\x1b[0m\x1b[36m\x1b[2m│ \x1b[0m\x1b[0m\x1b[36mx = 1  # not a heading\n"
+        in out
+    )
+    assert "```" not in out
 
 
 def test_text_streams_without_waiting_for_the_line_end() -> None:
@@ -172,3 +178,51 @@ def test_tool_result_previews_output_and_counts_the_rest() -> None:
     full = format_tool_result("bash", "bash ls", True, out, verbose=True)
     assert full.count("│") == 8 and "[exit code" not in full
     assert format_tool_result("read", "read a", True, "a\nb\n") == "  ✓ read a (2 lines)"
+
+
+def test_tables_are_drawn_with_aligned_columns() -> None:
+    table = "Intro\n| name | **n** |\n|:-----|----:|\n| `a` | 1 |\n| bbbb | 22 |\nafter\n"
+    md = MarkdownStream(Style(False), render=True)
+    out = "".join(md.feed(ch) for ch in table) + md.finish()  # streamed one char at a time
+    assert out == (
+        "Intro\n"
+        "┌──────┬────┐\n"
+        "│ name │  n │\n"
+        "├──────┼────┤\n"
+        "│ `a`  │  1 │\n"
+        "│ bbbb │ 22 │\n"
+        "└──────┴────┘\n"
+        "after\n"
+    )
+
+
+def terminal_lines(out: str) -> list[str]:
+    """What a terminal shows: backspaces take back characters, clear-to-end is a no-op here."""
+    lines = []
+    for raw in out.replace("\x1b[K", "").split("\n"):
+        shown: list[str] = []
+        for ch in raw:
+            if ch == "\b":
+                if shown:
+                    shown.pop()
+            else:
+                shown.append(ch)
+        lines.append("".join(shown).rstrip())
+    return [ln for ln in lines if ln] if lines else []
+
+
+def test_long_lines_break_between_words_not_inside_them() -> None:
+    md = MarkdownStream(Style(False), render=True, width=20)
+    text = "the quick brown fox jumps over the lazy dog again and again\n"
+    out = "".join(md.feed(text[i : i + 3]) for i in range(0, len(text), 3)) + md.finish()
+    lines = terminal_lines(out)
+    assert all(len(ln) <= 20 for ln in lines), lines
+    assert " ".join(lines) == text.strip()  # every word whole, in order
+    md = MarkdownStream(Style(False), render=True, width=20)
+    code = "```\n" + "x" * 30 + " = 1\n```\n"
+    assert "x" * 30 + " = 1" in md.feed(code) + md.finish()  # code is never re-flowed
+
+
+def test_wrapping_streams_a_word_before_its_end_arrives() -> None:
+    md = MarkdownStream(Style(False), render=True, width=20)
+    assert md.feed("working on it") == "working on it"  # shown now, though "it" may grow
