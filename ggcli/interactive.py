@@ -23,7 +23,7 @@ Ctrl+D (on an empty line) leaves. Commands:
   /compact [NOTE]   summarise older turns to make room (NOTE: what to keep)
   /context          show how full the context window is
   /name NAME        rename this session
-  /tree             show the conversation tree (* = active branch)
+  /tree [all]       show the conversation tree (● active branch, ◀ head; all: no collapsing)
   /checkout ID      move the head to message ID (a user message comes back as a draft)
   /fork [ID]        new session from message ID (default: here)
   /clone            new session holding this whole branch
@@ -162,7 +162,8 @@ class Repl:
 
     def _switch(self, snap: dict[str, Any], verb: str) -> None:
         self.snapshot = snap
-        self.ui.note(f"{verb} session {snap.get('name') or snap.get('sessionId')}", "green")
+        name, sid = snap.get("name"), snap.get("sessionId")
+        self.ui.note(f"{verb} session {name} ({sid})" if name else f"{verb} session {sid}", "green")
         self._take_update(snap)
 
     def _take_update(self, update: dict[str, Any]) -> None:
@@ -214,7 +215,8 @@ class Repl:
     def cmd_tree(self, arg: str) -> None:
         """Print the conversation tree."""
         self.snapshot = self.client.request("gg/session.get", {"sessionId": self.session_id})
-        self.ui.err.write(format_tree(self.snapshot.get("tree") or [], self.ui.err_style) + "\n")
+        tree = self.snapshot.get("tree") or []
+        self.ui.err.write(format_tree(tree, self.ui.err_style, full=arg == "all") + "\n")
         self.ui.err.flush()
 
     def cmd_checkout(self, arg: str) -> None:

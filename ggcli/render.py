@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from typing import Any, TextIO
 
 from ggcli.markdown import MarkdownStream  # re-exported: callers import it from here
+from ggcli.tree import format_tree  # re-exported
 
 __all__ = [
     "MarkdownStream",
@@ -204,21 +205,6 @@ def _diff_line(line: str, st: Style) -> str:
     if line.startswith("@@"):
         return "  " + st(line, "cyan")
     return "  " + line
-
-
-def format_tree(tree: list[dict[str, Any]], style: Style | None = None) -> str:
-    """The session tree, indented by depth, active path marked with '*'."""
-    st = style or Style()
-    rows = []
-    for item in tree:
-        depth = int(item.get("depth") or 0)
-        mark = "*" if item.get("active") else " "
-        text = str(item.get("text") or "").replace("\n", " ")
-        role = str(item.get("role", ""))
-        rows.append(
-            f"{mark} {'  ' * depth}{st(str(item.get('id')), 'dim')} {role}: {_clip(text, 70)}"
-        )
-    return "\n".join(rows) if rows else "(empty session)"
 
 
 def format_sessions(sessions: list[dict[str, Any]], style: Style | None = None) -> str:

@@ -130,7 +130,7 @@ def test_tree_and_sessions() -> None:
         {"id": "m1", "depth": 0, "role": "user", "text": "hi", "active": True},
         {"id": "m2", "depth": 1, "role": "assistant", "text": "hello\nthere", "active": False},
     ]
-    assert format_tree(tree) == "* m1 user: hi\n    m2 assistant: hello there"
+    assert format_tree(tree) == "● m1 user: hi ◀ head\n○ m2 assistant: hello there"
     assert format_tree([]) == "(empty session)"
     rows = format_sessions([{"id": "s1", "name": "n", "messageCount": 3, "activeRunId": "r"}])
     assert rows.startswith("s1  n (running)  3 msgs  -")
@@ -226,3 +226,30 @@ def test_long_lines_break_between_words_not_inside_them() -> None:
 def test_wrapping_streams_a_word_before_its_end_arrives() -> None:
     md = MarkdownStream(Style(False), render=True, width=20)
     assert md.feed("working on it") == "working on it"  # shown now, though "it" may grow
+
+
+def test_tree_branches_where_it_splits_and_collapses_straight_runs() -> None:
+    tree: list[dict[str, object]] = []
+    prev = None
+    for k in range(6):
+        tree.append(
+            {"id": f"u{k}", "parentId": prev, "role": "user", "text": f"q{k}", "active": True}
+        )
+        tree.append({"id": f"a{k}", "parentId": f"u{k}", "role": "assistant", "text": f"r{k}"})
+        tree[-1]["active"] = k < 5
+        prev = f"a{k}"
+    tree[-2]["active"] = False  # u5 is on the old branch
+    tree.append({"id": "ub", "parentId": "a4", "role": "user", "text": "other", "active": True})
+    assert format_tree(tree).splitlines() == [
+        "● u0 user: q0",
+        "● a0 assistant: r0",
+        "● u1 user: q1",
+        "┆ … 4 more messages (/tree all shows them)",
+        "● a3 assistant: r3",
+        "● u4 user: q4",
+        "● a4 assistant: r4",
+        "├─○ u5 user: q5",
+        "│ ○ a5 assistant: r5",
+        "└─● ub user: other ◀ head",
+    ]
+    assert len(format_tree(tree, full=True).splitlines()) == 13
