@@ -143,7 +143,10 @@ class Repl:
             stdin_fd=sys.stdin.fileno(),
             verbose=self.verbose,
         )
-        TurnRunner(self.client, self.ui, self.session_id, run_id, opts).run()
+        runner = TurnRunner(self.client, self.ui, self.session_id, run_id, opts)
+        runner.run()
+        if runner.leftover:  # typed during the run but not sent: it comes back as a draft
+            self.draft = runner.leftover
 
     def command(self, text: str) -> None:
         """Dispatch one slash command; errors from the daemon are printed, never raised."""

@@ -14,6 +14,7 @@ from collections import deque
 from dataclasses import dataclass, field
 from typing import Any, TextIO
 
+from ggcli.inputline import GuardedStream, InputArea
 from ggcli.render import MarkdownStream, Style, approval_prompt, format_tool_result, use_color
 from ggcli.rpc import Client, ConnectionLost, RpcError
 
@@ -101,6 +102,8 @@ class TurnRunner:
         self.canceled_at: float | None = None
         self._stdin_buf = ""
         self._saved_tty: list[Any] | None = None  # terminal settings while keys answer approvals
+        self.area: InputArea | None = None  # typing during a run, kept apart from the stream
+        self.leftover = ""  # typed but not sent when the run ended (the REPL's next draft)
 
     def run(self) -> Outcome:
         """Follow the run to its end, with SIGINT turned into gg/run.cancel."""
@@ -109,6 +112,7 @@ class TurnRunner:
         os.set_blocking(wfd, False)
         old_wakeup = signal.set_wakeup_fd(wfd)
         old_handler = signal.signal(signal.SIGINT, self._on_sigint)
+        self._start_area()
         try:
             return self._loop(rfd)
         except ConnectionLost as exc:
@@ -116,6 +120,7 @@ class TurnRunner:
             self.ui.note(f"gg: error: {exc}", "red")
             return Outcome("lost", 1, str(exc))
         finally:
+            self._stop_area()
             self._key_mode(False)
             signal.signal(signal.SIGINT, old_handler)
             signal.set_wakeup_fd(old_wakeup)
@@ -177,6 +182,16 @@ class TurnRunner:
         while text and self.prompting is not None and self._saved_tty is not None:
             key, text = text[0], text[1:]
             self._key(key)
+        if self.area is not None:
+            for ch in text:
+                line = self.area.key(ch) if self.prompting is None else None
+                if line is not None and line.strip():
+                    self._line(line)
+            self.area.hide()
+            if self.prompting is None:
+                self._end_line()  # the typed line goes below the stream, never into it
+                self.area.show()
+            return
         self._stdin_buf += text
         while "\n" in self._stdin_buf:
             line, self._stdin_buf = self._stdin_buf.split("\n", 1)
@@ -189,14 +204,48 @@ class TurnRunner:
         if self.opts.steer and line.strip():
             try:
                 self.client.request("gg/run.steer", {"sessionId": self.session_id, "text": line})
-                self.ui.note("  (steering: the agent reads this at its next step)", "dim")
+                if self.area is not None:
+                    self.area.queued.append(line)  # listed until user_message says it was taken
+                else:
+                    self.ui.note("  (steering: the agent reads this at its next step)", "dim")
             except RpcError as exc:
                 self.ui.note(f"gg: could not steer: {exc.message}", "red")
 
+    def _start_area(self) -> None:
+        """Steering in a terminal: read keys without echo and draw them below the stream."""
+        if not (self.opts.steer and self.ui.shared_tty and os.isatty(self.opts.stdin_fd)):
+            return
+        area = InputArea(self.ui.err, self.ui.width, self.ui.err_style)
+        self._cbreak(True)
+        if self._saved_tty is None:
+            return
+        self.area = area
+        self.ui = Ui(out=GuardedStream(self.ui.out, area), err=GuardedStream(self.ui.err, area))
+
+    def _stop_area(self) -> None:
+        if self.area is None:
+            return
+        self.area.hide()
+        for text in self.area.queued:  # canceled or failed before the model read them
+            self.ui.note(f"  (steer not taken: {text})", "yellow")
+        self.leftover, self.area = self.area.typing, None
+        self._cbreak(False)
+
+    def _redraw(self) -> None:
+        if self.area is not None and self.out_col0 and self.prompting is None:
+            self.area.show()
+
     def _key_mode(self, on: bool) -> None:
         """In a terminal, one key (y/n/a) answers an approval: cbreak mode, no Enter needed."""
+        if self.area is not None:  # already in cbreak: the question just owns the screen
+            self.area.suspended = on
+            return
+        if self.opts.interactive:
+            self._cbreak(on)
+
+    def _cbreak(self, on: bool) -> None:
         fd = self.opts.stdin_fd
-        if on and self._saved_tty is None and self.opts.interactive and os.isatty(fd):
+        if on and self._saved_tty is None and os.isatty(fd):
             try:
                 self._saved_tty = termios.tcgetattr(fd)
                 tty.setcbreak(fd, termios.TCSANOW)  # ISIG stays on: Ctrl+C still cancels
@@ -269,7 +318,10 @@ class TurnRunner:
             self.ui.out.flush()
         kind = ev.get("type")
         handler = getattr(self, f"_on_{kind}", None)
-        return handler(ev) if handler is not None else None
+        outcome = handler(ev) if handler is not None else None
+        if outcome is None:
+            self._redraw()
+        return outcome
 
     def _write(self, text: str) -> None:
         if self.opts.json_mode or not text:
@@ -335,6 +387,8 @@ class TurnRunner:
             self._next_prompt()
 
     def _on_user_message(self, ev: dict[str, Any]) -> None:
+        if self.area is not None:
+            self.area.taken(str(ev.get("text", "")))
         if not self.opts.json_mode:
             self._end_line()
             self.ui.note(f"› {ev.get('text', '')}", "cyan")

@@ -134,7 +134,7 @@ def test_interactive_turns_steering_and_ctrl_c(real_env: CliEnv, mode: list[str]
     p.send("second\r")
     p.expect("working")
     p.send("turn left\r")
-    p.expect("steering")
+    p.expect("queued steer: turn left")
     (real_env.ws / "go").touch()
     p.expect("› turn left")
     p.expect("steered ok")
