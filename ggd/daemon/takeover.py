@@ -75,15 +75,15 @@ async def take_over(lock: InstanceLock, discovery: Path, want_ws: bool) -> None:
             return
         disc = _read(discovery) or {}
     pid = disc.get("pid", "?")
+    if not want_ws:
+        raise TakeoverError(
+            f"ggd is already running for this GG_HOME (pid {pid}); see `gg daemon status`"
+        )
     url = ui_url(disc)
     if url is not None:
         raise AlreadyServing(
             f"gg web UI: {url}\n(ggd pid {pid} is already running with the web UI; "
             "`gg daemon stop` stops it)"
-        )
-    if not want_ws:
-        raise TakeoverError(
-            f"ggd is already running for this GG_HOME (pid {pid}); see `gg daemon status`"
         )
     if not disc.get("idleExit") or not isinstance(pid, int):
         raise TakeoverError(
