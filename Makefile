@@ -7,13 +7,26 @@ BIN     := $(VENV)/bin
 HOST    ?= 127.0.0.1
 PORT    ?= 8765
 APT_PKGS := chromium neovim bubblewrap ripgrep xvfb xclip espeak-ng
+# The demo's first write must not land in the gg checkout: make run works in a folder of its own.
+WORKSPACE ?= $(HOME)/gg-workspace
+GG_HOME_DIR := $(or $(GG_HOME),$(HOME)/.gg)
+# pip and npm chatter (and setuptools' licence deprecation banner) go to logs, shown on failure.
+INSTALL_LOG := $(VENV)/install.log
+UI_LOG := $(VENV)/ui-build.log
+UI_OUT := ggd/web/index.html
+UI_SRC := $(shell find ui/src ui/public -type f 2>/dev/null) ui/index.html ui/package.json \
+          $(wildcard ui/package-lock.json ui/vite.config.ts ui/tsconfig.json)
 NPM_DIRS := ui electron clients/vscode tests/mcp
 
 .PHONY: run test install deps system-deps code-server ui npm lint typecheck protocol-check pytest node-tests bench clean
 
 ## run: install and start the daemon with its web UI (prints the URL with the token)
+## (WORKSPACE=DIR to work elsewhere; a second make run prints the running daemon's URL)
 run: install ui
-	$(BIN)/ggd --ws $(HOST):$(PORT)
+	@mkdir -p "$(WORKSPACE)"
+	@echo "gg: starting ggd on $(HOST):$(PORT), workspace $(WORKSPACE) (WORKSPACE=DIR to change);"
+	@echo "    logs: $(GG_HOME_DIR)/logs/ggd.log (gg daemon logs), stop with Ctrl+C or gg daemon stop"
+	@$(BIN)/ggd --ws $(HOST):$(PORT) --workspace "$(WORKSPACE)" --log-file "$(GG_HOME_DIR)/logs/ggd.log"
 
 ## test: install everything and run every check CI runs
 test: deps ui lint typecheck protocol-check node-tests pytest
@@ -21,10 +34,12 @@ test: deps ui lint typecheck protocol-check node-tests pytest
 install: $(BIN)/ggd
 
 $(BIN)/ggd: pyproject.toml
-	test -x $(BIN)/python || $(PY) -m venv $(VENV)
-	$(BIN)/python -m pip install -q --upgrade pip
-	$(BIN)/python -m pip install -q -e '.[dev]'
-	touch $(BIN)/ggd
+	@test -x $(BIN)/python || $(PY) -m venv $(VENV)
+	@echo "gg: installing into $(VENV) (log: $(INSTALL_LOG))"
+	@( $(BIN)/python -m pip install -q --upgrade pip && \
+	   $(BIN)/python -m pip install -q -e '.[dev]' ) > $(INSTALL_LOG) 2>&1 \
+	  || { cat $(INSTALL_LOG); echo "gg: install failed (log: $(INSTALL_LOG))"; exit 1; }
+	@touch $(BIN)/ggd
 
 deps: install system-deps npm code-server
 
@@ -54,9 +69,16 @@ npm:
 	  if [ -f $$d/package-lock.json ]; then echo "npm ci in $$d"; (cd $$d && npm ci --no-audit --no-fund --loglevel=error) || exit 1; fi; \
 	done
 
-## ui: build the web UI into ggd/web (served by ggd --ws at /)
-ui:
-	cd ui && (test -d node_modules || npm ci --no-audit --no-fund --loglevel=error) && npm run build
+## ui: build the web UI into ggd/web (served by ggd --ws at /); skipped when ui/ is unchanged
+ui: $(UI_OUT)
+
+$(UI_OUT): $(UI_SRC)
+	@echo "gg: building the web UI (log: $(UI_LOG))"
+	@mkdir -p $(VENV)
+	@( cd ui && (test -d node_modules || npm ci --no-audit --no-fund --loglevel=error) && \
+	   npm run build ) > $(UI_LOG) 2>&1 \
+	  || { cat $(UI_LOG); echo "gg: web UI build failed (log: $(UI_LOG))"; exit 1; }
+	@touch $@
 
 lint: install
 	$(BIN)/ruff check ggd ggcli tests bench

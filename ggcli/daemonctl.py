@@ -106,21 +106,55 @@ def _as_dict(disc: Discovery | None) -> dict[str, object]:
     }
 
 
-def daemon_logs(lines: int = 50, follow: bool = False) -> int:
-    """Print the end of the daemon's log, optionally following it."""
+_LOG_FIELDS = ("ts", "level", "logger", "msg", "exc")
+
+
+def format_log_line(raw: str) -> str:
+    """One JSON log line for a person: `09:12:03 info  ggd.app  run started  run=r_1 ...`."""
+    try:
+        rec = json.loads(raw)
+    except ValueError:
+        return raw
+    if not isinstance(rec, dict) or "msg" not in rec:
+        return raw
+    ts = str(rec.get("ts", ""))
+    when = ts[11:19] if len(ts) >= 19 else ts
+    level = str(rec.get("level", ""))
+    extra = " ".join(f"{k}={v}" for k, v in rec.items() if k not in _LOG_FIELDS)
+    line = f"{when} {level:<7} {rec.get('logger', '')}: {rec['msg']}" + (
+        f"  {extra}" if extra else ""
+    )
+    exc = rec.get("exc")
+    if exc:
+        line += "\n" + "\n".join("    " + ln for ln in str(exc).splitlines())
+    return line
+
+
+def daemon_logs(lines: int = 50, follow: bool = False, raw: bool = False) -> int:
+    """Print the end of the daemon's log (readable, or raw JSON lines), optionally following it."""
     path = log_path(gg_home())
+
+    def emit(data: bytes) -> None:
+        if raw:
+            sys.stdout.buffer.write(data)
+        else:
+            text = data.decode("utf-8", "replace")
+            sys.stdout.write("".join(format_log_line(ln) + "\n" for ln in text.splitlines()))
+        sys.stdout.flush()
+
     try:
         with open(path, "rb") as fh:
             data = fh.read()
             tail = b"\n".join(data.splitlines()[-lines:]) if lines > 0 else b""
-            out = sys.stdout.buffer
-            out.write(tail + (b"\n" if tail else b""))
-            out.flush()
+            emit(tail + (b"\n" if tail else b""))
+            pending = b""
             while follow:
                 chunk = fh.read()
                 if chunk:
-                    out.write(chunk)
-                    out.flush()
+                    pending += chunk
+                    whole, _, pending = pending.rpartition(b"\n")
+                    if whole:
+                        emit(whole + b"\n")
                 else:
                     time.sleep(0.2)
     except FileNotFoundError:

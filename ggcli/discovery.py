@@ -175,15 +175,25 @@ def _wait_for_daemon(home: Path, proc: subprocess.Popen[bytes], err_path: Path) 
         if not lost_race and proc.poll() is not None:
             tail = _tail(err_path)
             if "already running" not in tail:
+                why = startup_message(tail)
                 raise DaemonError(
-                    "ggd failed to start"
-                    + (f": {tail.splitlines()[-1]}" if tail.strip() else "")
-                    + f" (see {log_path(home)})"
+                    f"ggd failed to start: {why}"
+                    if why
+                    else f"ggd failed to start (see {log_path(home)})"
                 )
             # Another gg started the daemon at the same moment: wait for its discovery file.
             lost_race = True
         time.sleep(0.01)
     raise DaemonError(f"ggd did not come up within {START_TIMEOUT:.0f} s (see {log_path(home)})")
+
+
+def startup_message(stderr: str) -> str:
+    """ggd's own start-up message (`ggd: problem` and its `fix:` lines), else its last line."""
+    lines = [ln for ln in stderr.splitlines() if ln.strip() and not ln.startswith("{")]
+    for i in range(len(lines) - 1, -1, -1):
+        if lines[i].startswith("ggd: "):
+            return "\n".join([lines[i].removeprefix("ggd: "), *lines[i + 1 :]])
+    return lines[-1] if lines else ""
 
 
 def _tail(path: Path, limit: int = 4000) -> str:
@@ -202,10 +212,13 @@ def start_private(workspace: Path) -> subprocess.Popen[bytes]:
     logs = _private_dir(_private_dir(home) / "logs")
     cmd = [find_ggd(), "--stdio", "--exit-on-stdin-eof", "--workspace", str(workspace)]
     cmd += ["--log-file", str(logs / "ggd-stdio.log")]
-    with open(logs / "ggd-stdio.err", "ab") as err:
+    err_path = logs / "ggd-stdio.err"
+    with open(err_path, "ab") as err:
+        # Where this child's stderr starts: a start-up failure is shown from there (PipeChannel).
+        err_from = err.tell()
         # Own process group: Ctrl+C in the terminal is gg's to handle (it cancels the run),
         # it must not kill the private daemon directly.
-        return subprocess.Popen(
+        proc = subprocess.Popen(
             cmd,
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
@@ -213,6 +226,8 @@ def start_private(workspace: Path) -> subprocess.Popen[bytes]:
             bufsize=0,
             start_new_session=True,
         )
+    proc.gg_err = (err_path, err_from)  # type: ignore[attr-defined]
+    return proc
 
 
 def open_client(workspace: Path, no_daemon: bool = False, autostart: bool = True) -> Client:

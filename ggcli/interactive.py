@@ -24,7 +24,7 @@ Ctrl+D (on an empty line) leaves. Commands:
   /compact [NOTE]   summarise older turns to make room (NOTE: what to keep)
   /context          show how full the context window is
   /name NAME        rename this session
-  /tree             show the conversation tree (* = active branch)
+  /tree [all]       show the conversation tree (● active branch, ◀ head; all: no collapsing)
   /checkout ID      move the head to message ID (a user message comes back as a draft)
   /fork [ID]        new session from message ID (default: here)
   /clone            new session holding this whole branch
@@ -47,6 +47,7 @@ class Repl:
         history: Path,
         approval: str | None = None,
         model: str | None = None,
+        verbose: bool = False,
     ) -> None:
         self.client = client
         self.ui = ui
@@ -55,6 +56,7 @@ class Repl:
         self.history = history
         self.approval = approval
         self.model = model
+        self.verbose = verbose
         self.draft: str | None = None
         # Approvals can be answered only when the question (stderr) reaches the terminal too.
         self.interactive = _isatty(sys.stdin) and _isatty(sys.stderr)
@@ -132,9 +134,23 @@ class Repl:
             )
         except RpcError as exc:
             self.ui.note(f"gg: {exc.message}", "red")
+            if self.model and exc.symbol == "invalid_params" and "model" in exc.message:
+                # A /model typo must not stick: go back to the session's model.
+                self.ui.note(
+                    f"/model {self.model} was not used; back to the session's model", "yellow"
+                )
+                self.model = None
             return
-        opts = TurnOptions(interactive=self.interactive, steer=True, stdin_fd=sys.stdin.fileno())
-        TurnRunner(self.client, self.ui, self.session_id, run_id, opts).run()
+        opts = TurnOptions(
+            interactive=self.interactive,
+            steer=True,
+            stdin_fd=sys.stdin.fileno(),
+            verbose=self.verbose,
+        )
+        runner = TurnRunner(self.client, self.ui, self.session_id, run_id, opts)
+        runner.run()
+        if runner.leftover:  # typed during the run but not sent: it comes back as a draft
+            self.draft = runner.leftover
 
     def skill_turn(self, text: str) -> None:
         """Run `/skill:<name> task`: the daemon inlines the skill, then it is an ordinary turn."""
@@ -162,7 +178,8 @@ class Repl:
 
     def _switch(self, snap: dict[str, Any], verb: str) -> None:
         self.snapshot = snap
-        self.ui.note(f"{verb} session {snap.get('name') or snap.get('sessionId')}", "green")
+        name, sid = snap.get("name"), snap.get("sessionId")
+        self.ui.note(f"{verb} session {name} ({sid})" if name else f"{verb} session {sid}", "green")
         self._take_update(snap)
 
     def _take_update(self, update: dict[str, Any]) -> None:
@@ -214,7 +231,8 @@ class Repl:
     def cmd_tree(self, arg: str) -> None:
         """Print the conversation tree."""
         self.snapshot = self.client.request("gg/session.get", {"sessionId": self.session_id})
-        self.ui.err.write(format_tree(self.snapshot.get("tree") or [], self.ui.err_style) + "\n")
+        tree = self.snapshot.get("tree") or []
+        self.ui.err.write(format_tree(tree, self.ui.err_style, full=arg == "all") + "\n")
         self.ui.err.flush()
 
     def cmd_checkout(self, arg: str) -> None:

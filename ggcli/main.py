@@ -13,20 +13,26 @@ from ggcli import __version__
 __all__ = ["build_parser", "build_sub_parser", "main"]
 
 SUBCOMMANDS = ("daemon", "sessions", "rpc", "bridge")
+# Options of the main parser that take a value: their value is never a subcommand name.
+_VALUE_OPTIONS = frozenset(
+    {"-p", "--prompt", "-r", "--resume", "--name", "--model", "--approval", "--workspace"}
+)
 
 EPILOG = """\
 commands:
   gg daemon start|stop|status|logs   manage the background daemon (ggd)
-  gg sessions list                   list this workspace's sessions
+  gg sessions [list]                 list this workspace's sessions
   gg init                            write your profile (~/.gg/USER.md)
   gg memory show|search|add          what gg remembers (sent to the model)
   gg skills list                     skills of this workspace (.agents/skills)
+  gg job|mcp|artifact|library|media|browser ...   capability commands (gg COMMAND -h)
   gg rpc                             NDJSON JSON-RPC relay on stdin/stdout (for scripts)
   gg bridge                          raw LSP byte pump stdio <-> daemon (for stdio LSP clients)
 
 Without a prompt, gg reads it from stdin when stdin is not a terminal, and opens an
 interactive session when it is. The answer goes to stdout; tool lines, approvals and
 notices go to stderr. Exit codes: 0 done, 1 failed, 2 usage, 130 interrupted (Ctrl+C).
+Options may come before or after a command (gg --no-daemon rpc = gg rpc --no-daemon).
 A prompt whose first word is a command name needs -p."""
 
 
@@ -63,6 +69,9 @@ def build_parser() -> argparse.ArgumentParser:
         "--no-daemon", action="store_true", help="use a private ggd child instead of the daemon"
     )
     p.add_argument("--workspace", type=Path, help="workspace folder (default: the current one)")
+    p.add_argument(
+        "-v", "--verbose", action="store_true", help="show all of each tool's output, not 5 lines"
+    )
     return p
 
 
@@ -81,6 +90,7 @@ def build_sub_parser() -> argparse.ArgumentParser:
     logs = dsub.add_parser("logs", help="print the daemon log")
     logs.add_argument("-n", "--lines", type=int, default=50)
     logs.add_argument("-f", "--follow", action="store_true")
+    logs.add_argument("--json", action="store_true", help="the raw JSON lines")
     s = sub.add_parser("sessions", help="sessions of this workspace")
     ssub = s.add_subparsers(dest="action", required=True)
     ls = ssub.add_parser("list", help="list sessions, newest first")
@@ -99,12 +109,36 @@ def build_sub_parser() -> argparse.ArgumentParser:
     return p
 
 
+def split_subcommand(argv: list[str]) -> list[str] | None:
+    """argv for the subcommand parser when the first bare word is a command, else None.
+
+    Options before the command move after it (`gg --no-daemon rpc` = `gg rpc --no-daemon`), and
+    `gg sessions` alone means `gg sessions list`.
+    """
+    i = 0
+    while i < len(argv):
+        tok = argv[i]
+        if tok == "--":
+            return None  # everything after is the prompt
+        if tok.startswith("-") and tok != "-":
+            i += 2 if tok in _VALUE_OPTIONS else 1
+            continue
+        if tok not in _subcommands():
+            return None
+        before, after = argv[:i], argv[i + 1 :]
+        if tok == "sessions" and (not after or after[0].startswith("-")):
+            after = ["list", *after]
+        return [tok, *after, *before]
+    return None
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run gg; returns the process exit code."""
     args_list = sys.argv[1:] if argv is None else argv
     try:
-        if args_list and args_list[0] in _subcommands():
-            return _run_sub(build_sub_parser().parse_args(args_list))
+        sub_argv = split_subcommand(args_list)
+        if sub_argv is not None:
+            return _run_sub(_parse_sub(sub_argv))
         return _run_main(build_parser().parse_args(args_list))
     except KeyboardInterrupt:
         sys.stderr.write("\n")
@@ -115,6 +149,18 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     except Exception as exc:
         return _fail(exc)
+
+
+def _parse_sub(argv: list[str]) -> argparse.Namespace:
+    """Parse a subcommand; stray words get a hint instead of becoming a prompt."""
+    parser = build_sub_parser()
+    args, extra = parser.parse_known_args(argv)
+    if extra:
+        hint = ""
+        if not extra[0].startswith("-"):
+            hint = f"\n'{argv[0]}' is a gg command; to ask the model, use: gg -p \"{argv[0]} ...\""
+        parser.error(f"unrecognized arguments: {' '.join(extra)}{hint}")
+    return args
 
 
 def _fail(exc: Exception) -> int:
@@ -161,7 +207,7 @@ def _run_sub(args: argparse.Namespace) -> int:
             return daemonctl.daemon_stop()
         if args.action == "status":
             return daemonctl.daemon_status(args.json)
-        return daemonctl.daemon_logs(args.lines, args.follow)
+        return daemonctl.daemon_logs(args.lines, args.follow, args.json)
     if args.command == "sessions":
         return _sessions_list(args)
     from ggcli import relay
@@ -230,14 +276,17 @@ def _run_main(args: argparse.Namespace) -> int:
             from ggcli.interactive import Repl
 
             history = gg_home() / "history"
-            return Repl(client, ui, snapshot, info, history, approval, args.model).run()
+            repl = Repl(client, ui, snapshot, info, history, approval, args.model, args.verbose)
+            return repl.run()
         # A human can answer approvals only when both the keyboard and the prompt are a terminal.
         interactive = stdin_tty and _isatty(sys.stderr)
         session_id = str(snapshot["sessionId"])
         run_id = start_run(
             client, session_id, prompt, interactive=interactive, approval=approval, model=args.model
         )
-        opts = TurnOptions(json_mode=args.json, interactive=interactive, stdin_fd=_stdin_fd())
+        opts = TurnOptions(
+            json_mode=args.json, interactive=interactive, stdin_fd=_stdin_fd(), verbose=args.verbose
+        )
         return TurnRunner(client, ui, session_id, run_id, opts).run().exit_code
     finally:
         client.close()

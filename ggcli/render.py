@@ -1,4 +1,4 @@
-"""Terminal output: colours (NO_COLOR aware), streaming Markdown, tool lines, approval prompts."""
+"""Terminal output: colours (NO_COLOR aware), tool lines, approval prompts, trees, sessions."""
 
 from __future__ import annotations
 
@@ -7,6 +7,9 @@ import time
 from dataclasses import dataclass
 from typing import Any, TextIO
 
+from ggcli.markdown import MarkdownStream  # re-exported: callers import it from here
+from ggcli.tree import format_tree  # re-exported
+
 __all__ = [
     "MarkdownStream",
     "Style",
@@ -14,6 +17,7 @@ __all__ = [
     "format_context",
     "format_sessions",
     "format_tool_line",
+    "format_tool_result",
     "format_tree",
     "use_color",
 ]
@@ -67,111 +71,6 @@ class Style:
         return self.code(*names) + text + self.reset
 
 
-class MarkdownStream:
-    """Renders Markdown as it streams in: headings, **bold**, `code` and fenced blocks.
-
-    Text is emitted as soon as it cannot change meaning; only a possible marker at the start of a
-    line (`#`, a fence) or a lone `*` / backtick run is held back until the next character.
-    With colour off it is the identity, so piped output is byte-for-byte the model's text.
-    """
-
-    def __init__(self, style: Style) -> None:
-        self.style = style
-        self._line_start = True
-        self._held = ""  # characters whose meaning depends on what follows
-        self._in_fence = False
-        self._heading = False
-        self._bold = False
-        self._code = False
-
-    def feed(self, text: str) -> str:
-        """Consume streamed text; return what can be written now."""
-        if not self.style.enabled:
-            return text
-        out: list[str] = []
-        for ch in text:
-            self._step(ch, out)
-        return "".join(out)
-
-    def finish(self) -> str:
-        """Flush held characters and reset styles at the end of a message."""
-        if not self.style.enabled:
-            return ""
-        out = [self._held]
-        self._held = ""
-        if self._bold or self._code or self._heading or self._in_fence:
-            out.append(self.style.reset)
-        self._bold = self._code = self._heading = self._in_fence = False
-        self._line_start = True
-        return "".join(out)
-
-    def _active(self) -> str:
-        names: list[str] = []
-        if self._in_fence:
-            names.append("cyan")
-        if self._heading:
-            names += ["bold", "magenta"]
-        if self._bold:
-            names.append("bold")
-        if self._code:
-            names.append("cyan")
-        return self.style.reset + self.style.code(*names) if names else self.style.reset
-
-    def _step(self, ch: str, out: list[str]) -> None:
-        if self._line_start:
-            self._held += ch
-            held = self._held
-            if "```".startswith(held) or held.startswith("```"):
-                if ch != "\n":
-                    return
-                # A fence line: toggle the block, show the fence dimmed.
-                self._in_fence = not self._in_fence
-                out.append(self.style(held.rstrip("\n"), "dim") + "\n")
-                self._held = ""
-                out.append(self._active() if self._in_fence else self.style.reset)
-                return
-            if not self._in_fence and held.strip("#") == "" and len(held) <= 6:
-                return  # maybe a heading: wait for the character after the hashes
-            self._held = ""
-            self._line_start = False
-            if not self._in_fence and held.startswith("#") and held.lstrip("#")[:1] == " ":
-                self._heading = True
-                out.append(self._active())
-            for c in held:
-                self._inline(c, out)
-            return
-        self._inline(ch, out)
-
-    def _inline(self, ch: str, out: list[str]) -> None:
-        if ch == "\n":
-            out.append(self._held)
-            self._held = ""
-            if self._heading or self._bold or self._code:
-                self._heading = self._bold = self._code = False
-                out.append(self._active())
-            out.append("\n")
-            self._line_start = True
-            return
-        if self._in_fence:
-            out.append(ch)
-            return
-        if self._held == "*":
-            self._held = ""
-            if ch == "*":
-                self._bold = not self._bold
-                out.append(self._active())
-                return
-            out.append("*")
-        if ch == "*":
-            self._held = "*"
-            return
-        if ch == "`":
-            self._code = not self._code
-            out.append(self._active())
-            return
-        out.append(ch)
-
-
 def format_tool_line(
     name: str, summary: str, ok: bool | None, output: str = "", style: Style | None = None
 ) -> str:
@@ -192,6 +91,76 @@ def format_tool_line(
         first = output.strip().splitlines()[0]
         line += " " + st("— " + _clip(first, 120), "red")
     return line
+
+
+PREVIEW_LINES = 5
+PREVIEW_WIDTH = 200
+_DENIED = "denied: "
+# The daemon's reasons name protocol values; a person at gg needs gg's own flags.
+NOT_INTERACTIVE_HINT = "rerun with --yolo, or with --approval on-request in a terminal"
+DANGEROUS_HINT = "run gg in a terminal to approve it yourself"
+
+
+def format_tool_result(
+    name: str,
+    summary: str,
+    ok: bool,
+    output: str,
+    style: Style | None = None,
+    *,
+    details: dict[str, Any] | None = None,
+    verbose: bool = False,
+) -> str:
+    """A finished tool call: its line, then the first lines of its output (all when verbose).
+
+    A denial prints its whole reason and how to allow it with gg's flags; a bash failure says
+    its exit code on the tool line.
+    """
+    st = style or Style()
+    text = output.strip("\n")
+    if not ok and text.startswith(_DENIED):
+        reason = text[len(_DENIED) :].strip()
+        line = format_tool_line(name, summary, False, "", st) + " " + st("— denied", "red")
+        out = [line, "    " + st(reason, "red")]
+        hint = _deny_hint(reason)
+        if hint:
+            out.append("    " + st("hint: " + hint, "yellow"))
+        return "\n".join(out)
+    code = (details or {}).get("exitCode")
+    body = text.splitlines()
+    if name == "bash" and body and body[-1].startswith("[exit code:"):
+        body = body[:-1]  # said on the tool line instead
+    if not ok and isinstance(code, int) and not isinstance(code, bool):
+        line = format_tool_line(name, summary, False, "", st) + " " + st(f"— exit {code}", "red")
+    else:
+        line = format_tool_line(name, summary, ok, text, st)
+        if not ok:
+            body = body[1:]  # its first line is on the tool line already
+    if name == "read" and ok:
+        return line + ("" if not body else " " + st(f"({len(body)} lines)", "dim"))
+    return "\n".join([line, *_preview(body, st, verbose)])
+
+
+def _preview(body: list[str], st: Style, verbose: bool) -> list[str]:
+    while body and not body[-1].strip():
+        body = body[:-1]
+    shown = body if verbose else body[:PREVIEW_LINES]
+    out = ["    " + st("│ ", "dim") + _clip(ln.rstrip(), PREVIEW_WIDTH) for ln in shown]
+    if len(body) > len(shown):
+        more = len(body) - len(shown)
+        out.append(
+            "    "
+            + st(f"… {more} more line{'s' if more != 1 else ''} (--verbose shows all)", "dim")
+        )
+    return out
+
+
+def _deny_hint(reason: str) -> str:
+    if "not interactive" in reason:
+        return NOT_INTERACTIVE_HINT
+    if "dangerous" in reason and "person" in reason:
+        return DANGEROUS_HINT
+    return ""
 
 
 def _clip(text: str, limit: int) -> str:
@@ -236,21 +205,6 @@ def _diff_line(line: str, st: Style) -> str:
     if line.startswith("@@"):
         return "  " + st(line, "cyan")
     return "  " + line
-
-
-def format_tree(tree: list[dict[str, Any]], style: Style | None = None) -> str:
-    """The session tree, indented by depth, active path marked with '*'."""
-    st = style or Style()
-    rows = []
-    for item in tree:
-        depth = int(item.get("depth") or 0)
-        mark = "*" if item.get("active") else " "
-        text = str(item.get("text") or "").replace("\n", " ")
-        role = str(item.get("role", ""))
-        rows.append(
-            f"{mark} {'  ' * depth}{st(str(item.get('id')), 'dim')} {role}: {_clip(text, 70)}"
-        )
-    return "\n".join(rows) if rows else "(empty session)"
 
 
 def format_sessions(sessions: list[dict[str, Any]], style: Style | None = None) -> str:

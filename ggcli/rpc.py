@@ -130,7 +130,7 @@ class PipeChannel:
             self._in.write(data)
             self._in.flush()
         except (BrokenPipeError, ValueError) as exc:
-            raise ConnectionLost("the private ggd exited") from exc
+            raise ConnectionLost(self.lost_reason()) from exc
 
     def recv(self) -> bytes:
         """Read what the child wrote."""
@@ -138,6 +138,31 @@ class PipeChannel:
             return os.read(self._out_fd, 65536)
         except OSError:
             return b""
+
+    def lost_reason(self) -> str:
+        """Why the child went away: its own stderr message (e.g. a broken config.json)."""
+        import subprocess
+
+        try:
+            self.proc.wait(timeout=2)
+        except subprocess.TimeoutExpired:
+            return "the private ggd closed the connection"
+        err_path, start = getattr(self.proc, "gg_err", (None, 0))
+        text = ""
+        if err_path is not None:
+            try:
+                with open(err_path, "rb") as fh:
+                    fh.seek(start)
+                    text = fh.read(8000).decode("utf-8", "replace")
+            except OSError:
+                pass
+        from ggcli.discovery import startup_message
+
+        why = startup_message(text)
+        code = self.proc.returncode
+        return (
+            f"the private ggd exited ({code}): {why}" if why else f"the private ggd exited ({code})"
+        )
 
     def close(self) -> None:
         """Close stdin (the child exits on EOF) and reap it, bounded."""
@@ -228,7 +253,8 @@ class Client:
         data = self.channel.recv()
         if not data:
             self.closed = True
-            raise ConnectionLost("the daemon closed the connection")
+            reason = getattr(self.channel, "lost_reason", None)
+            raise ConnectionLost(reason() if reason else "the daemon closed the connection")
         try:
             messages = self._decoder.feed(data)
         except FramingError as exc:

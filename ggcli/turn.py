@@ -7,12 +7,15 @@ import os
 import select
 import signal
 import sys
+import termios
 import time
+import tty
 from collections import deque
 from dataclasses import dataclass, field
 from typing import Any, TextIO
 
-from ggcli.render import MarkdownStream, Style, approval_prompt, format_tool_line, use_color
+from ggcli.inputline import GuardedStream, InputArea
+from ggcli.render import MarkdownStream, Style, approval_prompt, format_tool_result, use_color
 from ggcli.rpc import Client, ConnectionLost, RpcError
 
 __all__ = ["EXIT_CANCELED", "Outcome", "TurnOptions", "TurnRunner", "Ui"]
@@ -32,11 +35,21 @@ class Ui:
         self.out_style = Style(use_color(self.out))
         self.err_style = Style(use_color(self.err))
         self.shared_tty = _isatty(self.out) and _isatty(self.err)
+        # On a terminal Markdown is rendered (tables, fences) and wrapped between words.
+        self.out_tty = _isatty(self.out)
+        self.width = _columns(self.out) if self.out_tty else 0
 
     def note(self, text: str, *styles: str) -> None:
         """One line on stderr."""
         self.err.write(self.err_style(text, *styles) + "\n")
         self.err.flush()
+
+
+def _columns(stream: TextIO) -> int:
+    try:
+        return os.get_terminal_size(stream.fileno()).columns
+    except (AttributeError, ValueError, OSError):
+        return 0
 
 
 def _isatty(stream: TextIO) -> bool:
@@ -54,6 +67,7 @@ class TurnOptions:
     interactive: bool = False
     steer: bool = False
     stdin_fd: int = 0
+    verbose: bool = False  # show every line of tool output, not the first few
 
 
 @dataclass
@@ -76,7 +90,7 @@ class TurnRunner:
         self.session_id = session_id
         self.run_id = run_id
         self.opts = opts
-        self.md = MarkdownStream(ui.out_style)
+        self.md = MarkdownStream(ui.out_style, render=ui.out_tty, width=ui.width)
         self.wrote_text = False
         self.out_col0 = True
         self.new_message = False
@@ -87,6 +101,9 @@ class TurnRunner:
         self.interrupts = 0
         self.canceled_at: float | None = None
         self._stdin_buf = ""
+        self._saved_tty: list[Any] | None = None  # terminal settings while keys answer approvals
+        self.area: InputArea | None = None  # typing during a run, kept apart from the stream
+        self.leftover = ""  # typed but not sent when the run ended (the REPL's next draft)
 
     def run(self) -> Outcome:
         """Follow the run to its end, with SIGINT turned into gg/run.cancel."""
@@ -95,6 +112,7 @@ class TurnRunner:
         os.set_blocking(wfd, False)
         old_wakeup = signal.set_wakeup_fd(wfd)
         old_handler = signal.signal(signal.SIGINT, self._on_sigint)
+        self._start_area()
         try:
             return self._loop(rfd)
         except ConnectionLost as exc:
@@ -102,6 +120,8 @@ class TurnRunner:
             self.ui.note(f"gg: error: {exc}", "red")
             return Outcome("lost", 1, str(exc))
         finally:
+            self._stop_area()
+            self._key_mode(False)
             signal.signal(signal.SIGINT, old_handler)
             signal.set_wakeup_fd(old_wakeup)
             os.close(rfd)
@@ -158,7 +178,21 @@ class TurnRunner:
             return
         if not data:
             return  # Ctrl+D on a terminal is not sticky; nothing to do mid-run
-        self._stdin_buf += data.decode("utf-8", "replace")
+        text = data.decode("utf-8", "replace")
+        while text and self.prompting is not None and self._saved_tty is not None:
+            key, text = text[0], text[1:]
+            self._key(key)
+        if self.area is not None:
+            for ch in text:
+                line = self.area.key(ch) if self.prompting is None else None
+                if line is not None and line.strip():
+                    self._line(line)
+            self.area.hide()
+            if self.prompting is None:
+                self._end_line()  # the typed line goes below the stream, never into it
+                self.area.show()
+            return
+        self._stdin_buf += text
         while "\n" in self._stdin_buf:
             line, self._stdin_buf = self._stdin_buf.split("\n", 1)
             self._line(line.rstrip("\r"))
@@ -170,9 +204,69 @@ class TurnRunner:
         if self.opts.steer and line.strip():
             try:
                 self.client.request("gg/run.steer", {"sessionId": self.session_id, "text": line})
-                self.ui.note("  (steering: the agent reads this at its next step)", "dim")
+                if self.area is not None:
+                    self.area.queued.append(line)  # listed until user_message says it was taken
+                else:
+                    self.ui.note("  (steering: the agent reads this at its next step)", "dim")
             except RpcError as exc:
                 self.ui.note(f"gg: could not steer: {exc.message}", "red")
+
+    def _start_area(self) -> None:
+        """Steering in a terminal: read keys without echo and draw them below the stream."""
+        if not (self.opts.steer and self.ui.shared_tty and os.isatty(self.opts.stdin_fd)):
+            return
+        area = InputArea(self.ui.err, self.ui.width, self.ui.err_style)
+        self._cbreak(True)
+        if self._saved_tty is None:
+            return
+        self.area = area
+        self.ui = Ui(out=GuardedStream(self.ui.out, area), err=GuardedStream(self.ui.err, area))
+
+    def _stop_area(self) -> None:
+        if self.area is None:
+            return
+        self.area.hide()
+        for text in self.area.queued:  # canceled or failed before the model read them
+            self.ui.note(f"  (steer not taken: {text})", "yellow")
+        self.leftover, self.area = self.area.typing, None
+        self._cbreak(False)
+
+    def _redraw(self) -> None:
+        if self.area is not None and self.out_col0 and self.prompting is None:
+            self.area.show()
+
+    def _key_mode(self, on: bool) -> None:
+        """In a terminal, one key (y/n/a) answers an approval: cbreak mode, no Enter needed."""
+        if self.area is not None:  # already in cbreak: the question just owns the screen
+            self.area.suspended = on
+            return
+        if self.opts.interactive:
+            self._cbreak(on)
+
+    def _cbreak(self, on: bool) -> None:
+        fd = self.opts.stdin_fd
+        if on and self._saved_tty is None and os.isatty(fd):
+            try:
+                self._saved_tty = termios.tcgetattr(fd)
+                tty.setcbreak(fd, termios.TCSANOW)  # ISIG stays on: Ctrl+C still cancels
+            except termios.error:
+                self._saved_tty = None
+        elif not on and self._saved_tty is not None:
+            try:
+                termios.tcsetattr(fd, termios.TCSANOW, self._saved_tty)
+            except termios.error:
+                pass
+            self._saved_tty = None
+
+    def _key(self, key: str) -> None:
+        if key in "\r\n":
+            return
+        if key.lower() in ("y", "n", "a"):
+            self.ui.err.write(key + "\n")  # cbreak mode does not echo
+            self._answer(key.lower())
+            return
+        self.ui.err.write("\n")
+        self._answer(key)  # says which keys answer
 
     def _answer(self, word: str) -> None:
         choices = {"y": (True, "once"), "yes": (True, "once"), "n": (False, "once")}
@@ -201,8 +295,11 @@ class TurnRunner:
             approval = self.approvals[0]
             self.prompting = str(approval.get("id"))
             self._end_line()
+            self._key_mode(True)
             self.ui.err.write(approval_prompt(approval, self.ui.err_style))
             self.ui.err.flush()
+        elif self.prompting is None:
+            self._key_mode(False)  # back to lines (steering) until the next question
 
     # -- events ------------------------------------------------------------------------------
 
@@ -221,7 +318,10 @@ class TurnRunner:
             self.ui.out.flush()
         kind = ev.get("type")
         handler = getattr(self, f"_on_{kind}", None)
-        return handler(ev) if handler is not None else None
+        outcome = handler(ev) if handler is not None else None
+        if outcome is None:
+            self._redraw()
+        return outcome
 
     def _write(self, text: str) -> None:
         if self.opts.json_mode or not text:
@@ -257,7 +357,11 @@ class TurnRunner:
         name = str(ev.get("toolName") or "tool")
         ok = not ev.get("isError")
         output = str(ev.get("output") or "")
-        self.ui.err.write(format_tool_line(name, summary, ok, output, self.ui.err_style) + "\n")
+        details = ev.get("details") if isinstance(ev.get("details"), dict) else None
+        text = format_tool_result(
+            name, summary, ok, output, self.ui.err_style, details=details, verbose=self.opts.verbose
+        )
+        self.ui.err.write(text + "\n")
         self.ui.err.flush()
 
     def _on_approval_requested(self, ev: dict[str, Any]) -> None:
@@ -283,6 +387,8 @@ class TurnRunner:
             self._next_prompt()
 
     def _on_user_message(self, ev: dict[str, Any]) -> None:
+        if self.area is not None:
+            self.area.taken(str(ev.get("text", "")))
         if not self.opts.json_mode:
             self._end_line()
             self.ui.note(f"› {ev.get('text', '')}", "cyan")

@@ -52,11 +52,19 @@ log = logging.getLogger(__name__)
 TURN_LIMIT_CODE = "turn_limit"
 
 
+def turn_limit_message(requests: int) -> str:
+    """Which limit stopped the run and how to raise it."""
+    return (
+        f"turn limit reached: the run stopped after {requests} model requests (maxTurns); "
+        'raise it with `ggd --max-turns N` or "maxTurns": N in GG_HOME/config.json'
+    )
+
+
 @dataclass
 class AgentOptions:
     """Limits and prompt settings of the loop."""
 
-    max_turns: int = 50
+    max_turns: int = 500
     max_tokens: int = 4096
     system_prompt: str | None = None
     compaction: CompactionSettings = field(default_factory=CompactionSettings)
@@ -148,7 +156,7 @@ class AgentLoop:
         requests = 0
         while True:
             if requests >= self.options.max_turns:
-                raise AgentError("turn limit reached", TURN_LIMIT_CODE, retryable=False)
+                raise AgentError(turn_limit_message(requests), TURN_LIMIT_CODE, retryable=False)
             if requests:
                 await self._take_user_messages(self.steering.drain_steering())
             completed = await self._request(totals)

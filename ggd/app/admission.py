@@ -18,8 +18,11 @@ class RunOptions:
     keep_completed: int = 256
     keep_seconds: float = 3600.0
     sandbox: bool = False
-    max_turns: int = 50
+    # 500 model requests: 5x a long 100-step task; the run timeout still bounds wall time.
+    max_turns: int = 500
     default_approval_mode: str = "auto"
+    # bash -l re-reads /etc/profile, which resets PATH (a venv's python vanishes): opt-in only.
+    bash_login_shell: bool = False
 
 
 def admit(

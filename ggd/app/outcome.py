@@ -34,9 +34,11 @@ async def drive(run: Run, work: Awaitable[TurnOutcome], time_limit: float) -> No
         run.emit(W.RunCanceledEvent)
     except TimeoutError:
         run.cancel_approvals("timeout")
+        # Name the limit and how to raise it.
         run.error = (
-            f"the run took longer than its time limit ({time_limit:g} s); "
-            "raise it with --run-timeout or config runTimeoutSeconds"
+            f"run timeout reached: the run took longer than {time_limit:g} s "
+            "(runTimeoutSeconds); raise it with `ggd --run-timeout SECONDS` or "
+            '"runTimeoutSeconds" in GG_HOME/config.json'
         )
         run.emit(W.RunFailedEvent, error=run.error, error_code="run_timeout", retryable=True)
     except AgentError as exc:

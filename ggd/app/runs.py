@@ -82,6 +82,10 @@ class RunManager:
         if approver is None:
             raise E.InternalError("a run needs an approver; none was given")
         mode = mode or self.opts.default_approval_mode
+        # An unknown provider or a model the endpoint does not list is an error before the run
+        # starts (it used to fall through to the demo model). Checked first: nothing may await
+        # between the admission checks below and registering the run.
+        await self.turns.check_model(svc, model)
         admit(
             self.opts,
             closed=self.runtime.closed,

@@ -62,6 +62,14 @@ class TurnAssembler:
             ) from None
         return provider, bare, model_ref
 
+    async def check_model(self, svc: Service, model: str | None) -> None:
+        """Invalid params when the provider is unknown or its endpoint does not list the model."""
+        problem = await self.models.check_model(
+            model or svc.file.model or self.models.default_model
+        )
+        if problem:
+            raise E.InvalidParamsError(problem)
+
     def scope(self, svc: Service) -> ScopeContext:
         """The workspace scope providers check their availability against."""
         return ScopeContext(home=self.home, workspace=svc.workspace)
@@ -107,6 +115,7 @@ class TurnAssembler:
                 session_id=svc.id,
                 run_id=run.id,
                 read_roots=tuple(turn.read_roots),
+                login_shell=self.opts.bash_login_shell,
             ),
             SessionTranscript(svc),
             lambda ev: _emit_agent(run, ev),

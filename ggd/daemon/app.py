@@ -33,6 +33,8 @@ from .config import ConfigError, load_config
 from .home import prepare_home, resolve_home
 from .instance import AlreadyRunningError, InstanceLock, remove_discovery, write_discovery
 from .logs import setup_logging
+from .problems import bind_problem, home_problem, probe_writable, socket_problem
+from .takeover import TakeoverError, take_over
 
 log = logging.getLogger("ggd.daemon")
 WEB_ROOT = Path(__file__).resolve().parent.parent / "web"
@@ -60,8 +62,17 @@ class DaemonApp:
         ns = self.ns
         from .main import parse_hostport
 
-        home = prepare_home(resolve_home())
-        setup_logging(log_file=ns.log_file)
+        # Newcomer fix: an unusable GG_HOME or log file is a two-line message, not a traceback.
+        home = resolve_home()
+        try:
+            prepare_home(home)
+            probe_writable(home)
+        except OSError as exc:
+            raise StartupError(home_problem(home, exc)) from None
+        try:
+            setup_logging(log_file=ns.log_file)
+        except OSError as exc:
+            raise StartupError(f"cannot write the log file {ns.log_file}: {exc.strerror}") from None
         try:
             capabilities = all_capabilities(os.environ)
         except ValueError as exc:
@@ -85,8 +96,13 @@ class DaemonApp:
         if not self.private:
             try:
                 lock.acquire()
-            except AlreadyRunningError as exc:
-                raise StartupError(f"{exc} (see `gg daemon status`)", exit_code=1) from None
+            except AlreadyRunningError:
+                # newcomer fix: reuse a daemon with the web UI (print its URL) or replace the one
+                # gg auto-started without it; see takeover.py.
+                try:
+                    await take_over(lock, home / "run" / "ggd.json", want_ws=ws_addr is not None)
+                except TakeoverError as exc:
+                    raise StartupError(str(exc), exit_code=1) from None
         workspace = (ns.workspace or Path.cwd()).resolve()
         if not workspace.is_dir():
             raise StartupError("--workspace must be an existing folder")
@@ -120,6 +136,8 @@ class DaemonApp:
                     unix_server = await start_unix(hub, sock_path, version=__version__)
                 except SocketInUseError as exc:
                     raise StartupError(str(exc), exit_code=1) from None
+                except OSError as exc:  # newcomer fix: say what and how, no traceback
+                    raise StartupError(socket_problem(sock_path, exc)) from None
             # GG_TOKEN keeps the token out of /proc/<pid>/cmdline, which other local users can read.
             token = ns.token or os.environ.get("GG_TOKEN") or secrets.token_urlsafe(32)
             if ws_addr is not None:
@@ -134,7 +152,11 @@ class DaemonApp:
                         version=__version__,
                     ),
                 )
-                await ws_listener.start()
+                try:
+                    await ws_listener.start()
+                except OSError as exc:  # newcomer fix: port in use is a message, not a traceback
+                    ws_listener = None
+                    raise StartupError(bind_problem(ws_addr[0], ws_addr[1], exc)) from None
             http = ws_url = None
             if ws_listener is not None:
                 host = ws_addr[0] if ws_addr else "127.0.0.1"
@@ -142,6 +164,15 @@ class DaemonApp:
                 http = f"http://{shown}:{ws_listener.port}/"
                 ws_url = f"ws://{shown}:{ws_listener.port}/ws"
                 print(f"gg web UI: {http}#token={token}", file=sys.stderr, flush=True)
+                # newcomer fix: whoever starts the web UI learns where it works and what answers.
+                print(f"gg workspace: {workspace}", file=sys.stderr, flush=True)
+                if info.demo:
+                    print(
+                        "gg: the offline demo model is active (no provider configured); set "
+                        "OPENAI_API_KEY / GG_MODEL or GG_HOME/config.json (docs/providers.md)",
+                        file=sys.stderr,
+                        flush=True,
+                    )
             if not self.private:
                 write_discovery(
                     discovery,
@@ -153,6 +184,8 @@ class DaemonApp:
                         "token": token if ws_listener is not None else None,
                         "version": __version__,
                         "protocolVersion": PROTOCOL_VERSION,
+                        # newcomer fix: marks a daemon gg auto-started (takeover.py may replace it)
+                        "idleExit": ns.idle_exit,
                     },
                 )
             start_channels(

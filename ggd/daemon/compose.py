@@ -56,6 +56,7 @@ def run_options(config: Config, ns: argparse.Namespace) -> RunOptions:
         sandbox=bool(ns.sandbox or config.sandbox),
         default_approval_mode=config.approvalMode,
         max_turns=ns.max_turns or config.maxTurns,
+        bash_login_shell=config.bashLoginShell,
     )
 
 

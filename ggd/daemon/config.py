@@ -34,7 +34,9 @@ class Config(BaseModel):
     sandbox: bool = False
     maxActiveRuns: int = Field(default=16, ge=1, le=1024)
     runTimeoutSeconds: float = Field(default=1800, gt=0)
-    maxTurns: int = Field(default=50, ge=1, le=10_000)
+    # 500 model requests: 5x a long 100-step task; the run timeout bounds wall time.
+    maxTurns: int = Field(default=500, ge=1, le=100_000)
+    bashLoginShell: bool = False
     approvalMode: Literal["auto", "on-request", "yolo", "never"] = "auto"
 
     def providers_dict(self) -> dict[str, Any]:
@@ -50,49 +52,61 @@ def load_config(
 ) -> tuple[Config, dict[str, BaseModel]]:
     """Read and validate config.json: the core keys, then each capability's section.
 
-    A missing file is the defaults. Errors name the key (`memory.enabled: ...`).
+    A missing file is the defaults. Errors name the key and the fix (`memory.enabled: ...`).
     """
     sections = dict(sections or {})
     try:
         raw = path.read_text(encoding="utf-8")
     except FileNotFoundError:
         raw = "{}"
-    except OSError as exc:
-        raise ConfigError(
-            f"config.json cannot be read ({exc.strerror}); check its permissions"
-        ) from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"cannot read {path}: {getattr(exc, 'strerror', None) or exc}") from None
     try:
         data = json.loads(raw)
     except ValueError as exc:
+        line = exc.__dict__.get("lineno", "?")
         raise ConfigError(
-            f"config.json is not valid JSON (line {exc.__dict__.get('lineno', '?')}); fix it or "
-            "move it aside"
+            f"{path} is not valid JSON (line {line}: {exc.__dict__.get('msg', exc)})\n"
+            f"  fix: correct it, or move it away to start with the defaults"
         ) from None
     if not isinstance(data, dict):
-        raise ConfigError("config.json must hold a JSON object")
+        raise ConfigError(f'{path} must hold a JSON object, like {{"model": "openai:gpt-4o"}}')
     core = {k: v for k, v in data.items() if k not in sections}
-    known = sorted([*Config.model_fields, *sections])
     unknown = [k for k in core if k not in Config.model_fields]
     if unknown:
-        raise ConfigError(f"config.json: unknown key {unknown[0]!r} (known: {', '.join(known)})")
-    config = _validate(Config, core, "")
+        known = ", ".join([*Config.model_fields, *sorted(sections)])
+        raise ConfigError(
+            f"{path}: unknown key {unknown[0]!r} (known: {known})\n  fix: edit {path}"
+        )
+    config = _validate(Config, core, "", path)
     out: dict[str, BaseModel] = {}
     for key, model in sections.items():
         section = data.get(key, {})
         if not isinstance(section, dict):
-            raise ConfigError(f"config.json: {key}: must be an object")
-        out[key] = _validate(model, section, key + ".")
+            raise ConfigError(f"{path}: {key}: must be an object\n  fix: edit {path}")
+        out[key] = _validate(model, section, key + ".", path)
     return config, out
 
 
-def _validate(model: type[BaseModel], data: dict[str, Any], prefix: str) -> Any:
+def _validate(model: type[BaseModel], data: dict[str, Any], prefix: str, path: Path) -> Any:
     try:
         return model.model_validate(data)
     except ValidationError as exc:
-        first = exc.errors()[0]
-        loc = [str(p) for p in first.get("loc", ())]
-        key = prefix + ".".join(loc) if loc else prefix.rstrip(".") or "(root)"
-        if first.get("type") == "extra_forbidden":
-            fields = ", ".join(sorted(model.model_fields))
-            raise ConfigError(f"config.json: unknown key {key!r} (known: {fields})") from None
-        raise ConfigError(f"config.json: {key}: {first.get('msg')}") from None
+        raise ConfigError(
+            f"{path}: {_explain(exc.errors()[0], model, prefix)}\n  fix: edit {path}"
+        ) from None
+
+
+def _explain(err: Any, model: type[BaseModel], prefix: str) -> str:
+    """One pydantic error as a person would say it: the key, what is wrong, what is allowed."""
+    loc = [str(p) for p in err.get("loc", ())]
+    key = prefix + ".".join(loc) if loc else prefix.rstrip(".") or "(root)"
+    if err.get("type") == "extra_forbidden":
+        where: type[BaseModel] = model
+        if model is Config and loc[:1] == ["providers"]:
+            where = ProviderEntry
+        known = ", ".join(where.model_fields)
+        return f"unknown key {key!r} (known: {known})"
+    got = err.get("input")
+    shown = json.dumps(got) if isinstance(got, str | int | float | bool) or got is None else ""
+    return f"{key}: {err.get('msg', 'invalid')}" + (f" (got {shown})" if shown else "")

@@ -37,7 +37,7 @@ def build_parser() -> argparse.ArgumentParser:
     ap.add_argument("--model", help="default model as provider:model")
     ap.add_argument("--sandbox", action="store_true", help="run bash under bubblewrap")
     ap.add_argument("--max-active-runs", type=int, help="admission limit (default 16)")
-    ap.add_argument("--max-turns", type=int, help="model requests per run (default 50)")
+    ap.add_argument("--max-turns", type=int, help="model requests per run (default 500)")
     ap.add_argument(
         "--run-timeout", type=float, help="seconds before a run is stopped (default 1800)"
     )
@@ -77,9 +77,13 @@ def main(argv: list[str] | None = None) -> int:
 
         return mcp_main(ns.workspace)
     from .app import DaemonApp, StartupError
+    from .takeover import AlreadyServing
 
     try:
         return asyncio.run(DaemonApp(ns).run())
+    except AlreadyServing as exc:  # `ggd --ws` while one serves the UI: its URL, exit 0
+        print(str(exc), file=sys.stderr)
+        return 0
     except StartupError as exc:
         print(f"ggd: {exc}", file=sys.stderr)
         return exc.exit_code

@@ -89,13 +89,28 @@ def from_httpx(
             retryable=True,
             partial_text=partial_text,
         )
+    at = _where(exc)
     if isinstance(exc, httpx.TimeoutException):
-        return ProviderError(f"{provider}: request timed out", "network", retryable=True)
+        return ProviderError(f"{provider}: request to {at} timed out", "network", retryable=True)
     if isinstance(exc, httpx.TransportError):
+        why = str(exc).strip()
         return ProviderError(
-            f"{provider}: cannot reach the model server", "network", retryable=True
+            f"{provider}: cannot reach the model server at {at}"
+            + (f" ({why})" if why and len(why) < 120 else "")
+            + "; check that it runs and the provider's baseUrl (or OPENAI_BASE_URL)",
+            "network",
+            retryable=True,
         )
     return ProviderError(f"{provider}: HTTP client error", "bad_response")
+
+
+def _where(exc: httpx.HTTPError) -> str:
+    """The URL a failed request went to, without query or credentials."""
+    try:
+        url = exc.request.url
+    except RuntimeError:  # no request attached
+        return "the configured URL"
+    return str(url.copy_with(query=None, fragment=None, username=None, password=None))
 
 
 def retry_after_seconds(headers: Mapping[str, str], *, now: float | None = None) -> float | None:

@@ -75,6 +75,22 @@ class OpenAICompatProvider(ChatProvider):
             )
         return self._client
 
+    async def list_models(self) -> list[str] | None:
+        """The model ids GET {base_url}/models lists, or None when the server lists none."""
+        try:
+            resp = await self._http().get(
+                f"{self.base_url}/models", headers={"Accept": "application/json"}, timeout=5.0
+            )
+            if resp.status_code != 200:
+                return None
+            data = resp.json().get("data")
+        except (httpx.HTTPError, ValueError, AttributeError):
+            return None
+        if not isinstance(data, list):
+            return None
+        ids = [str(m["id"]) for m in data if isinstance(m, dict) and m.get("id")]
+        return ids or None
+
     async def aclose(self) -> None:
         """Close the HTTP connection pool."""
         if self._client is not None:

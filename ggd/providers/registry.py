@@ -9,6 +9,7 @@ API key per provider: "apiKey" > env["apiKeyEnv"] > credentials.json > the well-
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -44,6 +45,8 @@ class ProviderRegistry:
     default_model: str
     model_lists: dict[str, list[str]] = field(default_factory=dict)
     context_windows: dict[str, int] = field(default_factory=dict)
+    # provider -> (monotonic time, the endpoint's model ids or None when it lists none)
+    _listed: dict[str, tuple[float, list[str] | None]] = field(default_factory=dict, repr=False)
 
     @property
     def default_provider(self) -> str:
@@ -69,6 +72,51 @@ class ProviderRegistry:
         if not model:
             raise ValueError(f"model reference {model_ref!r} names no model")
         return self.providers[name], model
+
+    async def check_model(self, model_ref: str | None) -> str | None:
+        """Why a model reference cannot run (unknown provider, a model the endpoint does not list).
+
+        None when it can. Asked before a run starts, so a typo is an error, not a silent
+        answer from another model. An endpoint that does not list models accepts any name.
+        """
+        ref = (model_ref or "").strip() or self.default_model
+        name, model = self.split(ref)
+        provider = self.providers[name]
+        prefix, sep, _ = ref.partition(":")
+        configured = ", ".join(self.providers)
+        unknown = bool(sep) and prefix not in self.providers
+        if provider.is_demo:
+            if model in self.model_lists.get(name, []):
+                return None
+            if unknown:
+                return (
+                    f"unknown provider {prefix!r} in model {ref!r} (configured: {configured}); "
+                    "configure it in GG_HOME/config.json providers (see docs/providers.md)"
+                )
+            return f"unknown model {ref!r}: the demo offers only {self.models()[0]}"
+        listed = await self._list(name, provider)
+        if listed is None or model in listed:
+            return None
+        shown = ", ".join(listed[:8]) + (", ..." if len(listed) > 8 else "")
+        where = getattr(provider, "base_url", name)
+        head = f"unknown provider {prefix!r} (configured: {configured}), and " if unknown else ""
+        return (
+            f"{head}model {model!r} is not offered by {name} ({where}/models lists: {shown}); "
+            f"use --model {name}:MODEL"
+        )
+
+    async def _list(self, name: str, provider: ChatProvider) -> list[str] | None:
+        lister = getattr(provider, "list_models", None)
+        if lister is None:
+            return None
+        now = time.monotonic()
+        cached = self._listed.get(name)
+        # A list is kept 5 minutes; "does not list" is retried after 30 s.
+        if cached is not None and now - cached[0] < (300.0 if cached[1] is not None else 30.0):
+            return cached[1]
+        listed: list[str] | None = await lister()
+        self._listed[name] = (now, listed)
+        return listed
 
     def models(self) -> list[str]:
         """Every known "provider:model", default first."""

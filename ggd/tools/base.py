@@ -26,6 +26,8 @@ class ToolContext:
     env: dict[str, str] | None = None
     # Extra folders that read, list and grep may read (skills); never writable through tools.
     read_roots: tuple[Path, ...] = ()
+    # bash -l re-reads /etc/profile, which resets PATH (a venv's python vanishes): opt-in only.
+    login_shell: bool = False
 
 
 @dataclass

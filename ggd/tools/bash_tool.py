@@ -84,8 +84,12 @@ async def kill_group(pgid: int, exited: asyncio.Event) -> None:
         try:
             os.killpg(pgid, 0)
         except (ProcessLookupError, PermissionError):
-            return
+            break
         await asyncio.sleep(0.05)
+    # The group is gone once the leader is reaped; wait for asyncio to hear of it so the caller's
+    # transport.close() does not poll() (waitpid) a child the watcher owns (see children.py).
+    with contextlib.suppress(TimeoutError):
+        await asyncio.wait_for(exited.wait(), REAP_WAIT)
 
 
 class BashTool(Tool):
@@ -137,7 +141,8 @@ class BashTool(Tool):
         timeout = max(1.0, min(MAX_TIMEOUT, float(timeout)))
         ws = ctx.workspace.resolve()
         env = dict(ctx.env) if ctx.env is not None else dict(os.environ)
-        argv = [_shell(env), "-lc", cmd]
+        # A non-login shell keeps the daemon's environment (PATH of an activated venv, pyenv...).
+        argv = [_shell(env), "-lc" if ctx.login_shell else "-c", cmd]
         notes: list[str] = []
         sandboxed = False
         if ctx.sandbox:

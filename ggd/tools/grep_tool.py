@@ -13,6 +13,7 @@ from typing import Any
 
 from ggd.tools import grep_worker
 from ggd.tools.base import ApprovalInfo, Tool, ToolContext, ToolError, ToolResult
+from ggd.tools.children import kill_child
 from ggd.tools.fs_tools import SNIFF_BYTES, read_only_info
 from ggd.tools.paths import (
     arg_int,
@@ -137,7 +138,6 @@ class GrepTool(Tool):
         lines: list[str] = []
         more = False
         linked: dict[str, bool] = {}  # file -> has other hard links (checked once per file)
-        read_all = False
         try:
             async for raw in proc.stdout:
                 name, sep, rest = raw.decode("utf-8", errors="replace").partition("\0")
@@ -152,13 +152,11 @@ class GrepTool(Tool):
                     more = True
                     break
                 lines.append(_line(name.removeprefix("./"), int(number), text))
-            else:
-                read_all = True
         finally:
-            # Kill only when we stopped early (limit, cancel): after EOF rg is exiting on its own,
-            # and killing it then (before it is reaped) turned exit code 2 into -9, hiding errors.
-            if not read_all and proc.returncode is None:
-                proc.kill()
+            # Only a search stopped early (or cancelled) needs killing; rg that reached EOF is
+            # exiting on its own. Never proc.kill(): it can reap the child (see children.py).
+            if not proc.stdout.at_eof():
+                kill_child(proc)
             err = await proc.stderr.read()
             await proc.wait()
         if proc.returncode == 2 and not lines and not more:

@@ -6,6 +6,8 @@ import asyncio
 import shutil
 from pathlib import Path
 
+from ggd.tools.children import kill_child
+
 _probe_cache: dict[str, bool] = {}
 
 
@@ -52,7 +54,7 @@ async def sandbox_prefix(workspace: Path) -> tuple[list[str] | None, str]:
             try:
                 _probe_cache[key] = await asyncio.wait_for(proc.wait(), 10) == 0
             except TimeoutError:
-                proc.kill()
+                kill_child(proc)
                 await proc.wait()
                 _probe_cache[key] = False
     if not _probe_cache[key]:

@@ -144,6 +144,10 @@ async def start_unix(app: Any, path: Path, *, version: str) -> asyncio.AbstractS
 
         try:
             await serve_stream(app, reader, write, transport="unix", version=version)
+        except asyncio.CancelledError:
+            # Shutdown (SIGTERM) cancels every task: the connection is over either way, and a
+            # cancelled client task makes 3.11's start_unix_server callback log a traceback.
+            pass
         finally:
             # A client that stopped reading would keep a graceful close waiting forever.
             if writer.transport.get_write_buffer_size() > 0:

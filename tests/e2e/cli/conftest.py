@@ -7,6 +7,7 @@ import json
 import os
 import re
 import signal
+import struct
 import subprocess
 import sys
 import termios
@@ -35,7 +36,8 @@ class Pty:
 
     def __init__(self, argv: list[str], env: dict[str, str], cwd: Path) -> None:
         master, slave = os.openpty()
-        fcntl.ioctl(slave, termios.TIOCSWINSZ, b"\x00\x28\x00\x78\x00\x00\x00\x00")  # 40x120
+        # 40 rows x 120 columns (struct winsize is native-endian: pack it, do not spell bytes)
+        fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 40, 120, 0, 0))
 
         def make_ctty() -> None:
             fcntl.ioctl(0, termios.TIOCSCTTY, 0)
@@ -239,7 +241,7 @@ def real_env(cli_env: CliEnv) -> Iterator[CliEnv]:
     """cli_env for the real ggd, its model being the scripted fake (add steps per test)."""
     from tests.fakes.fake_openai import FakeModel
 
-    model = FakeModel([]).start()
+    model = FakeModel([], models=["fake-model", "other"]).start()  # GET /v1/models lists these
     cli_env.env |= {"OPENAI_BASE_URL": model.base_url, "OPENAI_API_KEY": "test"}
     cli_env.env |= {"GG_MODEL": "fake-model"}
     cli_env.model = model

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import stat
 import subprocess
 import urllib.request
@@ -31,10 +32,18 @@ def test_daemon_start_status_logs_stop(real_env: CliEnv) -> None:
     logs = real_env.home / "logs"
     assert stat.S_IMODE(logs.stat().st_mode) == 0o700
     assert wait_for(lambda: (logs / "ggd.log").exists() and (logs / "ggd.log").stat().st_size > 0)
-    r = real_env.run("daemon", "logs", "-n", "2")
+    r = real_env.run("daemon", "logs", "-n", "2", "--json")
     assert r.returncode == 0, r.stderr
     tail = (logs / "ggd.log").read_text().splitlines()[-2:]
     assert r.stdout.splitlines() == tail and len(tail) == 2
+    # Without --json the lines are for a person: time, level, logger: message, then fields.
+    r = real_env.run("daemon", "logs", "-n", "50")
+    assert r.returncode == 0, r.stderr
+    started = next(ln for ln in r.stdout.splitlines() if "ggd started" in ln)
+    assert re.fullmatch(
+        r"\d\d:\d\d:\d\d info +ggd\.daemon: ggd started  pid=\d+ private=False", started
+    )
+    assert "{" not in r.stdout
     r = real_env.run("daemon", "stop")
     assert r.returncode == 0 and "stopped" in r.stdout
     assert not _alive(disc["pid"])

@@ -72,8 +72,10 @@ def test_turns_context_compact_tree_checkout_fork_and_new(real_env: CliEnv) -> N
     assert "keep the greetings" in json.dumps(summarise["messages"])
     assert "hello 1" in summarise["messages"][-1]["content"]
     p.send("/tree\r")
-    p.expect(r"\* \S+ user: hello 0")
-    last = p.expect(r"\* +(\S+) user: hello 7").group(1)
+    p.expect(r"\n● \S+ user: hello 0")
+    p.expect(r"┆ … \d+ more messages")  # a long straight run is collapsed in the middle
+    last = p.expect(r"\n● (\S+) user: hello 7").group(1)
+    p.expect(r"● \S+ assistant: answer 7 .* ◀ head")
     p.expect("gg> ")
     p.send(f"/checkout {last}\r")
     p.expect(f"head moved to {last}")
@@ -90,12 +92,15 @@ def test_turns_context_compact_tree_checkout_fork_and_new(real_env: CliEnv) -> N
     # The branch leaves off before hello 7 (and before the summary entry recorded after it).
     assert users(branch) == [f"hello {i}" for i in range(TURNS - 1)] + ["branch"]
     p.send("/tree\r")
-    p.expect(r"\n  +\S+ user: hello 7")  # the old branch stays, unmarked
-    p.expect(r"\* +\S+ user: branch")
+    p.expect(r"\n├─○ \S+ user: hello 7")  # the old branch stays, drawn where it splits
+    p.expect(r"\n│ ○ \S+ assistant: answer 7 ")
+    p.expect(r"\n└─● \S+ user: branch\n")
+    p.expect(r"  ● \S+ assistant: on the branch ◀ head")
+    assert p.text.count("◀ head") == 2  # once per /tree
     p.expect("gg> ")
     for command, answer in [
-        ("/fork", "forked into session my work"),
-        ("/clone", "cloned into session my work"),
+        ("/fork", r"forked into session my work.* \(s_\w+\)"),
+        ("/clone", r"cloned into session my work.* \(s_\w+\)"),
         ("/sessions", r"my work\s+\d+ msgs"),
         ("/checkout nope", "gg: no node 'nope' in this session"),
         ("/new scratch", "new session scratch"),

@@ -133,7 +133,7 @@ def test_a_daemon_that_fails_to_start_is_reported(tmp_path: Path) -> None:
     env = {**os.environ, "GG_HOME": str(tmp_path / "home"), "GG_GGD": str(bad)}
     r = subprocess.run([GG, "-p", "hi"], capture_output=True, text=True, env=env, timeout=30)
     assert r.returncode == 1
-    assert "ggd failed to start: ggd: bad config" in r.stderr
+    assert "ggd failed to start: bad config" in r.stderr
     r = subprocess.run(
         [GG, "daemon", "status"], capture_output=True, text=True, env=env, timeout=30
     )

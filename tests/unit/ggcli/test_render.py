@@ -43,7 +43,9 @@ def test_plain_style_is_the_identity() -> None:
 def test_chunking_does_not_change_the_result(size: int) -> None:
     chunks = [SAMPLE[i : i + size] for i in range(0, len(SAMPLE), size)]
     assert render(chunks) == render([SAMPLE])
-    assert plain(render(chunks)) == SAMPLE.replace("**", "").replace("`code`", "code")
+    rendered = SAMPLE.replace("**", "").replace("`code`", "code")
+    rendered = rendered.replace("```py\nx", "╭─ py\n│ x").replace("```\n*", "╰─\n*")
+    assert plain(render(chunks)) == rendered
 
 
 def test_styles_are_applied() -> None:
@@ -51,8 +53,12 @@ def test_styles_are_applied() -> None:
     assert "\x1b[0m\x1b[1;35m# Title" in out
     assert "\x1b[0m\x1b[1mbold\x1b[0m" in out
     assert f"\x1b[0m{CYAN}code\x1b[0m" in out
-    # Inside the fence nothing is interpreted, and the block is coloured.
-    assert "\x1b[2m```py\x1b[0m\n\x1b[0m\x1b[36mx = 1  # not a heading\n\x1b[2m```" in out
+    # Inside the fence nothing is interpreted, and the block is coloured with a labelled gutter.
+    assert (
+        "\x1b[2m╭─ py\x1b[0m\n\x1b[0m\x1b[36m\x1b[2m│ \x1b[0m\x1b[0m\x1b[36mx = 1  # not a heading\n"
+        in out
+    )
+    assert "```" not in out
 
 
 def test_text_streams_without_waiting_for_the_line_end() -> None:
@@ -124,7 +130,7 @@ def test_tree_and_sessions() -> None:
         {"id": "m1", "depth": 0, "role": "user", "text": "hi", "active": True},
         {"id": "m2", "depth": 1, "role": "assistant", "text": "hello\nthere", "active": False},
     ]
-    assert format_tree(tree) == "* m1 user: hi\n    m2 assistant: hello there"
+    assert format_tree(tree) == "● m1 user: hi ◀ head\n○ m2 assistant: hello there"
     assert format_tree([]) == "(empty session)"
     rows = format_sessions([{"id": "s1", "name": "n", "messageCount": 3, "activeRunId": "r"}])
     assert rows.startswith("s1  n (running)  3 msgs  -")
@@ -157,3 +163,93 @@ def test_format_context_shows_use_against_the_budget() -> None:
     )
     assert format_context({"contextTokens": 7}) == "context: 7 tokens · ? messages in context"
     assert format_context({}).startswith("context: unknown size")
+
+
+def test_tool_result_previews_output_and_counts_the_rest() -> None:
+    from ggcli.render import format_tool_result
+
+    out = "\n".join(f"l{i}" for i in range(1, 9)) + "\n[exit code: 0]"
+    text = format_tool_result("bash", "bash ls", True, out, details={"exitCode": 0})
+    assert text.splitlines() == [
+        "  ✓ bash ls",
+        *[f"    │ l{i}" for i in range(1, 6)],
+        "    … 3 more lines (--verbose shows all)",
+    ]
+    full = format_tool_result("bash", "bash ls", True, out, verbose=True)
+    assert full.count("│") == 8 and "[exit code" not in full
+    assert format_tool_result("read", "read a", True, "a\nb\n") == "  ✓ read a (2 lines)"
+
+
+def test_tables_are_drawn_with_aligned_columns() -> None:
+    table = "Intro\n| name | **n** |\n|:-----|----:|\n| `a` | 1 |\n| bbbb | 22 |\nafter\n"
+    md = MarkdownStream(Style(False), render=True)
+    out = "".join(md.feed(ch) for ch in table) + md.finish()  # streamed one char at a time
+    assert out == (
+        "Intro\n"
+        "┌──────┬────┐\n"
+        "│ name │  n │\n"
+        "├──────┼────┤\n"
+        "│ `a`  │  1 │\n"
+        "│ bbbb │ 22 │\n"
+        "└──────┴────┘\n"
+        "after\n"
+    )
+
+
+def terminal_lines(out: str) -> list[str]:
+    """What a terminal shows: backspaces take back characters, clear-to-end is a no-op here."""
+    lines = []
+    for raw in out.replace("\x1b[K", "").split("\n"):
+        shown: list[str] = []
+        for ch in raw:
+            if ch == "\b":
+                if shown:
+                    shown.pop()
+            else:
+                shown.append(ch)
+        lines.append("".join(shown).rstrip())
+    return [ln for ln in lines if ln] if lines else []
+
+
+def test_long_lines_break_between_words_not_inside_them() -> None:
+    md = MarkdownStream(Style(False), render=True, width=20)
+    text = "the quick brown fox jumps over the lazy dog again and again\n"
+    out = "".join(md.feed(text[i : i + 3]) for i in range(0, len(text), 3)) + md.finish()
+    lines = terminal_lines(out)
+    assert all(len(ln) <= 20 for ln in lines), lines
+    assert " ".join(lines) == text.strip()  # every word whole, in order
+    md = MarkdownStream(Style(False), render=True, width=20)
+    code = "```\n" + "x" * 30 + " = 1\n```\n"
+    assert "x" * 30 + " = 1" in md.feed(code) + md.finish()  # code is never re-flowed
+
+
+def test_wrapping_streams_a_word_before_its_end_arrives() -> None:
+    md = MarkdownStream(Style(False), render=True, width=20)
+    assert md.feed("working on it") == "working on it"  # shown now, though "it" may grow
+
+
+def test_tree_branches_where_it_splits_and_collapses_straight_runs() -> None:
+    tree: list[dict[str, object]] = []
+    prev = None
+    for k in range(6):
+        tree.append(
+            {"id": f"u{k}", "parentId": prev, "role": "user", "text": f"q{k}", "active": True}
+        )
+        tree.append({"id": f"a{k}", "parentId": f"u{k}", "role": "assistant", "text": f"r{k}"})
+        tree[-1]["active"] = k < 5
+        prev = f"a{k}"
+    tree[-2]["active"] = False  # u5 is on the old branch
+    tree.append({"id": "ub", "parentId": "a4", "role": "user", "text": "other", "active": True})
+    assert format_tree(tree).splitlines() == [
+        "● u0 user: q0",
+        "● a0 assistant: r0",
+        "● u1 user: q1",
+        "┆ … 4 more messages (/tree all shows them)",
+        "● a3 assistant: r3",
+        "● u4 user: q4",
+        "● a4 assistant: r4",
+        "├─○ u5 user: q5",
+        "│ ○ a5 assistant: r5",
+        "└─● ub user: other ◀ head",
+    ]
+    assert len(format_tree(tree, full=True).splitlines()) == 13

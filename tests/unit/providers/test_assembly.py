@@ -114,9 +114,12 @@ def test_status_mapping(status: int, code: str, retryable: bool) -> None:
 
 
 def test_httpx_mapping_depends_on_the_phase() -> None:
-    req = httpx.Request("POST", "http://127.0.0.1:1/v1/chat/completions")
+    req = httpx.Request("POST", "http://user:pw@127.0.0.1:1/v1/chat/completions?key=SECRET")
     before = from_httpx(httpx.ConnectError("refused", request=req), provider="p", streaming=False)
-    assert before.code == "network" and before.retryable and "127.0.0.1" not in before.message
+    assert before.code == "network" and before.retryable
+    # the URL is named (a newcomer must see which endpoint is down), its credentials are not
+    assert "http://127.0.0.1:1/v1/chat/completions" in before.message
+    assert "SECRET" not in before.message and "pw" not in before.message
     timeout = from_httpx(httpx.ReadTimeout("slow", request=req), provider="p", streaming=False)
     assert timeout.code == "network"
     during = from_httpx(

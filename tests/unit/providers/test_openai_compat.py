@@ -250,7 +250,7 @@ async def test_connection_refused_is_network_error_after_retries(
     )
     err, _ = await failure(provider, request())
     assert err.code == "network" and err.retryable and len(sleeps.delays) == 2
-    assert str(port) not in err.message
+    assert f"http://127.0.0.1:{port}/v1/chat/completions" in err.message
     await provider.aclose()
 
 

@@ -1,0 +1,55 @@
+"""Options before a subcommand, and subcommand names that are never silently a prompt."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from .conftest import CliEnv, Lines, ggd_pids, req
+
+pytestmark = pytest.mark.timeout(90)
+
+
+def test_no_daemon_before_rpc_is_the_relay_not_a_prompt(real_env: CliEnv) -> None:
+    rpc = Lines(real_env.popen("--no-daemon", "rpc"))
+    try:
+        rpc.send(req(1, "gg/session.create", {"name": "alpha"}))
+        assert rpc.reply(1)["result"]["name"] == "alpha"
+        assert rpc.close() == 0
+    finally:
+        rpc.proc.kill()
+        rpc.proc.wait()
+    assert real_env.model.requests == []  # "rpc" never went to the model
+    assert real_env.discovery() is None  # --no-daemon was honoured: no shared daemon started
+
+
+def test_workspace_before_sessions_and_sessions_alone_lists(real_env: CliEnv) -> None:
+    other = real_env.root / "other"
+    other.mkdir()
+    r = real_env.run("--no-daemon", "--workspace", str(other), "sessions")
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.strip() == "no sessions in this workspace"
+    r = real_env.run("--json", "sessions", "--no-daemon")
+    assert r.returncode == 0, r.stderr
+    assert json.loads(r.stdout) == []
+    assert real_env.model.requests == []
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [["rpc", "is", "broken"], ["--model", "x:y", "daemon", "status"], ["sessions", "lst"]],
+)
+def test_a_subcommand_word_is_never_sent_as_a_prompt(real_env: CliEnv, argv: list[str]) -> None:
+    r = real_env.run(*argv)
+    assert r.returncode == 2, (r.stdout, r.stderr)
+    assert "error:" in r.stderr
+    assert real_env.model.requests == []
+    assert not ggd_pids(real_env.home)
+
+
+def test_a_prompt_starting_with_a_command_word_goes_through_with_p(real_env: CliEnv) -> None:
+    real_env.model.add_steps([{"text": "about rpc"}])
+    r = real_env.run("--no-daemon", "-p", "rpc")
+    assert r.returncode == 0, r.stderr
+    assert r.stdout == "about rpc\n"
