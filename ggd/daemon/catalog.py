@@ -12,7 +12,7 @@ from collections.abc import Mapping
 
 from ggd.app import Capability
 from ggd.app.builtins import CAPABILITY as CORE
-from ggd.capabilities import browser, computer, media
+from ggd.capabilities import browser, computer, kb, media
 
 
 def builtin() -> tuple[Capability, ...]:
@@ -22,6 +22,7 @@ def builtin() -> tuple[Capability, ...]:
         computer.CAPABILITY,
         browser.CAPABILITY,
         media.CAPABILITY,
+        kb.CAPABILITY,
     )
 
 
