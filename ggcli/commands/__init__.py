@@ -15,7 +15,7 @@ from types import ModuleType
 from typing import Any
 
 # One line per capability command module.
-MODULES: tuple[str, ...] = ("media", "browser")
+MODULES: tuple[str, ...] = ("media", "browser", "kb")
 
 
 def _modules() -> list[ModuleType]:
