@@ -34,7 +34,11 @@ class FakeEmbeddings:
     def __init__(self, dim: int = 64) -> None:
         self.dim = dim
         self.requests: list[dict[str, Any]] = []
-        self._lock = threading.Lock()
+        self._lock = threading.Condition()
+        # cleared: requests are recorded, then held until open() (a test proves the daemon
+        # keeps serving while an index run waits on its embeddings)
+        self.gate = threading.Event()
+        self.gate.set()
         fake = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -47,6 +51,8 @@ class FakeEmbeddings:
                 with fake._lock:
                     fake.requests.append({"path": self.path, "model": body.get("model"),
                                           "input": inputs})  # fmt: skip
+                    fake._lock.notify_all()
+                fake.gate.wait(30)
                 if self.path != "/v1/embeddings":
                     self.send_response(404)
                     self.end_headers()
@@ -76,6 +82,12 @@ class FakeEmbeddings:
         with self._lock:
             return [t for r in self.requests for t in r["input"]]
 
+    def wait_for_requests(self, n: int, timeout: float = 10.0) -> None:
+        """Block until at least n requests arrived."""
+        with self._lock:
+            if not self._lock.wait_for(lambda: len(self.requests) >= n, timeout=timeout):
+                raise TimeoutError(f"fake embeddings got {len(self.requests)} requests, wanted {n}")
+
     def clear(self) -> None:
         """Forget the recorded requests."""
         with self._lock:
@@ -83,5 +95,6 @@ class FakeEmbeddings:
 
     def close(self) -> None:
         """Stop serving."""
+        self.gate.set()
         self.server.shutdown()
         self.server.server_close()
