@@ -3,6 +3,7 @@ import { ConnectionStatus } from "./components/ConnectionStatus";
 import { Composer } from "./components/Composer";
 import { Conversation } from "./components/Conversation";
 import { InfoPanel } from "./components/InfoPanel";
+import { KbPanel } from "./components/KbPanel";
 import { SessionList } from "./components/SessionList";
 import { SessionTitle } from "./components/SessionTitle";
 import { TreeView } from "./components/TreeView";
@@ -12,7 +13,7 @@ import { saveSession } from "./rpc/token";
 import { useTheme } from "./theme";
 
 interface TabSpec {
-  id: "chat" | "tree" | "info";
+  id: "chat" | "tree" | "kb" | "info";
   label: string;
   /** The capability (system.info) the tab needs; none = always shown. */
   requires?: string;
@@ -21,6 +22,7 @@ interface TabSpec {
 const TABS: TabSpec[] = [
   { id: "chat", label: "Chat", requires: "sessions" },
   { id: "tree", label: "Tree", requires: "sessions" },
+  { id: "kb", label: "Knowledge", requires: "kb.search" },
   { id: "info", label: "Daemon" },
 ];
 
@@ -274,6 +276,7 @@ export function App({ app, onWorkspace, onTokenProblem }: AppProps) {
                 onClone={() => void app.session.action("clone").then(() => setTab("chat"))}
               />
             ) : null}
+            {activeTab === "kb" ? <KbPanel client={app.rpc} /> : null}
             {activeTab === "info" ? <InfoPanel info={info} /> : null}
           </div>
           <div id="composer-anchor" />

@@ -63,6 +63,11 @@ export class AppController {
   }
 
   /** The open session's controller. */
+  /** The current connection's client, for panels that call a capability's methods directly. */
+  get rpc(): GgClient {
+    return this.client;
+  }
+
   get session(): SessionController {
     return this.store.get().session;
   }
