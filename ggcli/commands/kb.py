@@ -68,6 +68,8 @@ class _Bar:
     def __init__(self) -> None:
         self.tty = sys.stderr.isatty()
         self.phase = ""
+        self.last = ""
+        self.shown = ""
 
     def show(self, p: dict[str, Any]) -> None:
         phase = p.get("phase", "")
@@ -85,10 +87,16 @@ class _Bar:
             sys.stderr.write("\r\x1b[2K" + text)
             if phase == "done":
                 sys.stderr.write("\r\x1b[2K")
-        elif phase != self.phase and text:
-            sys.stderr.write(text + "\n")
+        elif phase != self.phase:
+            # a log, not a terminal: each phase's last state, then the next phase's first
+            if self.last and self.last != self.shown:
+                sys.stderr.write(self.last + "\n")
+            if text:
+                sys.stderr.write(text + "\n")
+            self.shown = text
         sys.stderr.flush()
         self.phase = phase
+        self.last = text or self.last
 
 
 def _bar(done: int, total: int, width: int = 24) -> str:
