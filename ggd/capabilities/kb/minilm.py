@@ -128,6 +128,8 @@ class MiniLM:
             for k, v in self.w.items()
             if k.endswith(".weight") and v.ndim == 2 and k.startswith("encoder.")
         }
+        for k in self.wt:  # keep one copy of each matrix (~43 MB of the 90)
+            del self.w[k + ".weight"]
         self.tok = Tokenizer.from_file(str(folder / "tokenizer.json"))
         self.tok.enable_truncation(MAX_TOKENS)
         self.tok.no_padding()
