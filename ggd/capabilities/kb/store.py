@@ -96,18 +96,26 @@ class Store:
             _private_dir(kb_root(home))
             _private_dir(self.dir)
         self.db = sqlite3.connect(self.path, timeout=30, check_same_thread=False)
-        os.chmod(self.path, 0o600)
         self.db.execute("PRAGMA journal_mode=WAL")
-        self.db.execute("PRAGMA synchronous=NORMAL")
-        self.db.executescript(_SCHEMA)
-        self.db.execute(
-            "INSERT OR IGNORE INTO meta(key, value) VALUES ('schema', ?)", (SCHEMA_VERSION,)
-        )
-        self.db.commit()
-        for side in ("-wal", "-shm"):
-            p = self.path.with_name(self.path.name + side)
-            if p.exists():
-                os.chmod(p, 0o600)
+        if create:
+            # Only an indexer (under the base's lock) writes; searches open the file read-only
+            # in effect and never take SQLite's write lock.
+            os.chmod(self.path, 0o600)
+            self.db.execute("PRAGMA synchronous=NORMAL")
+            self.db.executescript(_SCHEMA)
+            self.db.execute(
+                "INSERT OR IGNORE INTO meta(key, value) VALUES ('schema', ?)", (SCHEMA_VERSION,)
+            )
+            self.db.commit()
+            for side in ("-wal", "-shm"):
+                p = self.path.with_name(self.path.name + side)
+                if p.exists():
+                    os.chmod(p, 0o600)
+        elif self.meta("schema") != SCHEMA_VERSION:
+            raise KbError(
+                f"knowledge base '{name}' was written by another gg version; "
+                f"remove and re-index it (gg kb remove {name})"
+            )
 
     def close(self) -> None:
         """Close the connection."""
