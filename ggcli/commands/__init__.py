@@ -23,6 +23,7 @@ MODULES: tuple[str, ...] = (
     "artifacts",
     "mcp",
     "job",
+    "kb",
 )
 
 

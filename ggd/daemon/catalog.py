@@ -16,6 +16,7 @@ from ggd.capabilities import (
     artifacts,
     browser,
     computer,
+    kb,
     mcp,
     media,
     personal,
@@ -36,6 +37,7 @@ def builtin() -> tuple[Capability, ...]:
         browser.CAPABILITY,
         media.CAPABILITY,
         artifacts.CAPABILITY,
+        kb.CAPABILITY,
     )
 
 

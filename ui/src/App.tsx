@@ -6,6 +6,7 @@ import { Composer } from "./components/Composer";
 import { Conversation } from "./components/Conversation";
 import { InfoPanel } from "./components/InfoPanel";
 import { JobsView } from "./components/JobsView";
+import { KbPanel } from "./components/KbPanel";
 import { McpPanel } from "./components/McpPanel";
 import { SessionList } from "./components/SessionList";
 import { SessionTitle } from "./components/SessionTitle";
@@ -16,7 +17,7 @@ import { saveSession } from "./rpc/token";
 import { useTheme } from "./theme";
 
 interface TabSpec {
-  id: "chat" | "tree" | "artifacts" | "library" | "jobs" | "info";
+  id: "chat" | "tree" | "artifacts" | "library" | "jobs" | "kb" | "info";
   label: string;
   /** The capability (system.info) the tab needs; none = always shown. */
   requires?: string;
@@ -30,6 +31,7 @@ const TABS: TabSpec[] = [
   { id: "artifacts", label: "Artifacts", requires: "artifacts", optional: true },
   { id: "library", label: "Library", requires: "library", optional: true },
   { id: "jobs", label: "Jobs", requires: "jobs" },
+  { id: "kb", label: "Knowledge", requires: "kb.search" },
   { id: "info", label: "Daemon" },
 ];
 
@@ -301,6 +303,7 @@ export function App({ app, onWorkspace, onTokenProblem }: AppProps) {
                 onJobEvent={refreshSessions}
               />
             ) : null}
+            {activeTab === "kb" ? <KbPanel client={app.rpc} /> : null}
             {activeTab === "info" ? <InfoPanel info={info} /> : null}
             {activeTab === "info" && info?.capabilities.includes("mcp") ? <McpPanel api={mcpApi} /> : null}
           </div>

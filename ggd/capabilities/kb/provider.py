@@ -1,0 +1,64 @@
+"""The kb provider: kb_search exists once a knowledge base has been indexed."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+
+from ggd.app import (
+    Capability,
+    Contribution,
+    ScopeContext,
+    SessionContext,
+    SetupContext,
+    ToolProvider,
+)
+
+from . import handlers
+from .config import KbConfig
+from .protocol import KB_INDEX, KB_LIST, KB_REMOVE, KB_SEARCH, METHODS
+from .service import KbService
+from .store import list_names
+from .tools import KbSearch
+
+
+class KbProvider(ToolProvider):
+    """kb_search over GG_HOME/kb."""
+
+    name = "kb"
+    capabilities = ("kb.search",)
+
+    def __init__(self, home: Path, config: KbConfig, env: Mapping[str, str]) -> None:
+        self.home = home
+        self.config = config
+        self.env = env
+
+    def available(self, scope: ScopeContext) -> str | None:
+        """Absent until some folder is indexed (a tool with nothing to search only misleads)."""
+        return None if list_names(self.home) else "no knowledge base indexed yet"
+
+    async def build(self, session: SessionContext) -> Contribution:
+        """The kb_search tool naming the bases there are."""
+        svc = KbService(self.home, self.config, self.env)
+        return Contribution(tools=[KbSearch(svc, svc.names())])
+
+
+def _providers(setup: SetupContext) -> list[ToolProvider]:
+    config = setup.config if isinstance(setup.config, KbConfig) else KbConfig()
+    return [KbProvider(setup.home, config, setup.env)]
+
+
+CAPABILITY = Capability(
+    name="kb",
+    summary="Local knowledge bases: hybrid BM25 + vector search over your documents and code.",
+    config_key="kb",
+    config_model=KbConfig,
+    providers=_providers,
+    methods=METHODS,
+    handlers={
+        KB_LIST.name: handlers.kb_list,
+        KB_INDEX.name: handlers.kb_index,
+        KB_SEARCH.name: handlers.kb_search,
+        KB_REMOVE.name: handlers.kb_remove,
+    },
+)
