@@ -191,6 +191,10 @@ class DaemonServices(Protocol):
         """Send a notification to every connection of a workspace (None: every connection)."""
         ...
 
+    def channel_state(self, name: str) -> tuple[str, str | None] | None:
+        """(state, error) of a supervised channel, or None when no such channel was registered."""
+        ...
+
 
 @dataclass
 class HandlerContext:

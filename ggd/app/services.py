@@ -74,6 +74,13 @@ class DaemonCore:
             time_limit=req.timeout,
         )
 
+    def channel_state(self, name: str) -> tuple[str, str | None] | None:
+        """(state, error) of a supervised channel, or None when no such channel was registered."""
+        for st in self.supervisor.states():
+            if st.name == name:
+                return st.state, st.error
+        return None
+
     def broadcast(self, method: str, params: dict[str, Any], workspace_id: str | None) -> int:
         """A capability notification to every connection of a workspace (None: all)."""
         return self.runtime.bus.broadcast(method, params, workspace_id)

@@ -41,10 +41,10 @@ def scheduler_state(services: DaemonServices) -> str:
         return "running"
     if got.channel is not None and got.channel.failure:
         return f"failed: {got.channel.failure}"
-    # The daemon's supervisor knows why (not in DaemonServices: read it when the core has one).
-    for st in getattr(getattr(services, "supervisor", None), "states", lambda: [])():
-        if getattr(st, "name", None) == "scheduler" and getattr(st, "state", "") != "running":
-            return f"{st.state}: {st.error}" if st.error else str(st.state)
+    # The daemon's supervisor knows why the channel is not running (disabled, failed, stopped).
+    state = services.channel_state("scheduler")
+    if state is not None and state[0] != "running":
+        return f"{state[0]}: {state[1]}" if state[1] else state[0]
     if not services.owns_channels:
         return "not running here: this daemon does not own the channels (see gg/system.info)"
     return got.off_reason
