@@ -36,7 +36,7 @@ _SINGLE_HEADERS = ("Host", "Origin", "Authorization")
 LOOPBACK_NAMES = {"localhost", "127.0.0.1", "::1", "[::1]"}
 CSP = (
     "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; "
-    "img-src 'self' data:; connect-src 'self' ws://127.0.0.1:* ws://localhost:*; "
+    "img-src 'self' data: blob:; media-src 'self' blob:; connect-src 'self' ws://127.0.0.1:* ws://localhost:*; "
     "frame-ancestors 'none'; base-uri 'none'; form-action 'none'"
 )
 

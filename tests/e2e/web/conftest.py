@@ -99,7 +99,9 @@ def ggd_web(web_ui: Path, gg_home: Path, workspace: Path) -> Iterator[Callable[.
     """Start ggd --ws with a scripted fake model: `ggd_web(script)` (or `demo=True`)."""
     started: list[WebDaemon] = []
 
-    def start(script: list[dict[str, Any]], *, demo: bool = False) -> WebDaemon:
+    def start(
+        script: list[dict[str, Any]], *, demo: bool = False, env: dict[str, str] | None = None
+    ) -> WebDaemon:
         model = FakeModel(script).start()
         # demo=True: no provider in the environment, so ggd serves its scripted demo model.
         extra = (
@@ -111,8 +113,7 @@ def ggd_web(web_ui: Path, gg_home: Path, workspace: Path) -> Iterator[Callable[.
                 "GG_MODEL": "fake-model",
             }
         )
-        env = daemon_env(gg_home, extra)
-        daemon = Daemon(gg_home, workspace, env)
+        daemon = Daemon(gg_home, workspace, daemon_env(gg_home, {**extra, **(env or {})}))
         try:
             daemon.start()
         except Exception:

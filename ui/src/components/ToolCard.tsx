@@ -1,5 +1,6 @@
 import type { ConvItem } from "../state/conversation";
 import { Diff } from "./Diff";
+import { MediaView } from "./MediaView";
 
 type ToolItem = Extract<ConvItem, { kind: "tool" }>;
 
@@ -37,6 +38,7 @@ export function ToolCard({ item }: { item: ToolItem }) {
         </span>
       </div>
       {item.diff ? <Diff diff={item.diff} /> : null}
+      {item.mediaId ? <MediaView mediaId={item.mediaId} /> : null}
       {item.output ? (
         <details className="tool-output">
           <summary>Output</summary>

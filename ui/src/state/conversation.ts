@@ -14,6 +14,8 @@ export type ConvItem =
       status: "running" | "done" | "error" | "not_run";
       output?: string;
       diff?: string;
+      /** A screenshot, image or audio clip the call produced (shown inline, fetched by id). */
+      mediaId?: string;
       denied?: boolean;
       entryId?: string;
     };
@@ -72,12 +74,18 @@ function textOf(content: unknown): string {
 
 function argumentSummary(args: Record<string, unknown> | undefined): string {
   if (!args) return "";
-  for (const key of ["command", "path", "pattern", "query", "url"]) {
+  for (const key of ["command", "path", "pattern", "query", "url", "prompt", "text", "title", "target"]) {
     const value = args[key];
     if (typeof value === "string") return value;
   }
   const text = JSON.stringify(args);
   return text.length > 80 ? `${text.slice(0, 77)}...` : text;
+}
+
+function mediaOf(details: Record<string, unknown> | null | undefined, output: string): string | undefined {
+  const id = details?.["mediaId"];
+  if (typeof id === "string") return id;
+  return output.match(/\bm_[0-9a-f]{16}\b/)?.[0];
 }
 
 function diffOf(details: Record<string, unknown> | null | undefined): string | undefined {
@@ -120,10 +128,12 @@ export function itemsFromMessages(messages: Message[], live = false): ConvItem[]
       const at = message.toolCallId ? toolIndex.get(message.toolCallId) : undefined;
       const item = at === undefined ? undefined : items[at];
       if (item && item.kind === "tool") {
+        const output = textOf(message.content);
         items[at as number] = {
           ...item,
           status: message.isError ? "error" : "done",
-          output: textOf(message.content),
+          output,
+          ...(message.isError ? {} : { mediaId: mediaOf(undefined, output) }),
         };
       }
     }
@@ -220,6 +230,7 @@ function applyEvent(state: ConversationState, event: RunEvent): ConversationStat
         status: event.isError ? ("error" as const) : ("done" as const),
         output: event.output,
         diff: diffOf(event.details),
+        mediaId: event.isError ? undefined : mediaOf(event.details, event.output),
         ...(next.denied.includes(event.toolCallId) ? { denied: true } : {}),
       };
       next.items = updateTool(next.items, event.toolCallId, patch) ?? [
