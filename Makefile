@@ -92,7 +92,7 @@ protocol-check: install
 	$(BIN)/python -m ggd.daemon.export protocol --check
 
 node-tests:
-	cd ui && npm test --silent
+	cd ui && npm run --silent format:check && npm test --silent
 	@if [ -f electron/package.json ]; then cd electron && npm test --silent; fi
 	@if [ -f clients/vscode/package.json ]; then cd clients/vscode && npm test --silent; fi
 
