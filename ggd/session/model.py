@@ -136,9 +136,11 @@ class SessionSummary:
         )
 
 
-@dataclass(slots=True)
-class TreeNode:
-    """A message in the conversation tree; parent_id is the nearest message ancestor."""
+class TreeNode(msgspec.Struct, gc=False):
+    """A message in the conversation tree; parent_id is the nearest message ancestor.
+
+    A Struct: a snapshot builds one per message, and a Struct is ~3x cheaper to make.
+    """
 
     id: str
     parent_id: str | None
