@@ -9,6 +9,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
+import msgspec
+
 from .errors import SessionFormatError
 from .model import Entry, SessionHeader
 
@@ -24,6 +26,10 @@ __all__ = [
 FORMAT_VERSION = 1
 
 _TAIL_BYTES = 32
+
+# Decodes the joined lines into entries and checks every field's type in C (int is strict:
+# no floats or bools), so only the id checks are left to Python.
+_ENTRIES = msgspec.json.Decoder(list[Entry])
 
 
 def encode_line(obj: dict[str, Any]) -> bytes:
@@ -135,6 +141,17 @@ def _build_fast(objs: Any, entries: list[Entry], by_id: dict[str, Entry]) -> Non
     raise _corrupt(len(entries) + 2, "invalid entry")  # pragma: no cover - _add agrees
 
 
+def _index_checked(entries: list[Entry]) -> dict[str, Entry] | None:
+    """by_id of entries already typed by msgspec, or None if an id repeats or a parent is late."""
+    by_id: dict[str, Entry] = {}
+    for e in entries:
+        pid = e.parent_id
+        if e.id in by_id or (pid is not None and pid not in by_id):
+            return None
+        by_id[e.id] = e
+    return by_id
+
+
 def _corrupt(line_no: int, why: str) -> SessionFormatError:
     return SessionFormatError(f"session file is corrupt at line {line_no}: {why}")
 
@@ -174,6 +191,20 @@ def parse(data: bytes) -> Parsed:
     by_id: dict[str, Entry] = {}
     body = data[nl + 1 : end - 1] if end - 1 > nl else b""
     if body:
+        # msgspec first; anything it refuses (a bad line, or JSON it reads differently from
+        # the stdlib such as 1e400 or a lone surrogate) takes the stdlib paths below, which
+        # stay the judge of what a valid file is and word the errors.
+        typed: list[Entry] | None
+        try:
+            with bulk_allocation():
+                typed = _ENTRIES.decode(b"[" + body.replace(b"\n", b",") + b"]")
+        except msgspec.MsgspecError:
+            typed = None
+        index = _index_checked(typed) if typed is not None else None
+        if typed is not None and index is not None:
+            valid = end
+            tail = data[max(0, valid - _TAIL_BYTES) : valid]
+            return Parsed(header, typed, index, valid, end < len(data), tail)
         objs: Any = None
         try:
             with bulk_allocation():

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from . import codec, journal, projection
-from .errors import SessionFormatError, SessionNotFoundError
+from .errors import SessionConflictError, SessionFormatError, SessionNotFoundError
 from .model import LEAF, Entry, SessionHeader, TreeNode, _Leaf
 
 __all__ = ["SessionFile"]
@@ -52,8 +52,8 @@ class SessionFile:
         self._clock = clock
         self._lease_timeout = lease_timeout
         self._creator = creator
-        self._entries: list[Entry] = []
-        self._by_id: dict[str, Entry] = {}
+        # (entries in file order, entries by id); None after release() until the next read.
+        self._view: tuple[list[Entry], dict[str, Entry]] | None = None
         self._active: list[Entry] | None = None
         self.reload()
 
@@ -81,10 +81,51 @@ class SessionFile:
         if parsed.header.id != self._path.stem:
             raise SessionFormatError("session header names another session id")
         self._header = parsed.header
-        self._entries = parsed.entries
-        self._by_id = parsed.by_id
+        self._view = (parsed.entries, parsed.by_id)
         self._active = None
         self._fp = journal.Fingerprint(dev, ino, parsed.valid_length, parsed.tail)
+
+    # -- idle memory ---------------------------------------------------------------------
+
+    @property
+    def loaded(self) -> bool:
+        """Whether the entries are in memory (False after release() until the next read)."""
+        return self._view is not None
+
+    def release(self) -> None:
+        """Drop the entries of an idle session; the next read rebuilds this same view.
+
+        Only the header and the fingerprint stay (a few hundred bytes). The rebuilt view is
+        the file's first fingerprint.size bytes, so it is exactly what this object saw even
+        if another writer appended since, and the next append still conflicts as before.
+        """
+        self._view = None
+        self._active = None
+
+    def _restore(self) -> tuple[list[Entry], dict[str, Entry]]:
+        fp = self._fp
+        try:
+            data, dev, ino = journal.read_file(self._path)
+        except FileNotFoundError:
+            raise SessionConflictError("session file disappeared; reload the session") from None
+        start = max(0, fp.size - journal.TAIL_BYTES)
+        if (dev, ino) != (fp.dev, fp.ino) or data[start : fp.size] != fp.tail:
+            raise SessionConflictError(
+                "session changed since it was read (another writer); reload and retry"
+            )
+        parsed = codec.parse(data[: fp.size])
+        if parsed.torn or parsed.header.id != self._header.id:
+            raise SessionConflictError("session changed since it was read; reload and retry")
+        self._view = (parsed.entries, parsed.by_id)
+        return self._view
+
+    @property
+    def _entries(self) -> list[Entry]:
+        return (self._view or self._restore())[0]
+
+    @property
+    def _by_id(self) -> dict[str, Entry]:
+        return (self._view or self._restore())[1]
 
     # -- identity and entries ------------------------------------------------------------
 
@@ -113,7 +154,11 @@ class SessionFile:
         return self._entries[-1].id if self._entries else None
 
     def active_path(self) -> list[Entry]:
-        """Entries root..leaf following parentId."""
+        """Entries root..leaf following parentId.
+
+        Raises:
+            SessionConflictError: after release(), the file was replaced or rewritten.
+        """
         if self._active is None:
             self._active = projection.path_to(self._by_id, self.leaf_id)
         return list(self._active)
@@ -198,9 +243,10 @@ class SessionFile:
         payload = b"".join(codec.encode_line(e.to_json()) for e in fresh)
         with journal.lease(self._lock_path, self._lease_timeout):
             self._fp = journal.append_checked(self._path, self._fp, payload)
+        entries, by_id = self._view or self._restore()
         for e in fresh:
-            self._by_id[e.id] = e
-        self._entries.extend(fresh)
+            by_id[e.id] = e
+        entries.extend(fresh)
         self._active = None
         return fresh
 
@@ -257,4 +303,5 @@ class SessionFile:
         return self._creator(self._header.workspace_id, copy_name, self.model, parent, kept)
 
     def __repr__(self) -> str:
-        return f"SessionFile(id={self.id!r}, entries={len(self._entries)})"
+        count = len(self._view[0]) if self._view is not None else "released"
+        return f"SessionFile(id={self.id!r}, entries={count})"

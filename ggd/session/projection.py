@@ -88,32 +88,39 @@ def _tree_text(data: dict[str, Any]) -> str:
 
 def tree_nodes(entries: Sequence[Entry], active_ids: set[str]) -> list[TreeNode]:
     """One TreeNode per message entry in file order; parents precede children in a file."""
-    nearest: dict[str | None, str | None] = {None: None}  # entry id -> nearest message at/above
-    depth: dict[str | None, int] = {None: -1}
+    # entry id -> the node of the nearest message at/above it: one lookup and one store per
+    # entry, and the node itself carries the depth (a hot loop: one pass per snapshot).
+    above: dict[str | None, TreeNode | None] = {None: None}
     nodes: list[TreeNode] = []
     add = nodes.append
+    limit = TREE_TEXT_CHARS
     for e in entries:
-        anc = nearest[e.parent_id]
+        anc = above[e.parent_id]
+        if e.kind != "message":
+            above[e.id] = anc
+            continue
         eid = e.id
-        if e.kind == "message":
-            d = depth[anc] + 1
-            depth[eid] = d
-            nearest[eid] = eid
-            data = e.data
-            role = data.get("role")
-            add(
-                TreeNode(
-                    eid,
-                    anc,
-                    d,
-                    role if type(role) is str else "",
-                    _tree_text(data),
-                    eid in active_ids,
-                    e.timestamp,
-                )
-            )
+        data = e.data
+        text = data.get("content")
+        if type(text) is not str:
+            text = _tree_text(data)
         else:
-            nearest[eid] = anc
+            if len(text) > limit:
+                text = text[: limit - 1] + "…"
+            if "\n" in text or "\t" in text or "\r" in text:
+                text = " ".join(text.split())
+        role = data.get("role")
+        node = TreeNode(
+            eid,
+            None if anc is None else anc.id,
+            0 if anc is None else anc.depth + 1,
+            role if type(role) is str else "",
+            text,
+            eid in active_ids,
+            e.timestamp,
+        )
+        above[eid] = node
+        add(node)
     return nodes
 
 
