@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import sys
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -222,3 +223,87 @@ async def test_unknown_session_is_a_clear_error(fake_daemon, workspace: Path) ->
         assert "session/new" in str(err.value)
         with pytest.raises(acp.RequestError):
             await conn.load_session(cwd=str(workspace), session_id="s_nope")
+
+
+TWO_WRITES = [
+    {"toolCalls": [{"id": "w1", "name": "write", "arguments": {"path": "a.md", "content": "a\n"}}]},
+    {"toolCalls": [{"id": "w2", "name": "write", "arguments": {"path": "b.md", "content": "b\n"}}]},
+    {"text": "Both written."},
+]
+
+
+async def test_allow_always_asks_once_per_session(fake_daemon, workspace: Path) -> None:
+    d, _ = fake_daemon(TWO_WRITES)
+    client = RecordingClient("allow_always")
+    async with acp_agent(d.env, workspace, client) as conn:
+        new = await conn.new_session(cwd=str(workspace))
+        res = await conn.prompt(
+            session_id=new.session_id, prompt=[TextContentBlock(type="text", text="write both")]
+        )
+    assert res.stop_reason == "end_turn"
+    assert (workspace / "a.md").read_text() == "a\n" and (workspace / "b.md").read_text() == "b\n"
+    assert len(client.permissions) == 1  # the second write was allowed by the session scope
+    assert [Path(p).name for p, _ in client.writes] == ["a.md", "b.md"]
+
+
+async def test_without_fs_capability_gg_writes_the_file_itself(
+    fake_daemon, workspace: Path
+) -> None:
+    d, _ = fake_daemon(EDIT_SCRIPT)
+    client = RecordingClient("allow_once")
+    async with acp_agent(d.env, workspace, client, fs=False) as conn:
+        new = await conn.new_session(cwd=str(workspace))
+        await conn.prompt(
+            session_id=new.session_id, prompt=[TextContentBlock(type="text", text="go")]
+        )
+    assert (workspace / "README.md").read_text() == "# edited by gg\n"
+    assert client.writes == []
+
+
+async def test_resume_attaches_without_replay(fake_daemon, workspace: Path) -> None:
+    d, _ = fake_daemon([{"text": "first"}, {"text": "second"}])
+    async with acp_agent(d.env, workspace, RecordingClient()) as conn:
+        sid = (await conn.new_session(cwd=str(workspace))).session_id
+        await conn.prompt(session_id=sid, prompt=[TextContentBlock(type="text", text="one")])
+    later = RecordingClient()
+    async with acp_agent(d.env, workspace, later) as conn:
+        resumed = await conn.resume_session(session_id=sid, cwd=str(workspace))
+        assert resumed.modes is not None
+        assert later.updates == []
+        await conn.prompt(session_id=sid, prompt=[TextContentBlock(type="text", text="two")])
+    chunks = [u for u in later.updates if u.session_update == "agent_message_chunk"]
+    assert [u.content.text for u in chunks] == ["second"]
+
+
+async def test_bad_input_gets_typed_errors(fake_daemon, workspace: Path) -> None:
+    d, _ = fake_daemon([])
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable,
+        "-m",
+        "ggd.daemon",
+        "--acp",
+        stdin=asyncio.subprocess.PIPE,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+        env=d.env,
+        cwd=str(workspace),
+    )
+    assert proc.stdin is not None and proc.stdout is not None
+    lines = [
+        b"not json\n",
+        b'{"jsonrpc":"2.0","id":1,"method":"session/nope","params":{}}\n',
+        b'{"jsonrpc":"2.0","id":2,"method":"session/new","params":{"cwd":"relative/dir"}}\n',
+        b'{"jsonrpc":"2.0","id":3,"method":"session/new","params":{"cwd":"/no/such/dir"}}\n',
+    ]
+    proc.stdin.write(b"".join(lines))
+    await proc.stdin.drain()
+
+    replies = [json.loads(await asyncio.wait_for(proc.stdout.readline(), 60)) for _ in lines]
+    proc.stdin.close()
+    _, err = await asyncio.wait_for(proc.communicate(), 30)
+    by_id = {r.get("id"): r["error"] for r in replies}
+    assert by_id[None]["code"] == -32700
+    assert by_id[1]["code"] == -32601
+    assert by_id[2]["code"] == -32602 and "absolute" in by_id[2]["message"]
+    assert by_id[3]["code"] == -32602 and "/no/such" not in by_id[3]["message"]
+    assert b"Traceback" not in err and proc.returncode == 0

@@ -239,13 +239,14 @@ class GgAgent:
                 kind = ev.get("type")
                 if kind == "tool_call_start":
                     starts[str(ev.get("toolCallId"))] = ev
+                if kind == "tool_call_finish" and not ev.get("isError"):
+                    # The buffer holds the new text before the client hears the call completed.
+                    await self._sync_buffer(s, starts.get(str(ev.get("toolCallId"))))
                 update = mapping.event_update(s.workspace, ev)
                 if update is not None:
                     self._update(s.session_id, update)
                 if kind == "approval_requested":
                     await self._permission(s, run_id, dict(ev.get("approval") or {}))
-                elif kind == "tool_call_finish" and not ev.get("isError"):
-                    await self._sync_buffer(s, starts.get(str(ev.get("toolCallId"))))
                 elif kind in TERMINAL:
                     reason = mapping.stop_reason(ev)
                     if reason is None:

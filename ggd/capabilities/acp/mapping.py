@@ -133,12 +133,12 @@ def event_update(workspace: Path, ev: dict[str, Any]) -> dict[str, Any] | None:
         return tool_done(
             str(ev.get("toolCallId")), str(ev.get("output") or ""), bool(ev.get("isError"))
         )
-    if kind == "usage":
+    if kind == "usage" and ev.get("contextWindow"):  # ACP's usage is context fill of a known size
         used = ev.get("contextTokens") or ev.get("totalTokens") or 0
         return {
             "sessionUpdate": "usage_update",
             "used": int(used),
-            "size": int(ev.get("contextWindow") or 0),
+            "size": int(ev["contextWindow"]),
         }
     return None
 
