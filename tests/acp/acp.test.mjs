@@ -101,7 +101,7 @@ test("ggd --acp: prompt, permission, fs/write_text_file and cancel", { timeout: 
       assert.equal(init.protocolVersion, 1);
       assert.equal(init.agentCapabilities.loadSession, true);
       const { sessionId, modes } = await ctx.request(acp.methods.agent.session.new, { cwd: ws, mcpServers: [] });
-      assert.equal(modes.currentModeId, "on-request");
+      assert.equal(modes.currentModeId, "auto");
 
       const done = await withTimeout(
         ctx.request(acp.methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: "edit the title" }] }),

@@ -118,7 +118,7 @@ async def test_prompt_reads_edits_with_permission_and_writes_through_the_client(
     client = RecordingClient("allow_once")
     async with acp_agent(d.env, workspace, client) as conn:
         new = await conn.new_session(cwd=str(workspace))
-        assert new.modes is not None and new.modes.current_mode_id == "on-request"
+        assert new.modes is not None and new.modes.current_mode_id == "auto"
         res = await asyncio.wait_for(
             conn.prompt(
                 session_id=new.session_id,
@@ -307,3 +307,15 @@ async def test_bad_input_gets_typed_errors(fake_daemon, workspace: Path) -> None
     assert by_id[2]["code"] == -32602 and "absolute" in by_id[2]["message"]
     assert by_id[3]["code"] == -32602 and "/no/such" not in by_id[3]["message"]
     assert b"Traceback" not in err and proc.returncode == 0
+
+
+async def test_yolo_mode_writes_without_asking(fake_daemon, workspace: Path) -> None:
+    d, _ = fake_daemon(TWO_WRITES)
+    client = RecordingClient("reject_once")
+    async with acp_agent(d.env, workspace, client) as conn:
+        sid = (await conn.new_session(cwd=str(workspace))).session_id
+        await conn.set_session_mode(session_id=sid, mode_id="yolo")
+        res = await conn.prompt(session_id=sid, prompt=[TextContentBlock(type="text", text="go")])
+    assert res.stop_reason == "end_turn"
+    assert client.permissions == []
+    assert (workspace / "a.md").read_text() == "a\n" and (workspace / "b.md").read_text() == "b\n"

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -12,6 +13,8 @@ from ggd.app.ggclient import GgClient, GgRpcError, gg_home
 
 from . import mapping
 from .wire import AcpError, Connection, PeerError
+
+log = logging.getLogger("ggd.acp")
 
 PROTOCOL_VERSION = 1
 WAIT_MS = 25_000
@@ -25,7 +28,7 @@ class AcpSession:
 
     session_id: str
     workspace: Path
-    mode: str = "on-request"
+    mode: str = "auto"
     run_id: str | None = None
     canceled: bool = False
     cancel_event: asyncio.Event = field(default_factory=asyncio.Event)
@@ -78,6 +81,16 @@ def _workspace(params: dict[str, Any]) -> Path:
     if not path.is_dir():
         raise AcpError(-32602, "cwd is not an existing folder")
     return path
+
+
+def _note_mcp_servers(params: dict[str, Any]) -> None:
+    # gg's MCP servers come from GG_HOME/mcp.json and a trusted workspace's .gg/mcp.json; a
+    # per-session list needs a daemon seam that does not exist yet (docs/acp.md, limits).
+    names = [s.get("name") for s in params.get("mcpServers") or [] if isinstance(s, dict)]
+    if names:
+        log.warning(
+            "ggd --acp: ignoring the client's MCP servers %s; add them with gg mcp add", names
+        )
 
 
 def _session_id(params: dict[str, Any]) -> str:
@@ -155,6 +168,7 @@ class GgAgent:
     async def new_session(self, params: dict[str, Any]) -> dict[str, Any]:
         """session/new: a gg session in the folder cwd names."""
         ws = _workspace(params)
+        _note_mcp_servers(params)
         created = await self.backends.request(ws, "gg/session.create", {"name": "ACP session"})
         s = AcpSession(str(created["sessionId"]), ws)
         self.sessions[s.session_id] = s
@@ -162,6 +176,7 @@ class GgAgent:
 
     async def _attach(self, params: dict[str, Any]) -> tuple[AcpSession, dict[str, Any]]:
         ws, sid = _workspace(params), _session_id(params)
+        _note_mcp_servers(params)
         try:
             snap = await self.backends.request(ws, "gg/session.open", {"sessionId": sid})
         except GgRpcError as exc:

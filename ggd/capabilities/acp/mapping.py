@@ -16,18 +16,22 @@ _KINDS = {
     "bash": "execute",
 }
 
-# gg approval modes offered as ACP session modes (ids are gg's own names).
+# gg approval modes offered as ACP session modes (ids are gg's names; ggd/app/policy.py). For an
+# interactive client `on-request` behaves as `auto`, so it is not offered twice.
 MODES: list[dict[str, str]] = [
-    {"id": "on-request", "name": "Ask", "description": "Ask before every write or command."},
-    {"id": "auto", "name": "Auto", "description": "Reads and safe commands run; risky ones ask."},
-    {"id": "yolo", "name": "Yolo", "description": "Everything runs without asking."},
+    {"id": "auto", "name": "Ask", "description": "Ask before writes and commands (gg's default)."},
+    {
+        "id": "yolo",
+        "name": "Allow all",
+        "description": "Writes and commands run; dangerous commands still ask.",
+    },
     {
         "id": "never",
-        "name": "Read-only",
-        "description": "Never ask: anything needing it is denied.",
+        "name": "Never ask",
+        "description": "Writes and commands run; dangerous commands are denied.",
     },
 ]
-MODE_IDS = {m["id"] for m in MODES}
+MODE_IDS = {m["id"] for m in MODES} | {"on-request"}
 
 
 def tool_kind(name: str) -> str:
