@@ -122,6 +122,10 @@ class GgAgent:
             return await handler(self, params)
         except GgRpcError as exc:
             raise AcpError(-32603 if exc.code is None else int(exc.code), str(exc)) from None
+        except (ConnectionError, OSError):
+            raise AcpError(
+                -32603, "gg lost its connection to ggd; see `gg daemon logs`, then retry"
+            ) from None
 
     async def on_notification(self, method: str, params: Any) -> None:
         """Route one client notification (session/cancel)."""

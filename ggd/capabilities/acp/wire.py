@@ -82,7 +82,11 @@ class Connection:
         """Read until the client closes its end, then wait for the requests in flight."""
         try:
             while True:
-                line = await self._reader.readline()
+                try:
+                    line = await self._reader.readline()
+                except ValueError:  # over MAX_LINE: the reader dropped it; say so and go on
+                    self._send(_error(None, -32600, "Message too large for ggd --acp"))
+                    continue
                 if not line:
                     break
                 if line.strip():
