@@ -109,6 +109,7 @@ bench: install
 	$(BIN)/python bench/personal.py
 	$(BIN)/python bench/mcp.py
 	$(BIN)/python bench/kb.py
+	$(BIN)/python bench/acp_adapter.py
 
 clean:
 	rm -rf $(VENV) ui/node_modules ggd/web electron/node_modules clients/vscode/node_modules
