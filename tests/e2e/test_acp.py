@@ -319,3 +319,39 @@ async def test_yolo_mode_writes_without_asking(fake_daemon, workspace: Path) -> 
     assert res.stop_reason == "end_turn"
     assert client.permissions == []
     assert (workspace / "a.md").read_text() == "a\n" and (workspace / "b.md").read_text() == "b\n"
+
+
+async def test_closing_the_editor_cancels_its_run_on_the_daemon(
+    fake_daemon, workspace: Path
+) -> None:
+    from .runs_helpers import finish
+
+    d, _ = fake_daemon([{"text": "never done", "hang": True}])
+    client = RecordingClient()
+    streamed = asyncio.Event()
+    record = client.session_update
+
+    async def on_update(session_id: str, update: Any, **kwargs: Any) -> None:
+        await record(session_id, update)
+        if update.session_update == "agent_message_chunk":
+            streamed.set()
+
+    client.session_update = on_update  # type: ignore[method-assign]
+    watcher = await d.connect("unix")
+    try:
+        async with acp_agent(d.env, workspace, client) as conn:
+            sid = (await conn.new_session(cwd=str(workspace))).session_id
+            prompt = asyncio.create_task(
+                conn.prompt(session_id=sid, prompt=[TextContentBlock(type="text", text="go")])
+            )
+            await asyncio.wait_for(streamed.wait(), 60)
+            active = await watcher.request("gg/run.active", {"sessionId": sid})
+            run_id = active["id"]
+            await watcher.request("gg/run.subscribe", {"runId": run_id})
+        # acp_agent closed the adapter's stdin: the editor is gone (its prompt lost the link).
+        with pytest.raises(ConnectionError):
+            await prompt
+        done = await finish(watcher, run_id, timeout=60)
+        assert done["type"] == "run_canceled"
+    finally:
+        await watcher.close()

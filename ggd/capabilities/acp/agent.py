@@ -237,9 +237,15 @@ class GgAgent:
         }
         s.canceled = False
         s.cancel_event.clear()
-        s.run_id = str((await self.backends.request(s.workspace, "gg/run.start", start))["runId"])
+        run_id = str((await self.backends.request(s.workspace, "gg/run.start", start))["runId"])
+        s.run_id = run_id
         try:
-            return await self._follow(s, s.run_id)
+            return await self._follow(s, run_id)
+        except asyncio.CancelledError:
+            # The editor went away mid-prompt: a run on a shared daemon must not outlive it.
+            with contextlib.suppress(Exception):
+                await self.backends.request(s.workspace, "gg/run.cancel", {"runId": run_id}, 10)
+            raise
         finally:
             s.run_id = None
 
