@@ -294,6 +294,7 @@ async def test_bad_input_gets_typed_errors(fake_daemon, workspace: Path) -> None
         b'{"jsonrpc":"2.0","id":1,"method":"session/nope","params":{}}\n',
         b'{"jsonrpc":"2.0","id":2,"method":"session/new","params":{"cwd":"relative/dir"}}\n',
         b'{"jsonrpc":"2.0","id":3,"method":"session/new","params":{"cwd":"/no/such/dir"}}\n',
+        b'{"jsonrpc":"2.0","id":4,"method":"initialize","params":{"protocolVersion":99}}\n',
     ]
     proc.stdin.write(b"".join(lines))
     await proc.stdin.drain()
@@ -301,7 +302,9 @@ async def test_bad_input_gets_typed_errors(fake_daemon, workspace: Path) -> None
     replies = [json.loads(await asyncio.wait_for(proc.stdout.readline(), 60)) for _ in lines]
     proc.stdin.close()
     _, err = await asyncio.wait_for(proc.communicate(), 30)
-    by_id = {r.get("id"): r["error"] for r in replies}
+    # A client asking for a newer protocol gets the one gg speaks.
+    assert [r["result"]["protocolVersion"] for r in replies if r.get("id") == 4] == [1]
+    by_id = {r.get("id"): r["error"] for r in replies if "error" in r}
     assert by_id[None]["code"] == -32700
     assert by_id[1]["code"] == -32601
     assert by_id[2]["code"] == -32602 and "absolute" in by_id[2]["message"]
