@@ -16,7 +16,7 @@ UI_LOG := $(VENV)/ui-build.log
 UI_OUT := ggd/web/index.html
 UI_SRC := $(shell find ui/src ui/public -type f 2>/dev/null) ui/index.html ui/package.json \
           $(wildcard ui/package-lock.json ui/vite.config.ts ui/tsconfig.json)
-NPM_DIRS := ui electron clients/vscode tests/mcp
+NPM_DIRS := ui electron clients/vscode tests/mcp tests/acp
 
 .PHONY: run test install deps system-deps code-server ui npm lint typecheck protocol-check pytest node-tests bench clean
 
@@ -95,6 +95,7 @@ node-tests:
 	cd ui && npm run --silent format:check && npm test --silent
 	@if [ -f electron/package.json ]; then cd electron && npm test --silent; fi
 	@if [ -f clients/vscode/package.json ]; then cd clients/vscode && npm test --silent; fi
+	cd tests/acp && npm test --silent
 
 pytest: install
 	$(BIN)/python -m pytest -q -p no:cacheprovider
@@ -108,6 +109,7 @@ bench: install
 	$(BIN)/python bench/personal.py
 	$(BIN)/python bench/mcp.py
 	$(BIN)/python bench/kb.py
+	$(BIN)/python bench/acp_adapter.py
 
 clean:
 	rm -rf $(VENV) ui/node_modules ggd/web electron/node_modules clients/vscode/node_modules

@@ -53,6 +53,9 @@ def build_parser() -> argparse.ArgumentParser:
     ap.add_argument(
         "--mcp", action="store_true", help="serve gg as an MCP server on stdin/stdout (gg_ask, ...)"
     )
+    ap.add_argument(
+        "--acp", action="store_true", help="serve gg as an ACP agent on stdin/stdout (editors)"
+    )
     return ap
 
 
@@ -76,6 +79,10 @@ def main(argv: list[str] | None = None) -> int:
         from ggd.capabilities.mcp.server import main as mcp_main
 
         return mcp_main(ns.workspace)
+    if ns.acp:
+        from ggd.capabilities.acp import main as acp_main
+
+        return acp_main()
     from .app import DaemonApp, StartupError
     from .takeover import AlreadyServing
 

@@ -1,6 +1,6 @@
-"""A small asyncio gg protocol client for `ggd --mcp`: the running daemon's socket, or a child.
+"""A small asyncio gg protocol client for the adapters (`ggd --mcp`, `ggd --acp`): socket or child.
 
-`ggd --mcp` is a protocol client like the CLI: with a running daemon (GG_HOME/run/ggd.json and its
+An adapter is a protocol client like the CLI: with a running daemon (GG_HOME/run/ggd.json and its
 Unix socket) it attaches to it; otherwise it starts a private `ggd --stdio` child and talks over
 its pipes. Either way runs go through the one runtime.
 """
@@ -64,14 +64,14 @@ class GgClient:
         self.attached = proc is None
 
     @classmethod
-    async def open(cls, workspace: Path, home: Path) -> GgClient:
+    async def open(cls, workspace: Path, home: Path, name: str = "ggd --mcp") -> GgClient:
         """Attach to the running daemon, else start a private `ggd --stdio` child."""
         sock = await asyncio.to_thread(live_socket, home)
         if sock is not None:
             try:
                 reader, writer = await asyncio.open_unix_connection(sock, limit=MAX_FRAME)
                 self = cls(reader, writer)
-                await self.initialize(workspace)
+                await self.initialize(workspace, name)
                 return self
             except OSError:
                 pass
@@ -89,16 +89,16 @@ class GgClient:
         )
         assert proc.stdout is not None and proc.stdin is not None
         self = cls(proc.stdout, proc.stdin, proc)
-        await self.initialize(workspace)
+        await self.initialize(workspace, name)
         return self
 
-    async def initialize(self, workspace: Path) -> dict[str, Any]:
+    async def initialize(self, workspace: Path, name: str = "ggd --mcp") -> dict[str, Any]:
         """LSP initialize + initialized, rooted at the workspace."""
         result = await self.request(
             "initialize",
             {
                 "processId": os.getpid(),
-                "clientInfo": {"name": "ggd --mcp"},
+                "clientInfo": {"name": name},
                 "capabilities": {},
                 "rootUri": workspace.as_uri(),  # resolved by the caller
             },

@@ -1,0 +1,389 @@
+"""`ggd --acp`: the ACP agent methods, each a few gg protocol calls on the one runtime."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ggd.app.ggclient import GgClient, GgRpcError, gg_home
+
+from . import mapping
+from .wire import AcpError, Connection, PeerError
+
+log = logging.getLogger("ggd.acp")
+
+PROTOCOL_VERSION = 1
+WAIT_MS = 25_000
+TERMINAL = ("run_completed", "run_failed", "run_canceled")
+NOT_FOUND = -32002  # ACP's resource-not-found
+
+
+@dataclass
+class AcpSession:
+    """One ACP session: a gg session bound to a workspace, its mode and the run in flight."""
+
+    session_id: str
+    workspace: Path
+    mode: str = "auto"
+    run_id: str | None = None
+    canceled: bool = False
+    cancel_event: asyncio.Event = field(default_factory=asyncio.Event)
+
+
+class GgBackends:
+    """One gg protocol connection per workspace (gg binds a connection to its root)."""
+
+    def __init__(self) -> None:
+        self._clients: dict[Path, GgClient] = {}
+        self._lock = asyncio.Lock()
+
+    async def request(
+        self, workspace: Path, method: str, params: dict[str, Any], within: float = 60.0
+    ) -> Any:
+        """One gg request in a workspace; a lost connection is reopened once."""
+        for attempt in (0, 1):
+            client = await self._client(workspace)
+            try:
+                return await client.request(method, params, within)
+            except ConnectionError:
+                await self._drop(workspace)
+                if attempt:
+                    raise
+        raise AssertionError("unreachable")
+
+    async def _client(self, workspace: Path) -> GgClient:
+        async with self._lock:
+            if workspace not in self._clients:
+                self._clients[workspace] = await GgClient.open(workspace, gg_home(), "ggd --acp")
+            return self._clients[workspace]
+
+    async def _drop(self, workspace: Path) -> None:
+        async with self._lock:
+            client = self._clients.pop(workspace, None)
+        if client is not None:
+            await client.aclose()
+
+    async def aclose(self) -> None:
+        """Close every connection (and stop private children)."""
+        for ws in list(self._clients):
+            await self._drop(ws)
+
+
+def _workspace(params: dict[str, Any]) -> Path:
+    cwd = params.get("cwd")
+    if not isinstance(cwd, str) or not Path(cwd).is_absolute():
+        raise AcpError(-32602, "cwd must be an absolute path to the project folder")
+    path = Path(cwd).resolve()
+    if not path.is_dir():
+        raise AcpError(-32602, "cwd is not an existing folder")
+    return path
+
+
+def _note_mcp_servers(params: dict[str, Any]) -> None:
+    # gg's MCP servers come from GG_HOME/mcp.json and a trusted workspace's .gg/mcp.json; a
+    # per-session list needs a daemon seam that does not exist yet (docs/acp.md, limits).
+    names = [s.get("name") for s in params.get("mcpServers") or [] if isinstance(s, dict)]
+    if names:
+        log.warning(
+            "ggd --acp: ignoring the client's MCP servers %s; add them with gg mcp add", names
+        )
+
+
+def _session_id(params: dict[str, Any]) -> str:
+    sid = params.get("sessionId")
+    if not isinstance(sid, str) or not sid:
+        raise AcpError(-32602, "sessionId is required")
+    return sid
+
+
+class GgAgent:
+    """The ACP agent side: answers the client's requests by driving ggd."""
+
+    def __init__(self) -> None:
+        self.conn: Connection | None = None
+        self.backends = GgBackends()
+        self.sessions: dict[str, AcpSession] = {}
+        self.client_caps: dict[str, Any] = {}
+
+    # -- dispatch ---------------------------------------------------------------------------
+
+    async def on_request(self, method: str, params: Any) -> Any:
+        """Route one client request."""
+        if not isinstance(params, dict):
+            raise AcpError(-32602, "params must be an object")
+        handler = _METHODS.get(method)
+        if handler is None:
+            raise AcpError(-32601, f"Method not found: {method}")
+        try:
+            return await handler(self, params)
+        except GgRpcError as exc:
+            raise AcpError(-32603 if exc.code is None else int(exc.code), str(exc)) from None
+        except (ConnectionError, OSError):
+            raise AcpError(
+                -32603, "gg lost its connection to ggd; see `gg daemon logs`, then retry"
+            ) from None
+
+    async def on_notification(self, method: str, params: Any) -> None:
+        """Route one client notification (session/cancel)."""
+        if method == "session/cancel" and isinstance(params, dict):
+            await self.cancel(params)
+
+    def _update(self, sid: str, update: dict[str, Any]) -> None:
+        assert self.conn is not None
+        self.conn.notify("session/update", {"sessionId": sid, "update": update})
+
+    def _session(self, params: dict[str, Any]) -> AcpSession:
+        sid = _session_id(params)
+        s = self.sessions.get(sid)
+        if s is None:
+            raise AcpError(NOT_FOUND, "Unknown session: create it with session/new or session/load")
+        return s
+
+    def _modes(self, s: AcpSession) -> dict[str, Any]:
+        return {"currentModeId": s.mode, "availableModes": mapping.MODES}
+
+    # -- methods ----------------------------------------------------------------------------
+
+    async def initialize(self, params: dict[str, Any]) -> dict[str, Any]:
+        """Version negotiation: the client's version if we speak it, else ours."""
+        self.client_caps = dict(params.get("clientCapabilities") or {})
+        asked = params.get("protocolVersion")
+        version = (
+            asked if isinstance(asked, int) and 1 <= asked <= PROTOCOL_VERSION else PROTOCOL_VERSION
+        )
+        from ggd import __version__
+
+        return {
+            "protocolVersion": version,
+            "agentCapabilities": {
+                "loadSession": True,
+                "promptCapabilities": {"image": False, "audio": False, "embeddedContext": True},
+                "mcpCapabilities": {"http": False, "sse": False},
+                "sessionCapabilities": {"resume": {}},
+            },
+            "agentInfo": {"name": "gg", "title": "gg", "version": __version__},
+            "authMethods": [],
+        }
+
+    async def new_session(self, params: dict[str, Any]) -> dict[str, Any]:
+        """session/new: a gg session in the folder cwd names."""
+        ws = _workspace(params)
+        _note_mcp_servers(params)
+        created = await self.backends.request(ws, "gg/session.create", {"name": "ACP session"})
+        s = AcpSession(str(created["sessionId"]), ws)
+        self.sessions[s.session_id] = s
+        return {"sessionId": s.session_id, "modes": self._modes(s)}
+
+    async def _attach(self, params: dict[str, Any]) -> tuple[AcpSession, dict[str, Any]]:
+        ws, sid = _workspace(params), _session_id(params)
+        _note_mcp_servers(params)
+        try:
+            snap = await self.backends.request(ws, "gg/session.open", {"sessionId": sid})
+        except GgRpcError as exc:
+            raise AcpError(NOT_FOUND, f"No gg session {sid} in this folder ({exc})") from None
+        s = self.sessions.get(sid) or AcpSession(sid, ws)
+        self.sessions[sid] = s
+        return s, dict(snap)
+
+    async def load_session(self, params: dict[str, Any]) -> dict[str, Any]:
+        """session/load: replay the conversation as session/update, then answer."""
+        s, snap = await self._attach(params)
+        for update in mapping.history(s.workspace, list(snap.get("messages") or [])):
+            self._update(s.session_id, update)
+        return {"modes": self._modes(s)}
+
+    async def resume_session(self, params: dict[str, Any]) -> dict[str, Any]:
+        """session/resume: attach without replaying history."""
+        s, _ = await self._attach(params)
+        return {"modes": self._modes(s)}
+
+    async def set_mode(self, params: dict[str, Any]) -> dict[str, Any]:
+        """session/set_mode: the gg approval mode for the session's next runs."""
+        s = self._session(params)
+        mode = params.get("modeId")
+        if mode not in mapping.MODE_IDS:
+            raise AcpError(-32602, f"Unknown mode; use one of {sorted(mapping.MODE_IDS)}")
+        s.mode = str(mode)
+        return {}
+
+    async def cancel(self, params: dict[str, Any]) -> None:
+        """session/cancel: stop the run in flight (its prompt answers stopReason cancelled)."""
+        s = self.sessions.get(str(params.get("sessionId")))
+        if s is None or s.run_id is None:
+            return
+        s.canceled = True
+        s.cancel_event.set()
+        with contextlib.suppress(GgRpcError, ConnectionError):
+            await self.backends.request(s.workspace, "gg/run.cancel", {"runId": s.run_id})
+
+    async def prompt(self, params: dict[str, Any]) -> dict[str, Any]:
+        """session/prompt: one gg run, streamed as session/update until it ends."""
+        s = self._session(params)
+        if s.run_id is not None:
+            raise AcpError(-32602, "This session is already answering a prompt; cancel it first")
+        text = mapping.prompt_text(params.get("prompt"))
+        if not text.strip():
+            raise AcpError(-32602, "The prompt has no text")
+        start = {
+            "sessionId": s.session_id,
+            "prompt": text,
+            "interactive": True,
+            "subscribe": False,
+            "approvalMode": s.mode,
+        }
+        s.canceled = False
+        s.cancel_event.clear()
+        run_id = str((await self.backends.request(s.workspace, "gg/run.start", start))["runId"])
+        s.run_id = run_id
+        try:
+            return await self._follow(s, run_id)
+        except asyncio.CancelledError:
+            # The editor went away mid-prompt: a run on a shared daemon must not outlive it.
+            with contextlib.suppress(Exception):
+                await self.backends.request(s.workspace, "gg/run.cancel", {"runId": run_id}, 10)
+            raise
+        finally:
+            s.run_id = None
+
+    async def _follow(self, s: AcpSession, run_id: str) -> dict[str, Any]:
+        after = 0
+        starts: dict[str, dict[str, Any]] = {}
+        while True:
+            res = await self.backends.request(
+                s.workspace,
+                "gg/run.wait",
+                {"runId": run_id, "afterSequence": after, "timeoutMs": WAIT_MS},
+                within=WAIT_MS / 1000 + 30,
+            )
+            for ev in res.get("events", []):
+                after = max(after, int(ev.get("sequence", 0)))
+                kind = ev.get("type")
+                if kind == "tool_call_start":
+                    starts[str(ev.get("toolCallId"))] = ev
+                if kind == "tool_call_finish" and not ev.get("isError"):
+                    # The buffer holds the new text before the client hears the call completed.
+                    await self._sync_buffer(s, starts.get(str(ev.get("toolCallId"))))
+                update = mapping.event_update(s.workspace, ev)
+                if update is not None:
+                    self._update(s.session_id, update)
+                if kind == "approval_requested":
+                    await self._permission(s, run_id, dict(ev.get("approval") or {}))
+                elif kind in TERMINAL:
+                    reason = mapping.stop_reason(ev)
+                    if reason is None:
+                        raise AcpError(-32603, str(ev.get("error") or "the run failed"))
+                    return {"stopReason": "cancelled" if s.canceled else reason}
+            if res.get("done") and not res.get("events"):
+                return {"stopReason": "cancelled" if s.canceled else "end_turn"}
+
+    async def _permission(self, s: AcpSession, run_id: str, approval: dict[str, Any]) -> None:
+        """Ask the client (session/request_permission) and answer gg/run.approve."""
+        assert self.conn is not None
+        call_id = str(approval.get("toolCallId") or approval.get("id"))
+        call = mapping.tool_call(
+            s.workspace,
+            call_id,
+            str(approval.get("toolName")),
+            str(approval.get("summary") or ""),
+            dict(approval.get("arguments") or {}),
+            "pending",
+        )
+        options = [
+            {"optionId": "allow_once", "name": "Allow", "kind": "allow_once"},
+            {"optionId": "allow_always", "name": "Allow for this session", "kind": "allow_always"},
+            {"optionId": "reject_once", "name": "Deny", "kind": "reject_once"},
+        ]
+        ask = asyncio.ensure_future(
+            self.conn.request(
+                "session/request_permission",
+                {"sessionId": s.session_id, "toolCall": call, "options": options},
+            )
+        )
+        canceled = asyncio.ensure_future(s.cancel_event.wait())
+        # A cancel ends the wait even if the client never answers the permission request.
+        await asyncio.wait({ask, canceled}, return_when=asyncio.FIRST_COMPLETED)
+        canceled.cancel()
+        choice = None
+        if ask.done() and not ask.cancelled() and ask.exception() is None:
+            outcome = (ask.result() or {}).get("outcome") or {}
+            choice = outcome.get("optionId") if outcome.get("outcome") == "selected" else None
+        else:
+            ask.cancel()
+            with contextlib.suppress(BaseException):
+                await ask
+        allow = choice in ("allow_once", "allow_always")
+        answer: dict[str, Any] = {"runId": run_id, "approvalId": approval.get("id"), "allow": allow}
+        if choice == "allow_always":
+            answer["scope"] = "session"
+        with contextlib.suppress(GgRpcError):  # answered elsewhere, or the run ended
+            await self.backends.request(s.workspace, "gg/run.approve", answer)
+
+    async def _sync_buffer(self, s: AcpSession, start: dict[str, Any] | None) -> None:
+        """After gg wrote a file, hand its content to the editor with fs/write_text_file."""
+        fs = self.client_caps.get("fs") or {}
+        if (
+            start is None
+            or start.get("toolName") not in mapping.EDIT_TOOLS
+            or not fs.get("writeTextFile")
+        ):
+            return
+        args = dict(start.get("arguments") or {})
+        diff = mapping.proposed_diff(
+            s.workspace, "write", {"path": args.get("path"), "content": ""}
+        )
+        if diff is None:
+            return
+        path = str(diff["path"])
+        try:
+            content = await asyncio.to_thread(Path(path).read_text, encoding="utf-8")
+        except (OSError, UnicodeDecodeError):
+            return
+        assert self.conn is not None
+        with contextlib.suppress(PeerError, ConnectionError):
+            await self.conn.request(
+                "fs/write_text_file", {"sessionId": s.session_id, "path": path, "content": content}
+            )
+
+
+_METHODS: dict[str, Any] = {
+    "initialize": GgAgent.initialize,
+    "session/new": GgAgent.new_session,
+    "session/load": GgAgent.load_session,
+    "session/resume": GgAgent.resume_session,
+    "session/set_mode": GgAgent.set_mode,
+    "session/prompt": GgAgent.prompt,
+    "authenticate": lambda self, params: _empty(),
+}
+
+
+async def _empty() -> dict[str, Any]:
+    return {}
+
+
+async def serve() -> int:
+    """Serve ACP on stdin/stdout until the client closes it."""
+    from .wire import stdio
+
+    agent = GgAgent()
+    reader, write = await stdio()
+    agent.conn = Connection(reader, write, agent.on_request, agent.on_notification)
+    try:
+        await agent.conn.serve()
+    finally:
+        await agent.backends.aclose()
+    return 0
+
+
+def main() -> int:
+    """Entry of `ggd --acp`."""
+    try:
+        return asyncio.run(serve())
+    except KeyboardInterrupt:
+        return 130
+
+
+__all__ = ["GgAgent", "main", "serve"]

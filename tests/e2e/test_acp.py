@@ -1,0 +1,360 @@
+"""`ggd --acp` driven by the agent-client-protocol Python SDK's own client, on a real ggd."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import sys
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import acp
+import pytest
+from acp.schema import (
+    AllowedOutcome,
+    ClientCapabilities,
+    FileSystemCapabilities,
+    RequestPermissionResponse,
+    TextContentBlock,
+)
+
+EDIT_SCRIPT = [
+    {
+        "text": "Reading first.",
+        "toolCalls": [{"id": "call_read", "name": "read", "arguments": {"path": "README.md"}}],
+    },
+    {
+        "text": "Now the edit.",
+        "toolCalls": [
+            {
+                "id": "call_edit",
+                "name": "edit",
+                "arguments": {
+                    "path": "README.md",
+                    "edits": [{"oldText": "# demo project", "newText": "# edited by gg"}],
+                },
+            }
+        ],
+    },
+    {"text": "Done editing."},
+]
+
+
+class RecordingClient:
+    """An ACP client that records updates, answers permissions and takes file writes."""
+
+    def __init__(self, answer: str = "allow_once") -> None:
+        self.answer = answer
+        self.updates: list[Any] = []
+        self.permissions: list[Any] = []
+        self.writes: list[tuple[str, str]] = []
+        self.asked = asyncio.Event()
+
+    async def request_permission(
+        self, session_id: str, tool_call: Any, options: list[Any], **kwargs: Any
+    ) -> RequestPermissionResponse:
+        self.permissions.append((tool_call, [o.option_id for o in options]))
+        self.asked.set()
+        if self.answer == "cancel":
+            await asyncio.Event().wait()  # never answered: the agent must not wait on it
+        return RequestPermissionResponse(
+            outcome=AllowedOutcome(outcome="selected", option_id=self.answer)
+        )
+
+    async def session_update(self, session_id: str, update: Any, **kwargs: Any) -> None:
+        self.updates.append(update)
+
+    async def write_text_file(
+        self, session_id: str, path: str, content: str, **kwargs: Any
+    ) -> None:
+        self.writes.append((path, content))
+        Path(path).write_text(content, encoding="utf-8")
+
+    def kinds(self) -> list[str]:
+        return [u.session_update for u in self.updates]
+
+
+@contextlib.asynccontextmanager
+async def acp_agent(
+    env: dict[str, str], workspace: Path, client: RecordingClient, fs: bool = True
+) -> AsyncIterator[Any]:
+    """`ggd --acp` as a child, connected and initialized."""
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable,
+        "-m",
+        "ggd.daemon",
+        "--acp",
+        stdin=asyncio.subprocess.PIPE,
+        stdout=asyncio.subprocess.PIPE,
+        env=env,
+        cwd=str(workspace),
+    )
+    assert proc.stdin is not None and proc.stdout is not None
+    conn = acp.connect_to_agent(client, proc.stdin, proc.stdout)
+    try:
+        caps = ClientCapabilities(fs=FileSystemCapabilities(read_text_file=fs, write_text_file=fs))
+        init = await asyncio.wait_for(
+            conn.initialize(protocol_version=1, client_capabilities=caps), 60
+        )
+        assert init.protocol_version == 1 and init.agent_capabilities.load_session
+        yield conn
+    finally:
+        with contextlib.suppress(Exception):
+            await conn.close()
+        proc.stdin.close()
+        try:
+            await asyncio.wait_for(proc.wait(), 20)
+        except TimeoutError:
+            proc.kill()
+            await proc.wait()
+
+
+async def test_prompt_reads_edits_with_permission_and_writes_through_the_client(
+    fake_daemon, workspace: Path
+) -> None:
+    d, fm = fake_daemon(EDIT_SCRIPT)
+    client = RecordingClient("allow_once")
+    async with acp_agent(d.env, workspace, client) as conn:
+        new = await conn.new_session(cwd=str(workspace))
+        assert new.modes is not None and new.modes.current_mode_id == "auto"
+        res = await asyncio.wait_for(
+            conn.prompt(
+                session_id=new.session_id,
+                prompt=[TextContentBlock(type="text", text="fix the title")],
+            ),
+            90,
+        )
+    assert res.stop_reason == "end_turn"
+    readme = workspace / "README.md"
+    assert readme.read_text() == "# edited by gg\n"
+    # The edit reached the editor through fs/write_text_file, with the file's new content.
+    assert client.writes == [(str(readme), "# edited by gg\n")]
+    # One permission, for the edit, with the three options; the read needed none.
+    assert len(client.permissions) == 1
+    call, options = client.permissions[0]
+    assert call.kind == "edit" and options == ["allow_once", "allow_always", "reject_once"]
+    diff = call.content[0]
+    assert diff.old_text == "# demo project\n" and diff.new_text == "# edited by gg\n"
+    tools = [u for u in client.updates if u.session_update == "tool_call"]
+    assert [(t.tool_call_id, t.kind) for t in tools] == [
+        ("call_read", "read"),
+        ("call_edit", "edit"),
+    ]
+    assert tools[0].locations[0].path == str(readme)
+    done = [u for u in client.updates if u.session_update == "tool_call_update"]
+    assert [(u.tool_call_id, u.status) for u in done] == [
+        ("call_read", "completed"),
+        ("call_edit", "completed"),
+    ]
+    text = "".join(
+        u.content.text for u in client.updates if u.session_update == "agent_message_chunk"
+    )
+    assert "Done editing." in text
+    assert len(fm.requests) == 3  # the daemon's runtime served every step
+
+
+async def test_reject_once_leaves_the_file_alone(fake_daemon, workspace: Path) -> None:
+    d, _ = fake_daemon(EDIT_SCRIPT)
+    client = RecordingClient("reject_once")
+    async with acp_agent(d.env, workspace, client) as conn:
+        new = await conn.new_session(cwd=str(workspace))
+        res = await conn.prompt(
+            session_id=new.session_id, prompt=[TextContentBlock(type="text", text="fix it")]
+        )
+    assert res.stop_reason == "end_turn"
+    assert (workspace / "README.md").read_text() == "# demo project\n"
+    assert client.writes == []
+    edit = [u for u in client.updates if getattr(u, "tool_call_id", "") == "call_edit"]
+    assert edit[-1].status == "failed"
+
+
+async def test_cancel_during_a_permission_ends_the_prompt_cancelled(
+    fake_daemon, workspace: Path
+) -> None:
+    d, _ = fake_daemon(EDIT_SCRIPT)
+    client = RecordingClient("cancel")
+    async with acp_agent(d.env, workspace, client) as conn:
+        new = await conn.new_session(cwd=str(workspace))
+        prompt = asyncio.create_task(
+            conn.prompt(
+                session_id=new.session_id, prompt=[TextContentBlock(type="text", text="go")]
+            )
+        )
+        await asyncio.wait_for(client.asked.wait(), 60)
+        await conn.cancel(session_id=new.session_id)
+        res = await asyncio.wait_for(prompt, 60)
+    assert res.stop_reason == "cancelled"
+    assert (workspace / "README.md").read_text() == "# demo project\n"
+
+
+async def test_load_replays_history_and_modes_pass_through(fake_daemon, workspace: Path) -> None:
+    d, fm = fake_daemon([{"text": "first answer"}, {"text": "second answer"}])
+    first = RecordingClient()
+    async with acp_agent(d.env, workspace, first) as conn:
+        new = await conn.new_session(cwd=str(workspace))
+        await conn.set_session_mode(session_id=new.session_id, mode_id="yolo")
+        await conn.prompt(
+            session_id=new.session_id, prompt=[TextContentBlock(type="text", text="hello")]
+        )
+        sid = new.session_id
+    later = RecordingClient()
+    async with acp_agent(d.env, workspace, later) as conn:
+        await conn.load_session(cwd=str(workspace), session_id=sid)
+        assert [(u.session_update, u.content.text) for u in later.updates] == [
+            ("user_message_chunk", "hello"),
+            ("agent_message_chunk", "first answer"),
+        ]
+        with pytest.raises(acp.RequestError):
+            await conn.set_session_mode(session_id=sid, mode_id="bogus")
+        res = await conn.prompt(
+            session_id=sid, prompt=[TextContentBlock(type="text", text="again")]
+        )
+    assert res.stop_reason == "end_turn"
+    assert len(fm.requests) == 2
+
+
+async def test_unknown_session_is_a_clear_error(fake_daemon, workspace: Path) -> None:
+    d, _ = fake_daemon([])
+    async with acp_agent(d.env, workspace, RecordingClient()) as conn:
+        with pytest.raises(acp.RequestError) as err:
+            await conn.prompt(session_id="s_nope", prompt=[TextContentBlock(type="text", text="x")])
+        assert "session/new" in str(err.value)
+        with pytest.raises(acp.RequestError):
+            await conn.load_session(cwd=str(workspace), session_id="s_nope")
+
+
+TWO_WRITES = [
+    {"toolCalls": [{"id": "w1", "name": "write", "arguments": {"path": "a.md", "content": "a\n"}}]},
+    {"toolCalls": [{"id": "w2", "name": "write", "arguments": {"path": "b.md", "content": "b\n"}}]},
+    {"text": "Both written."},
+]
+
+
+async def test_allow_always_asks_once_per_session(fake_daemon, workspace: Path) -> None:
+    d, _ = fake_daemon(TWO_WRITES)
+    client = RecordingClient("allow_always")
+    async with acp_agent(d.env, workspace, client) as conn:
+        new = await conn.new_session(cwd=str(workspace))
+        res = await conn.prompt(
+            session_id=new.session_id, prompt=[TextContentBlock(type="text", text="write both")]
+        )
+    assert res.stop_reason == "end_turn"
+    assert (workspace / "a.md").read_text() == "a\n" and (workspace / "b.md").read_text() == "b\n"
+    assert len(client.permissions) == 1  # the second write was allowed by the session scope
+    assert [Path(p).name for p, _ in client.writes] == ["a.md", "b.md"]
+
+
+async def test_without_fs_capability_gg_writes_the_file_itself(
+    fake_daemon, workspace: Path
+) -> None:
+    d, _ = fake_daemon(EDIT_SCRIPT)
+    client = RecordingClient("allow_once")
+    async with acp_agent(d.env, workspace, client, fs=False) as conn:
+        new = await conn.new_session(cwd=str(workspace))
+        await conn.prompt(
+            session_id=new.session_id, prompt=[TextContentBlock(type="text", text="go")]
+        )
+    assert (workspace / "README.md").read_text() == "# edited by gg\n"
+    assert client.writes == []
+
+
+async def test_resume_attaches_without_replay(fake_daemon, workspace: Path) -> None:
+    d, _ = fake_daemon([{"text": "first"}, {"text": "second"}])
+    async with acp_agent(d.env, workspace, RecordingClient()) as conn:
+        sid = (await conn.new_session(cwd=str(workspace))).session_id
+        await conn.prompt(session_id=sid, prompt=[TextContentBlock(type="text", text="one")])
+    later = RecordingClient()
+    async with acp_agent(d.env, workspace, later) as conn:
+        resumed = await conn.resume_session(session_id=sid, cwd=str(workspace))
+        assert resumed.modes is not None
+        assert later.updates == []
+        await conn.prompt(session_id=sid, prompt=[TextContentBlock(type="text", text="two")])
+    chunks = [u for u in later.updates if u.session_update == "agent_message_chunk"]
+    assert [u.content.text for u in chunks] == ["second"]
+
+
+async def test_bad_input_gets_typed_errors(fake_daemon, workspace: Path) -> None:
+    d, _ = fake_daemon([])
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable,
+        "-m",
+        "ggd.daemon",
+        "--acp",
+        stdin=asyncio.subprocess.PIPE,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+        env=d.env,
+        cwd=str(workspace),
+    )
+    assert proc.stdin is not None and proc.stdout is not None
+    lines = [
+        b"not json\n",
+        b'{"jsonrpc":"2.0","id":1,"method":"session/nope","params":{}}\n',
+        b'{"jsonrpc":"2.0","id":2,"method":"session/new","params":{"cwd":"relative/dir"}}\n',
+        b'{"jsonrpc":"2.0","id":3,"method":"session/new","params":{"cwd":"/no/such/dir"}}\n',
+        b'{"jsonrpc":"2.0","id":4,"method":"initialize","params":{"protocolVersion":99}}\n',
+    ]
+    proc.stdin.write(b"".join(lines))
+    await proc.stdin.drain()
+
+    replies = [json.loads(await asyncio.wait_for(proc.stdout.readline(), 60)) for _ in lines]
+    proc.stdin.close()
+    _, err = await asyncio.wait_for(proc.communicate(), 30)
+    # A client asking for a newer protocol gets the one gg speaks.
+    assert [r["result"]["protocolVersion"] for r in replies if r.get("id") == 4] == [1]
+    by_id = {r.get("id"): r["error"] for r in replies if "error" in r}
+    assert by_id[None]["code"] == -32700
+    assert by_id[1]["code"] == -32601
+    assert by_id[2]["code"] == -32602 and "absolute" in by_id[2]["message"]
+    assert by_id[3]["code"] == -32602 and "/no/such" not in by_id[3]["message"]
+    assert b"Traceback" not in err and proc.returncode == 0
+
+
+async def test_yolo_mode_writes_without_asking(fake_daemon, workspace: Path) -> None:
+    d, _ = fake_daemon(TWO_WRITES)
+    client = RecordingClient("reject_once")
+    async with acp_agent(d.env, workspace, client) as conn:
+        sid = (await conn.new_session(cwd=str(workspace))).session_id
+        await conn.set_session_mode(session_id=sid, mode_id="yolo")
+        res = await conn.prompt(session_id=sid, prompt=[TextContentBlock(type="text", text="go")])
+    assert res.stop_reason == "end_turn"
+    assert client.permissions == []
+    assert (workspace / "a.md").read_text() == "a\n" and (workspace / "b.md").read_text() == "b\n"
+
+
+async def test_closing_the_editor_cancels_its_run_on_the_daemon(
+    fake_daemon, workspace: Path
+) -> None:
+    from .runs_helpers import finish
+
+    d, _ = fake_daemon([{"text": "never done", "hang": True}])
+    client = RecordingClient()
+    streamed = asyncio.Event()
+    record = client.session_update
+
+    async def on_update(session_id: str, update: Any, **kwargs: Any) -> None:
+        await record(session_id, update)
+        if update.session_update == "agent_message_chunk":
+            streamed.set()
+
+    client.session_update = on_update  # type: ignore[method-assign]
+    watcher = await d.connect("unix")
+    try:
+        async with acp_agent(d.env, workspace, client) as conn:
+            sid = (await conn.new_session(cwd=str(workspace))).session_id
+            prompt = asyncio.create_task(
+                conn.prompt(session_id=sid, prompt=[TextContentBlock(type="text", text="go")])
+            )
+            await asyncio.wait_for(streamed.wait(), 60)
+            active = await watcher.request("gg/run.active", {"sessionId": sid})
+            run_id = active["id"]
+            await watcher.request("gg/run.subscribe", {"runId": run_id})
+        # acp_agent closed the adapter's stdin: the editor is gone (its prompt lost the link).
+        with pytest.raises(ConnectionError):
+            await prompt
+        done = await finish(watcher, run_id, timeout=60)
+        assert done["type"] == "run_canceled"
+    finally:
+        await watcher.close()
