@@ -137,7 +137,8 @@ async def test_the_cli_runs_the_pkce_flow_and_the_granted_tools_appear(
     assert "numbers inside" in done["r1"]["output"] and "q3.pdf" in done["r1"]["output"]
     await c.close()
     daemon_log = d.log.read_text() if d.log else ""
-    assert form["code_verifier"] not in daemon_log
+    secrets = [form["code_verifier"], *google.refresh_tokens, *google.access]
+    assert secrets and not [s for s in secrets if s in daemon_log]
 
 
 async def test_a_redirect_with_another_state_is_refused(
@@ -155,8 +156,8 @@ async def test_a_redirect_with_another_state_is_refused(
     assert not (gg_home / "connectors" / "google.json").exists()
 
 
-async def test_manual_mode_takes_the_pasted_redirect(
-    fake_daemon: Any, google: FakeGoogle, workspace: Path
+async def test_manual_mode_takes_the_pasted_redirect_and_remove_forgets_it(
+    fake_daemon: Any, google: FakeGoogle, workspace: Path, gg_home: Path
 ) -> None:
     d, _fm = fake_daemon([], env=google.env())
     proc = _cli(d, workspace, "google", "--manual", "--scope", "calendar.events")
@@ -173,6 +174,20 @@ async def test_manual_mode_takes_the_pasted_redirect(
         timeout=60,
     )
     assert status.returncode == 0 and "connected" in status.stdout, status.stderr
+    gone = subprocess.run(
+        [GG, "connect", "remove", "google"],
+        capture_output=True,
+        text=True,
+        env={**d.env, "HOME": str(workspace.parent)},
+        cwd=workspace,
+        timeout=60,
+    )
+    assert gone.returncode == 0 and "forgot" in gone.stdout
+    assert not (gg_home / "connectors" / "google.json").exists()
+    c = await d.connect("unix")
+    caps = (await c.request("gg/system.info"))["capabilities"]
+    assert not [x for x in caps if x.startswith("google.")]
+    await c.close()
 
 
 async def test_not_connected_means_absent_not_degraded(

@@ -7,7 +7,7 @@ from typing import Any
 
 from ggd.tools import ApprovalInfo, Tool, ToolContext, ToolError, ToolResult
 
-from .api import Calendar, Gmail, parse_time, raw_message
+from .api import Calendar, Gmail, parse_time
 from .auth import GoogleError
 
 EMAIL = re.compile(r"^[^@\s,<>]+@[^@\s,<>]+\.[^@\s,<>]+$")
@@ -144,9 +144,17 @@ class GmailSend(Tool):
         return f"gmail_send to {to_text[:80]}: {str(args.get('subject', ''))[:60]}"
 
     async def precheck(self, args: dict[str, Any], ctx: ToolContext) -> None:
-        if not _emails(args.get("to"), "to"):
+        self._parsed(args)
+
+    def _parsed(self, args: dict[str, Any]) -> tuple[list[str], str, str]:
+        to = _emails(args.get("to"), "to")
+        if not to:
             raise ToolError("argument 'to' needs at least one address")
-        _str(args, "subject"), _str(args, "body")
+        subject, body = _str(args, "subject"), _str(args, "body")
+        if "\r" in subject or "\n" in subject:
+            # A line break in a header would let the model add headers (Bcc) the user never saw.
+            raise ToolError("argument 'subject' must be one line")
+        return to, subject, body
 
     def describe(self, args: dict[str, Any], ctx: ToolContext) -> ApprovalInfo:
         to = args.get("to")
@@ -161,9 +169,7 @@ class GmailSend(Tool):
         )
 
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
-        to = _emails(args.get("to"), "to")
-        subject, body = _str(args, "subject"), _str(args, "body")
-        raw_message(to, subject, body)  # a header-injecting subject fails here, before sending
+        to, subject, body = self._parsed(args)
         try:
             mid = await self.gmail.send(to, subject, body)
         except (GoogleError, ValueError) as exc:
