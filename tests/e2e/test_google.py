@@ -289,3 +289,14 @@ async def test_the_daemon_refreshes_on_expiry_and_on_401(
     assert not done[0]["isError"], done[0]["output"]
     assert google.api_401s == 1 and google.grants["refresh_token"] == refreshes + 1
     await c.close()
+
+
+async def test_without_a_client_id_the_cli_says_where_to_get_one(
+    fake_daemon: Any, google: FakeGoogle, workspace: Path
+) -> None:
+    env = {k: v for k, v in google.env().items() if k != "GG_GOOGLE_CLIENT_ID"}
+    d, _fm = fake_daemon([], env=env)
+    proc = _cli(d, workspace, "google", "--no-browser")
+    _out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 2 and "--client-id" in err and "Traceback" not in err
+    assert not google.requests  # nothing was sent anywhere

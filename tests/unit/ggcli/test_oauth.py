@@ -72,3 +72,39 @@ def test_the_loopback_times_out_with_advice() -> None:
             loop.wait(0.05)
     finally:
         loop.close()
+
+
+def test_the_fake_google_really_checks_the_verifier() -> None:
+    from ggcli.oauth import exchange
+    from tests.fakes.fake_google import FakeGoogle
+
+    fake = FakeGoogle()
+    try:
+        verifier, challenge = pkce()
+        loop = Loopback()
+        try:
+            url = authorize_url(
+                fake.env()["GG_GOOGLE_AUTH_URL"],
+                fake.client_id,
+                loop.redirect_uri,
+                [],
+                "s",
+                challenge,
+            )
+            urllib.request.urlopen(url, timeout=5).close()
+            code = check(loop.wait(5), "s")
+        finally:
+            loop.close()
+        form = {
+            "grant_type": "authorization_code",
+            "code": code,
+            "redirect_uri": loop.redirect_uri,
+            "client_id": fake.client_id,
+        }
+        with pytest.raises(OAuthError, match="refused \\(verifier\\)"):
+            exchange(fake.env()["GG_GOOGLE_TOKEN_URL"], {**form, "code_verifier": pkce()[0]})
+        assert fake.grants["authorization_code"] == 0  # and the code is spent: single use
+        with pytest.raises(OAuthError, match="invalid_grant"):
+            exchange(fake.env()["GG_GOOGLE_TOKEN_URL"], {**form, "code_verifier": verifier})
+    finally:
+        fake.close()

@@ -149,3 +149,50 @@ async def test_gmail_read_refuses_a_path_like_id(tmp_path: Path, fake: FakeGoogl
 def test_tokens_repr_hides_secrets() -> None:
     t = Tokens("cid", "ya29.secret", "1//refresh", 0.0, [], client_secret="shh")
     assert "secret" not in repr(t).replace("client_secret", "") and "refresh'" not in repr(t)
+
+
+def test_env_overrides_config_and_config_overrides_defaults() -> None:
+    from ggd.capabilities.google.config import resolve
+
+    cfg = GoogleConfig(gmailUrl="http://127.0.0.1:9/gmail/v1/", clientId="from-config")
+    urls = resolve(cfg, {"GG_GOOGLE_TOKEN_URL": "http://127.0.0.1:8/token"})
+    assert urls.gmail == "http://127.0.0.1:9/gmail/v1" and urls.client_id == "from-config"
+    assert urls.token == "http://127.0.0.1:8/token"
+    assert urls.auth == "https://accounts.google.com/o/oauth2/v2/auth"
+    with pytest.raises(ValueError):
+        GoogleConfig.model_validate({"gmailURL": "x"})
+
+
+async def test_save_and_remove_are_refused_over_a_remote_connection(tmp_path: Path) -> None:
+    from types import SimpleNamespace
+
+    from ggd.app import HandlerContext
+    from ggd.capabilities.google import handlers
+    from ggd.capabilities.google.protocol import ConnectorParams, ConnectorSaveParams
+    from ggd.protocol import errors as E
+
+    ctx = HandlerContext(
+        services=SimpleNamespace(home=tmp_path),  # type: ignore[arg-type]
+        workspace=None,  # type: ignore[arg-type]
+        config=None,
+        notify=lambda *_: True,
+        remote=True,
+    )
+    params = ConnectorSaveParams(
+        connector="google",
+        client_id="c",
+        access_token="a",
+        refresh_token="r",
+        expires_in=60,
+        scope="https://www.googleapis.com/auth/gmail.readonly",
+    )
+    with pytest.raises(E.CapabilityUnavailableError, match="remote"):
+        await handlers.connector_save(ctx, params)
+    with pytest.raises(E.CapabilityUnavailableError, match="remote"):
+        await handlers.connector_remove(ctx, ConnectorParams(connector="google"))
+    assert not store.path(tmp_path).exists()
+    ctx.remote = False
+    info = await handlers.connector_save(ctx, params)
+    assert info.tools == ["gmail_search", "gmail_read"] and store.load(tmp_path) is not None
+    with pytest.raises(E.InvalidParamsError, match="none of the scopes"):
+        await handlers.connector_save(ctx, params.model_copy(update={"scope": "openid email"}))
