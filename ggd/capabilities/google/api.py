@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import html
 import re
@@ -91,19 +92,21 @@ class Gmail:
         resp = await self.auth.request(
             "GET", self.base + "/messages", params={"q": query, "maxResults": limit}
         )
-        found = []
-        for ref in (resp.json().get("messages") or [])[:limit]:
-            meta = await self.auth.request(
+        refs = (resp.json().get("messages") or [])[:limit]
+
+        async def meta(ref: dict[str, Any]) -> dict[str, str]:
+            got = await self.auth.request(
                 "GET",
                 f"{self.base}/messages/{ref['id']}",
                 params={"format": "metadata", "metadataHeaders": ["From", "Subject", "Date"]},
             )
-            m = meta.json()
-            found.append(
-                {"id": str(m.get("id")), "snippet": str(m.get("snippet", ""))}
-                | _headers(m.get("payload") or {})
+            m = got.json()
+            return {"id": str(m.get("id")), "snippet": str(m.get("snippet", ""))} | _headers(
+                m.get("payload") or {}
             )
-        return found
+
+        # The list call gives ids only; the headers come concurrently (limit <= 50), in list order.
+        return list(await asyncio.gather(*(meta(r) for r in refs)))
 
     async def read(self, message_id: str) -> Mail:
         """One message in full."""

@@ -196,3 +196,21 @@ async def test_save_and_remove_are_refused_over_a_remote_connection(tmp_path: Pa
     assert info.tools == ["gmail_search", "gmail_read"] and store.load(tmp_path) is not None
     with pytest.raises(E.InvalidParamsError, match="none of the scopes"):
         await handlers.connector_save(ctx, params.model_copy(update={"scope": "openid email"}))
+
+
+async def test_gmail_search_lists_in_gmail_order_within_the_limit(
+    tmp_path: Path, fake: FakeGoogle
+) -> None:
+    from tests.fakes.fake_google import gmail_message
+
+    for i in range(4):
+        fake.messages[f"m{i}"] = gmail_message(
+            f"m{i}", f"p{i}@example.com", "me@x.io", f"invoice {i}", "due"
+        )
+    connect(tmp_path, fake, ["gmail.readonly"])
+    tool = (await _tools(tmp_path, fake))["gmail_search"]
+    res = await tool.run({"query": "invoice", "limit": 3}, _ctx(tmp_path))  # type: ignore[attr-defined]
+    assert res.details == {"ids": ["m0", "m1", "m2"]}
+    assert res.output.splitlines()[1].startswith("m1") and "p1@example.com" in res.output
+    with pytest.raises(ToolError, match="from 1 to 50"):
+        await tool.run({"query": "x", "limit": 500}, _ctx(tmp_path))  # type: ignore[attr-defined]
