@@ -120,6 +120,59 @@ export interface CompactionEvent {
   summary: string;
 }
 
+/** One connector's state (never a token). */
+export interface ConnectorInfo {
+  name: string;
+  connected: boolean;
+  scopes?: Array<string>;
+  tools?: Array<string>;
+  expiresAt?: number | null;
+  savedAt?: number | null;
+  account?: string | null;
+  error?: string | null;
+}
+
+/** Every connector gg knows. */
+export interface ConnectorListResult {
+  connectors: Array<ConnectorInfo>;
+}
+
+/** Names one connector. */
+export interface ConnectorParams {
+  connector: "google";
+}
+
+/** Whether a connection was forgotten. */
+export interface ConnectorRemoveResult {
+  removed: boolean;
+}
+
+/** The token response of a finished authorization-code flow (local clients only). */
+export interface ConnectorSaveParams {
+  connector: "google";
+  clientId: string;
+  clientSecret?: string | null;
+  accessToken: string;
+  refreshToken: string;
+  expiresIn: number;
+  scope: string;
+}
+
+/** Names one connector; `check` calls Google now (refreshing the token if due). */
+export interface ConnectorStatusParams {
+  connector: "google";
+  check?: boolean;
+}
+
+/** The connector's state plus what `gg connect` needs to start an OAuth flow. */
+export interface ConnectorStatusResult {
+  connector: ConnectorInfo;
+  authUrl: string;
+  tokenUrl: string;
+  clientId?: string | null;
+  knownScopes: Array<string>;
+}
+
 /** A capability that could not start, and why. */
 export interface DegradedProvider {
   name: string;
@@ -1006,6 +1059,10 @@ export interface GgMethods {
   "gg/kb.search": { params: KbSearchParams; result: KbSearchResult };
   "gg/kb.remove": { params: KbNameParams; result: Empty };
   "gg/kb.progress": { params: KbProgress; result: void };
+  "gg/connector.list": { params: Empty; result: ConnectorListResult };
+  "gg/connector.status": { params: ConnectorStatusParams; result: ConnectorStatusResult };
+  "gg/connector.save": { params: ConnectorSaveParams; result: ConnectorInfo };
+  "gg/connector.remove": { params: ConnectorParams; result: ConnectorRemoveResult };
 }
 
 export const ERROR_CODES = {

@@ -24,6 +24,7 @@ MODULES: tuple[str, ...] = (
     "mcp",
     "job",
     "kb",
+    "connectors",
 )
 
 

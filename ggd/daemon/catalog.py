@@ -16,6 +16,7 @@ from ggd.capabilities import (
     artifacts,
     browser,
     computer,
+    google,
     kb,
     mcp,
     media,
@@ -38,6 +39,7 @@ def builtin() -> tuple[Capability, ...]:
         media.CAPABILITY,
         artifacts.CAPABILITY,
         kb.CAPABILITY,
+        google.CAPABILITY,
     )
 
 
