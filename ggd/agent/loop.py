@@ -155,6 +155,7 @@ class AgentLoop:
         """Drive the model and tools after `begin` until the model answers without tool calls."""
         totals = Usage()
         requests = 0
+        # Deferred tools the conversation already used stay declared in this run too.
         self.tools.restore(m for _, m in self.transcript.context().messages)
         while True:
             if requests >= self.options.max_turns:
