@@ -21,10 +21,12 @@ from .locks import PathLocks
 from .loop import AgentLoop, AgentOptions, TurnOutcome, begin_turn
 from .messages import INTERRUPTED, from_openai, repair, to_openai, to_openai_request
 from .steering import SteeringQueue
+from .toolset import SEARCH_TOOL, ToolSearchTool, ToolSet
 from .transcript import InMemoryTranscript, Transcript, TranscriptContext, project
 
 __all__ = [
     "INTERRUPTED",
+    "SEARCH_TOOL",
     "AgentError",
     "AgentEvent",
     "AgentLoop",
@@ -42,6 +44,8 @@ __all__ = [
     "ThinkingDeltaEvent",
     "ToolCallFinishEvent",
     "ToolCallStartEvent",
+    "ToolSearchTool",
+    "ToolSet",
     "Transcript",
     "TranscriptContext",
     "TurnOutcome",

@@ -14,6 +14,8 @@ from ggd.tools.base import Tool
 AGENTS_FILE = "AGENTS.md"
 # One AGENTS.md larger than this is cut: it is guidance, not a place for whole documents.
 AGENTS_MAX_CHARS = 32_000
+# The names of deferred tools the prompt lists, at most (a big MCP server must not undo deferral).
+LOADABLE_MAX_CHARS = 1500
 # Per-message framing the chat format adds on top of the text (role, separators).
 MESSAGE_OVERHEAD_TOKENS = 4
 
@@ -85,9 +87,10 @@ def build_system_prompt(
     extra: str | None = None,
     today: _dt.date | None = None,
     sections: Sequence[PromptSection] = (),
+    loadable: Sequence[str] = (),
 ) -> str:
-    """The system prompt: instructions, workspace, date, tools, then sections by order with the
-    AGENTS.md files (nearest last) at AGENTS_ORDER.
+    """The system prompt: instructions, workspace, date, tools (and the deferred, `loadable`
+    ones), then sections by order with the AGENTS.md files (nearest last) at AGENTS_ORDER.
 
     Reads a few small files; call it from a worker thread inside the daemon.
     """
@@ -97,6 +100,8 @@ def build_system_prompt(
         f"Workspace: {workspace}\nToday's date: {day.isoformat()}",
         "Tools: " + (", ".join(t.name for t in tools) if tools else "none"),
     ]
+    if loadable:
+        parts[-1] += "\nLoad with tool_search before use: " + _listing(loadable)
     ordered = sorted(sections, key=lambda s: s.order)
     parts += [_section(s) for s in ordered if s.order < AGENTS_ORDER and s.text.strip()]
     for label, path, text in agents_files(workspace, gg_home):
@@ -105,6 +110,20 @@ def build_system_prompt(
     if extra:
         parts.append(extra.strip())
     return "\n\n".join(parts)
+
+
+def _listing(names: Sequence[str]) -> str:
+    """Names up to LOADABLE_MAX_CHARS; the rest counted (tool_search finds them by words)."""
+    shown: list[str] = []
+    used = 0
+    for name in names:
+        if used + len(name) + 2 > LOADABLE_MAX_CHARS:
+            break
+        shown.append(name)
+        used += len(name) + 2
+    text = ", ".join(shown)
+    left = len(names) - len(shown)
+    return f"{text} and {left} more (search by words)" if left else text
 
 
 def _section(section: PromptSection) -> str:

@@ -16,6 +16,7 @@ from .approval import Approver, needs_asking
 from .events import Sink, ToolCallFinishEvent, ToolCallStartEvent, safe_emit, truncate_for_display
 from .locks import PathLocks
 from .messages import CANCELED, tool_message
+from .toolset import ToolSet
 from .validation import validate_arguments
 
 log = logging.getLogger(__name__)
@@ -59,7 +60,7 @@ class ToolExecutor:
 
     def __init__(
         self,
-        tools: Sequence[Tool],
+        tools: Sequence[Tool] | ToolSet,
         ctx: ToolContext,
         sink: Sink,
         approver: Approver,
@@ -68,7 +69,8 @@ class ToolExecutor:
         max_parallel: int = 4,
         display_limit: int = 8 * 1024,
     ) -> None:
-        self._tools = {t.name: t for t in tools}
+        # Shared with the loop: a deferred tool loaded by tool_search (or called by name) runs.
+        self._tools = tools if isinstance(tools, ToolSet) else ToolSet(tools)
         self._ctx = ctx
         self._sink = sink
         self._approver = approver

@@ -45,6 +45,7 @@ from .messages import (
     user_message,
 )
 from .steering import SteeringQueue
+from .toolset import ToolSet
 from .transcript import Transcript
 
 log = logging.getLogger(__name__)
@@ -118,7 +119,7 @@ class AgentLoop:
     ) -> None:
         self.provider = provider
         self.model = model
-        self.tools = list(tools)
+        self.tools = ToolSet(tools)
         self.tool_ctx = tool_ctx
         self.transcript = transcript
         self.sink = sink
@@ -154,6 +155,8 @@ class AgentLoop:
         """Drive the model and tools after `begin` until the model answers without tool calls."""
         totals = Usage()
         requests = 0
+        # Deferred tools the conversation already used stay declared in this run too.
+        self.tools.restore(m for _, m in self.transcript.context().messages)
         while True:
             if requests >= self.options.max_turns:
                 raise AgentError(turn_limit_message(requests), TURN_LIMIT_CODE, retryable=False)
@@ -199,14 +202,16 @@ class AgentLoop:
                 build_system_prompt,
                 self.tool_ctx.workspace,
                 self.options.gg_home,
-                self.tools,
+                self.tools.eager,
                 sections=self.options.prompt_sections,
+                loadable=self.tools.deferred_names,
             )
         return self._system
 
     async def _build_request(self) -> tuple[ChatRequest, int]:
         system = await self._system_prompt()
-        specs = [t.spec() for t in self.tools]
+        # Per request: tools loaded by the previous step are declared from this one on.
+        specs = [t.spec() for t in self.tools.declared()]
         spec_tokens = estimate_text_tokens(json.dumps(specs))
         compacted = False
         while True:

@@ -58,6 +58,9 @@ class Tool(abc.ABC):
     description: str
     parameters: dict[str, Any]
     parallel_safe: bool = False
+    # Not declared up front: named in the system prompt, loaded by tool_search or by a call.
+    # For rarely used capability tools; builtins and memory stay eager (ggd/agent/toolset.py).
+    deferred: bool = False
 
     def spec(self) -> dict[str, Any]:
         """The OpenAI function-tool declaration sent to the model."""

@@ -97,16 +97,15 @@ class BashTool(Tool):
 
     name = "bash"
     description = (
-        "Run a bash command with the workspace as the working directory. Output (stdout and "
-        f"stderr combined) keeps the last {KEEP_BYTES // 1024} KiB; the exit code is reported. "
-        f"timeout is in seconds (default {int(DEFAULT_TIMEOUT)}); on timeout the command and "
-        "its children are killed."
+        "Run a bash command in the workspace. Returns the exit code and the last "
+        f"{KEEP_BYTES // 1024} KiB of stdout+stderr. timeout: seconds (default "
+        f"{int(DEFAULT_TIMEOUT)}), then the command and its children are killed."
     )
     parameters = {
         "type": "object",
         "properties": {
-            "command": {"type": "string", "description": "The command line to run."},
-            "timeout": {"type": "number", "minimum": 1, "description": "Seconds (default 120)."},
+            "command": {"type": "string"},
+            "timeout": {"type": "number", "minimum": 1},
         },
         "required": ["command"],
         "additionalProperties": False,

@@ -120,14 +120,13 @@ class EditTool(Tool):
 
     name = "edit"
     description = (
-        "Edit a text file by exact replacement. edits is a list of {oldText, newText}, applied in "
-        "order; each oldText must match exactly once in the file (add surrounding lines to make "
-        "it unique). Line endings are kept."
+        "Edit a file by exact replacement, edits applied in order. Each oldText must match "
+        "exactly once (add surrounding lines to make it unique). Line endings are kept."
     )
     parameters = {
         "type": "object",
         "properties": {
-            "path": {"type": "string", "description": "File path, relative to the workspace."},
+            "path": {"type": "string"},
             "edits": {
                 "type": "array",
                 "minItems": 1,
@@ -192,15 +191,12 @@ class WriteTool(Tool):
 
     name = "write"
     description = (
-        "Write a file in the workspace (create or overwrite), creating parent folders. "
-        "Prefer edit for changes to an existing file."
+        "Create or overwrite a file with the whole content, making parent folders. "
+        "Prefer edit to change an existing file."
     )
     parameters = {
         "type": "object",
-        "properties": {
-            "path": {"type": "string", "description": "File path, relative to the workspace."},
-            "content": {"type": "string", "description": "The complete new file content."},
-        },
+        "properties": {"path": {"type": "string"}, "content": {"type": "string"}},
         "required": ["path", "content"],
         "additionalProperties": False,
     }

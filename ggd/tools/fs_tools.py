@@ -41,16 +41,16 @@ class ReadTool(Tool):
 
     name = "read"
     description = (
-        "Read a text file in the workspace. Lines are numbered like `cat -n` (number, tab, text). "
-        f"At most {MAX_LINES} lines or {MAX_BYTES // 1024} KiB per call; use offset (1-based line) "
-        "and limit to page through larger files."
+        "Read a text file, lines numbered like cat -n. At most "
+        f"{MAX_LINES} lines or {MAX_BYTES // 1024} KiB a call; page with offset (first line, "
+        "1-based) and limit (lines)."
     )
     parameters = {
         "type": "object",
         "properties": {
-            "path": {"type": "string", "description": "File path, relative to the workspace."},
-            "offset": {"type": "integer", "minimum": 1, "description": "First line (1-based)."},
-            "limit": {"type": "integer", "minimum": 1, "description": "Number of lines."},
+            "path": {"type": "string"},
+            "offset": {"type": "integer", "minimum": 1},
+            "limit": {"type": "integer", "minimum": 1},
         },
         "required": ["path"],
         "additionalProperties": False,
@@ -119,14 +119,12 @@ class ListTool(Tool):
 
     name = "list"
     description = (
-        "List the entries of a workspace directory, sorted; folders end with '/'. "
-        f"At most {MAX_ENTRIES} entries; .git is skipped."
+        f"List a directory (default '.'), sorted; folders end with '/'. At most {MAX_ENTRIES} "
+        "entries; .git is skipped."
     )
     parameters = {
         "type": "object",
-        "properties": {
-            "path": {"type": "string", "description": "Directory, relative to the workspace."},
-        },
+        "properties": {"path": {"type": "string"}},
         "additionalProperties": False,
     }
     parallel_safe = True

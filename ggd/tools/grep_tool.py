@@ -61,16 +61,16 @@ class GrepTool(Tool):
 
     name = "grep"
     description = (
-        "Search workspace files for a regular expression (or a literal string with literal=true). "
-        "Output lines are 'path:line:text', sorted by path. .git and binary files are skipped; "
-        f"with ripgrep, .gitignore is respected. limit defaults to {DEFAULT_LIMIT} (max {MAX_LIMIT})."
+        "Search files (path: file or folder, default '.') for a regex, or plain text with "
+        "literal. Prints path:line:text sorted by path; skips .git, binary and (with ripgrep) "
+        f".gitignored files. limit: default {DEFAULT_LIMIT}."
     )
     parameters = {
         "type": "object",
         "properties": {
-            "pattern": {"type": "string", "description": "Regex (or literal text)."},
-            "path": {"type": "string", "description": "File or directory (default '.')."},
-            "literal": {"type": "boolean", "description": "Match the pattern as plain text."},
+            "pattern": {"type": "string"},
+            "path": {"type": "string"},
+            "literal": {"type": "boolean"},
             "limit": {"type": "integer", "minimum": 1, "maximum": MAX_LIMIT},
         },
         "required": ["pattern"],

@@ -70,6 +70,13 @@ def tool_specs(request: dict[str, Any]) -> dict[str, dict[str, Any]]:
     return {t["function"]["name"]: t["function"] for t in request.get("tools", [])}
 
 
+def loadable(request: dict[str, Any]) -> list[str]:
+    """Deferred tools the system prompt offers to tool_search (MCP tools are deferred)."""
+    system = request["messages"][0]["content"]
+    line = next(x for x in system.splitlines() if x.startswith("Load with tool_search"))
+    return line.split(": ", 1)[1].split(", ")
+
+
 async def test_time_server_call_with_approval(fake_daemon, gg_home: Path) -> None:
     write_mcp(gg_home, {"time": {"command": str(TIME_SERVER), "args": []}})
     script = [
@@ -102,9 +109,12 @@ async def test_time_server_call_with_approval(fake_daemon, gg_home: Path) -> Non
         year = time.gmtime().tm_year
         assert f'"datetime": "{year}-' in fin["output"]
         assert fin["details"]["structuredContent"]["timezone"] == "Etc/UTC"
-        # The model got the tool's schema (an object) and, next, the time in the tool result.
+        # The tool is deferred: named, not declared, in the first request; the call loaded it,
+        # so the next request declares its schema (an object) and carries the time.
         reqs = fm.wait_for_requests(2)
-        spec = tool_specs(reqs[0])["mcp_time_get_current_time"]
+        assert "mcp_time_get_current_time" in loadable(reqs[0])
+        assert "mcp_time_get_current_time" not in tool_specs(reqs[0])
+        spec = tool_specs(reqs[1])["mcp_time_get_current_time"]
         assert spec["parameters"]["type"] == "object"
         assert "timezone" in spec["parameters"]["properties"]
         tool_msgs = [m for m in reqs[1]["messages"] if m["role"] == "tool"]
@@ -247,7 +257,7 @@ async def test_everything_stdio_and_http_with_broken_servers(
         # Structured content is kept (over HTTP too).
         weather = fins["e5"]["details"]["structuredContent"]
         assert {"temperature", "conditions", "humidity"} <= set(weather)
-        specs = tool_specs(fm.wait_for_requests(1)[0])
+        specs = loadable(fm.wait_for_requests(1)[0])
         assert "mcp_everything_echo" in specs and "mcp_web_echo" in specs
         assert not any(n.startswith(("mcp_bad", "mcp_exits", "mcp_hang")) for n in specs)
         info = await c.request("gg/system.info", {})
@@ -274,7 +284,7 @@ async def test_everything_stdio_and_http_with_broken_servers(
         (gg_home / "mcp.json").write_text(json.dumps(cfg))
         rid3 = await start(c, sid, "third", approvalMode="yolo")
         assert (await finish(c, rid3))["type"] == "run_completed"
-        assert "mcp_bad_get_current_time" in tool_specs(fm.wait_for_requests(4)[3])
+        assert "mcp_bad_get_current_time" in loadable(fm.wait_for_requests(4)[3])
         info = await c.request("gg/system.info", {})
         degraded = {p["name"] for p in info.get("degradedProviders") or []}
         assert degraded == {"mcp:exits", "mcp:hang"}

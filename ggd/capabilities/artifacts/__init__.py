@@ -22,9 +22,9 @@ from .protocol import METHODS
 from .tools import artifact_tools
 
 PROMPT = (
-    "For a deliverable the user will read or keep (a report, plan, summary, page), write an "
-    "artifact with artifact_create (markdown or html) rather than a workspace file, and revise "
-    "it with artifact_edit (a full new version). Mention the artifact's title in your answer."
+    "Write a deliverable the user will read or keep (report, plan, summary, page) as an "
+    "artifact, not a workspace file: artifact_create (markdown or html), then artifact_edit for "
+    "a new version (load them with tool_search). Name the artifact in your answer."
 )
 
 

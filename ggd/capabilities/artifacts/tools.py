@@ -48,6 +48,8 @@ def _size(text: str) -> int:
 
 
 class _ArtifactTool(Tool):
+    deferred = True
+
     def __init__(self, store: ArtifactStore, publish: Publish, session_id: str) -> None:
         self.store = store
         self.publish = publish
@@ -70,17 +72,16 @@ class ArtifactCreateTool(_ArtifactTool):
 
     name = "artifact_create"
     description = (
-        "Create an artifact: a deliverable document the user reads in the Artifacts tab and can "
-        "publish to their library (a report, a plan, a page). type is 'markdown' or 'html' (HTML "
-        f"is shown without scripts). At most {MAX_CONTENT_BYTES // 1024} KiB. Returns the id; "
-        "change it later with artifact_edit."
+        "Create an artifact: a document the user reads in the Artifacts tab (report, plan, "
+        f"page; html is shown without scripts), at most {MAX_CONTENT_BYTES // 1024} KiB. "
+        "Returns its id for artifact_edit."
     )
     parameters = {
         "type": "object",
         "properties": {
-            "title": {"type": "string", "description": "A short title."},
+            "title": {"type": "string"},
             "type": {"type": "string", "enum": sorted(TYPES)},
-            "content": {"type": "string", "description": "The whole document."},
+            "content": {"type": "string"},
         },
         "required": ["title", "type", "content"],
         "additionalProperties": False,
@@ -128,15 +129,12 @@ class ArtifactEditTool(_ArtifactTool):
 
     name = "artifact_edit"
     description = (
-        "Replace an artifact's content with a full new version (the whole document, not a diff); "
-        "earlier versions are kept. artifactId comes from artifact_create."
+        "Write a new version of an artifact: the whole document, not a diff (earlier "
+        "versions are kept)."
     )
     parameters = {
         "type": "object",
-        "properties": {
-            "artifactId": {"type": "string"},
-            "content": {"type": "string", "description": "The whole new document."},
-        },
+        "properties": {"artifactId": {"type": "string"}, "content": {"type": "string"}},
         "required": ["artifactId", "content"],
         "additionalProperties": False,
     }

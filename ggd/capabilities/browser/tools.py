@@ -27,6 +27,7 @@ class BrowserNavigate(Tool):
     """Open a public web page (asks first; private addresses are refused before asking)."""
 
     name = "browser_navigate"
+    deferred = True
     description = "Open a public http(s) URL in a headless browser. Asks the user first."
     parameters = {"type": "object", "properties": {"url": {"type": "string"}}, "required": ["url"]}
 
@@ -73,6 +74,7 @@ class BrowserRead(Tool):
     """The current page's visible text."""
 
     name = "browser_read"
+    deferred = True
     description = "Read the visible text, title and URL of the page opened with browser_navigate."
     parameters: dict[str, Any] = {"type": "object", "properties": {}}
 
@@ -97,6 +99,7 @@ class BrowserScreenshot(Tool):
     """A PNG of the current page, stored as media (clients fetch it by id)."""
 
     name = "browser_screenshot"
+    deferred = True
     description = "Take a screenshot of the page opened with browser_navigate."
     parameters: dict[str, Any] = {"type": "object", "properties": {}}
 

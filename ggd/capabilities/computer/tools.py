@@ -43,6 +43,7 @@ class ComputerInfo(Tool):
     """OS, CPU, memory, disks and uptime."""
 
     name = "computer_info"
+    deferred = True
     description = "Facts about this computer: OS, CPU, memory, disks, uptime."
     parameters = _obj({})
     parallel_safe = True
@@ -78,6 +79,7 @@ class ProcessList(Tool):
     """The busiest processes by CPU or memory."""
 
     name = "process_list"
+    deferred = True
     description = "List processes sorted by cpu or mem (pid, name, cpu %, memory, command)."
     parameters = _obj(
         {
@@ -147,6 +149,7 @@ class ProcessKill(Tool):
     """Send a signal to a process (with approval)."""
 
     name = "process_kill"
+    deferred = True
     description = "Send a signal (TERM, KILL, INT, HUP) to a process by pid. Asks the user first."
     parameters = _obj(
         {
@@ -195,6 +198,7 @@ class ClipboardRead(Tool):
     """Read the clipboard (with approval: its content goes to the model)."""
 
     name = "clipboard_read"
+    deferred = True
     description = "Read the desktop clipboard's text. Asks the user first."
     parameters = _obj({})
 
@@ -220,6 +224,7 @@ class ClipboardWrite(Tool):
     """Put text on the clipboard (with approval)."""
 
     name = "clipboard_write"
+    deferred = True
     description = "Put text on the desktop clipboard. Asks the user first."
     parameters = _obj({"text": {"type": "string"}}, ["text"])
 
@@ -249,6 +254,7 @@ class Notify(Tool):
     """A desktop notification (shown to the user only; no approval)."""
 
     name = "notify"
+    deferred = True
     description = "Show a desktop notification to the user."
     parameters = _obj({"title": {"type": "string"}, "body": {"type": "string"}}, ["title"])
 
@@ -276,6 +282,7 @@ class Open(Tool):
     """Open a file or URL with the desktop's default program (with approval)."""
 
     name = "open"
+    deferred = True
     description = "Open a URL or a workspace file with the desktop's default program. Asks first."
     parameters = _obj({"target": {"type": "string"}}, ["target"])
 

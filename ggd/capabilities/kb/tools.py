@@ -15,16 +15,17 @@ class KbSearch(Tool):
     """Hybrid search over an indexed knowledge base."""
 
     name = "kb_search"
+    deferred = True
     description = (
-        "Search the user's indexed knowledge bases (documents and code) by meaning and keywords. "
-        "Returns the best passages with their file, heading and line range."
+        "Search the user's indexed knowledge bases (documents, code) by meaning and keywords: "
+        "the best passages with file, heading and lines. name: one base (default all)."
     )
     parameters = {
         "type": "object",
         "properties": {
-            "query": {"type": "string", "description": "what to look for"},
+            "query": {"type": "string"},
             "topK": {"type": "integer", "minimum": 1, "maximum": 20, "default": 5},
-            "name": {"type": "string", "description": "knowledge base name (optional)"},
+            "name": {"type": "string"},
         },
         "required": ["query"],
     }

@@ -18,7 +18,9 @@ _ARGS_PREVIEW = 120
 
 
 class McpTool(Tool):
-    """One tool of a connected MCP server."""
+    """One tool of a connected MCP server (deferred: tool_search loads it)."""
+
+    deferred = True
 
     def __init__(
         self, name: str, conn: Connection, remote: Any, home: Path, call_timeout: float

@@ -21,6 +21,7 @@ class ImageGenerate(Tool):
     """Generate an image (asks first: it costs money)."""
 
     name = "image_generate"
+    deferred = True
     description = "Generate an image from a prompt. Asks the user first (it costs money)."
     parameters = {
         "type": "object",
@@ -59,6 +60,7 @@ class Tts(Tool):
     """Speak text to a WAV."""
 
     name = "tts"
+    deferred = True
     description = "Turn text into speech (WAV) kept as media."
     parameters = {
         "type": "object",
@@ -93,6 +95,7 @@ class Stt(Tool):
     """Transcribe an audio file of the workspace or a stored media item."""
 
     name = "stt"
+    deferred = True
     description = "Transcribe an audio file (a workspace path, or a media id like m_...)."
     parameters = {
         "type": "object",

@@ -6,7 +6,7 @@ import datetime as _dt
 
 MEMORY_HINT = (
     "What you remember across sessions. Save durable facts and preferences with memory_add; "
-    "look up older notes (people, groups, past days) with memory_search."
+    "find older notes (people, groups, past days) with memory_search."
 )
 
 

@@ -8,7 +8,7 @@ from typing import Any
 from ggd.tools import ApprovalInfo, Tool, ToolContext, ToolError, ToolResult
 from ggd.tools.paths import arg_int, arg_str
 
-from .scope import SCOPE_HELP, MemoryInputError, parse_scope
+from .scope import MemoryInputError, parse_scope
 from .search import DEFAULT_LIMIT, MAX_LIMIT, search
 from .store import MemoryBusyError, MemoryStore
 
@@ -18,17 +18,13 @@ class MemoryAddTool(Tool):
 
     name = "memory_add"
     description = (
-        "Remember something for future sessions. scope: 'general' (default; durable facts and "
-        "preferences, kept in MEMORY.md and shown to you every turn), 'daily' (what happened "
-        "today), 'person:<name>' or 'group:<name>' (notes about someone or a team). "
-        "Save only what the user would want remembered; never secrets or credentials."
+        "Remember one short fact the user would want kept across sessions (never secrets). "
+        "scope: general (default; durable facts and preferences, in MEMORY.md, shown every "
+        "turn), daily (what happened today), person:<name> or group:<name>."
     )
     parameters = {
         "type": "object",
-        "properties": {
-            "content": {"type": "string", "description": "The memory, one short fact."},
-            "scope": {"type": "string", "description": f"One of {SCOPE_HELP}."},
-        },
+        "properties": {"content": {"type": "string"}, "scope": {"type": "string"}},
         "required": ["content"],
         "additionalProperties": False,
     }
@@ -66,14 +62,13 @@ class MemorySearchTool(Tool):
 
     name = "memory_search"
     description = (
-        "Search your memory (MEMORY.md, daily logs, people/, groups/) for keywords, "
-        "case-insensitively. Lines containing more of the words come first; output lines are "
-        f"'path:line: text'. At most {DEFAULT_LIMIT} hits unless limit says otherwise."
+        "Search your memory (MEMORY.md, daily logs, people, groups) for keywords, any case. "
+        f"Prints path:line: text, best first; limit: default {DEFAULT_LIMIT}."
     )
     parameters = {
         "type": "object",
         "properties": {
-            "query": {"type": "string", "description": "Words to look for."},
+            "query": {"type": "string"},
             "limit": {"type": "integer", "minimum": 1, "maximum": MAX_LIMIT},
         },
         "required": ["query"],

@@ -9,10 +9,9 @@ from .discovery import SKILL_FILE, Skill, SkillSet
 FORCE_PREFIX = "/skill:"
 _FORCED = re.compile(r"/skill:(\S*)(?:\s+(.*))?\Z", re.DOTALL)
 LISTING_HINT = (
-    "Skills are instructions for particular tasks, each in its own folder. When a task matches "
-    "a skill below, read its SKILL.md with the read tool before you start and follow it; paths "
-    "in it are relative to the skill's folder, which you can read (not write) with read, list "
-    "and grep."
+    "Skills are instructions for particular tasks. When a task matches one below, read its "
+    "SKILL.md first and follow it; its paths are relative to its folder, which you can read "
+    "but not write."
 )
 
 
