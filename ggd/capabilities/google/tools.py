@@ -45,6 +45,8 @@ def _read_only(summary: str) -> ApprovalInfo:
 class GmailSearch(Tool):
     """Search the mailbox with Gmail's query syntax."""
 
+    deferred = True  # found on demand with tool_search (first-request budget)
+
     name = "gmail_search"
     description = (
         "Search Gmail with Gmail query syntax (from:, subject:, newer_than:7d, is:unread...). "
@@ -87,6 +89,8 @@ class GmailSearch(Tool):
 class GmailRead(Tool):
     """Read one message: headers, text body, attachments listed."""
 
+    deferred = True  # found on demand with tool_search (first-request budget)
+
     name = "gmail_read"
     description = "Read one Gmail message by id: headers, the text body, attachments listed."
     parameters = {
@@ -122,6 +126,8 @@ class GmailRead(Tool):
 
 class GmailSend(Tool):
     """Send a plain-text mail (asks first, showing the whole message)."""
+
+    deferred = True  # found on demand with tool_search (first-request budget)
 
     name = "gmail_send"
     description = "Send a plain-text email from the connected Gmail account. Asks the user first."
@@ -180,6 +186,8 @@ class GmailSend(Tool):
 class CalendarAgenda(Tool):
     """The coming days of the primary calendar."""
 
+    deferred = True  # found on demand with tool_search (first-request budget)
+
     name = "calendar_agenda"
     description = "List events of the primary Google Calendar from now over the next N days."
     parameters = {
@@ -219,6 +227,8 @@ class CalendarAgenda(Tool):
 
 class CalendarCreate(Tool):
     """Create an event on the primary calendar (asks first)."""
+
+    deferred = True  # found on demand with tool_search (first-request budget)
 
     name = "calendar_create"
     description = (
