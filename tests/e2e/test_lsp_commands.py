@@ -34,8 +34,10 @@ EDITOR = {
 }
 
 
-async def _lsp(daemon: Any, caps: dict[str, Any], answers: dict[str, Any]) -> RpcClient:
-    c = await daemon.open("stdio")
+async def _lsp(
+    daemon: Any, caps: dict[str, Any], answers: dict[str, Any], kind: str = "stdio"
+) -> RpcClient:
+    c = await daemon.open(kind)
     c.on_request = lambda method, params: answers.get(method)
     result = await c.initialize(daemon.workspace, name="plain-lsp", capabilities=caps)
     c.init_result = result  # type: ignore[attr-defined]
@@ -57,9 +59,10 @@ def _asked(c: RpcClient, method: str) -> list[dict[str, Any]]:
     return [r["params"] for r in c.server_requests if r["method"] == method]
 
 
-async def test_ask_streams_progress_asks_allow_and_the_file_changes(fake_daemon) -> None:
+@pytest.mark.parametrize("kind", ["stdio", "unix"])  # unix: what `gg bridge` pumps bytes to
+async def test_ask_streams_progress_asks_allow_and_the_file_changes(fake_daemon, kind) -> None:
     d, _fm = fake_daemon(WRITE_SCRIPT)
-    c = await _lsp(d, EDITOR, {"window/showMessageRequest": {"title": "Allow"}})
+    c = await _lsp(d, EDITOR, {"window/showMessageRequest": {"title": "Allow"}}, kind)
     try:
         provider = c.init_result["capabilities"]["executeCommandProvider"]  # type: ignore[attr-defined]
         assert set(provider["commands"]) == {"gg.ask", "gg.askAboutSelection", "gg.cancel"}

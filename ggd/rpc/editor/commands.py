@@ -116,6 +116,7 @@ class EditorSession:
         self.session_id: str | None = None
         self.run: Run | None = None
         self.progress: dict[str, str] = {}  # progress token -> run id
+        self._tasks: set[asyncio.Task[None]] = set()  # the loop keeps only weak references
 
     async def ask(self, args: AskArgs, prompt: str | None = None) -> dict[str, Any]:
         """Start a run through the app core; progress and the answer follow asynchronously."""
@@ -138,7 +139,11 @@ class EditorSession:
             raise GgRpcError(err) from None
         self.session_id, self.run = sid, run
         transcript = self.app.core.home / "transcripts" / f"{sid}.md"
-        asyncio.get_running_loop().create_task(self._follow(run, prompt or args.prompt, transcript))
+        task = asyncio.get_running_loop().create_task(
+            self._follow(run, prompt or args.prompt, transcript)
+        )
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
         return {"sessionId": sid, "runId": run.id, "transcript": str(transcript)}
 
     async def ask_selection(self, args: SelectionArgs) -> dict[str, Any]:

@@ -49,6 +49,7 @@ class RunProgress:
         self.text = ""
         self.tools: list[str] = []
         self.ended = False
+        self._finishing: asyncio.Task[None] | None = None  # held: the loop keeps weak refs
 
     @property
     def closed(self) -> bool:
@@ -84,7 +85,7 @@ class RunProgress:
             self._report("waiting for approval")
         elif kind in TERMINAL_STATUS and not self.ended:
             self.ended = True
-            asyncio.get_running_loop().create_task(self._finish(kind, params))
+            self._finishing = asyncio.get_running_loop().create_task(self._finish(kind, params))
         return True
 
     def begin(self) -> None:
