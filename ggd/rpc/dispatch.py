@@ -133,6 +133,11 @@ class GgProtocol(LanguageServerProtocol):
             }
         }
         self.editor.caps = EditorCaps.from_initialize(params.capabilities)
+        opts = params.initialization_options
+        if isinstance(opts, dict) and opts.get("editorCommands") is False:
+            # A gg client with commands of its own (the VS Code extension): not advertised, so
+            # its LSP library does not register gg.ask & co. a second time.
+            result.capabilities.execute_command_provider = None
         self.conn.initialized = True
         self.conn.client_name = params.client_info.name if params.client_info else ""
         return result

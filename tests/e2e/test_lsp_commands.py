@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from tests.e2e.rpc_client import RpcClient, RpcError
+from tests.e2e.rpc_client import NO_REPLY, RpcClient, RpcError
 
 WRITE_SCRIPT = {
     "steps": [
@@ -199,3 +199,45 @@ async def test_cancel_ends_the_progress_and_bad_arguments_are_typed_errors(fake_
             assert err.value.code == -32602 and words in err.value.message, err.value.message
     finally:
         await c.close()
+
+
+async def test_a_gg_client_with_its_own_commands_can_opt_out_of_the_advertisement(daemon) -> None:
+    c = await daemon.open("stdio")
+    try:
+        result = await c.request(
+            "initialize",
+            {
+                "processId": None,
+                "capabilities": {},
+                "rootUri": daemon.workspace.resolve().as_uri(),
+                "initializationOptions": {"editorCommands": False},
+            },
+        )
+        assert "executeCommandProvider" not in result["capabilities"]
+        assert "gg" in result["capabilities"]["experimental"]
+    finally:
+        await c.close()
+
+
+async def test_any_gg_client_may_answer_the_approval_the_editor_was_asked(fake_daemon) -> None:
+    d, _fm = fake_daemon(WRITE_SCRIPT)
+    editor = await _lsp(d, EDITOR, {"window/showMessageRequest": NO_REPLY}, "unix")
+    other = await d.connect("unix")
+    try:
+        res = await editor.request(
+            "workspace/executeCommand", {"command": "gg.ask", "arguments": ["write the notes"]}
+        )
+        await editor.wait_request("window/showMessageRequest")  # the dialog is open, unanswered
+        await other.request("gg/run.subscribe", {"runId": res["runId"], "afterSequence": 0})
+        asked = await other.wait_for(
+            "gg/run.event", lambda p: p["type"] == "approval_requested", 20
+        )
+        await other.request(
+            "gg/run.approve",
+            {"runId": res["runId"], "approvalId": asked["approval"]["id"], "allow": True},
+        )
+        assert (await _ended(editor, f"gg-{res['runId']}"))["message"] == "done"
+        assert (d.workspace / "notes.md").read_text() == "# N\n"
+    finally:
+        await other.close()
+        await editor.close()
