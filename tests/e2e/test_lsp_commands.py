@@ -241,3 +241,19 @@ async def test_any_gg_client_may_answer_the_approval_the_editor_was_asked(fake_d
     finally:
         await other.close()
         await editor.close()
+
+
+async def test_the_progress_cancel_button_cancels_the_run(fake_daemon) -> None:
+    d, _fm = fake_daemon({"steps": [{"text": "I will never finish", "hang": True}]})
+    c = await _lsp(d, EDITOR, {})
+    try:
+        res = await c.request(
+            "workspace/executeCommand", {"command": "gg.ask", "arguments": ["hang"]}
+        )
+        token = f"gg-{res['runId']}"
+        begin = await c.wait_for("$/progress", lambda p: p["token"] == token)
+        assert begin["value"]["cancellable"] is True
+        await c.notify("window/workDoneProgress/cancel", {"token": token})
+        assert (await _ended(c, token))["message"] == "canceled"
+    finally:
+        await c.close()
