@@ -19,8 +19,10 @@ from ggd.protocol import PROTOCOL_VERSION, MethodSpec
 from ggd.protocol import errors as E
 
 from .connection import Connection
+from .editor.client import EditorCaps
 
 if TYPE_CHECKING:
+    from .editor.commands import EditorSession
     from .hub import Hub
 
 log = logging.getLogger("ggd.rpc")
@@ -79,6 +81,7 @@ class GgProtocol(LanguageServerProtocol):
 
     conn: Connection
     app: Hub
+    editor: EditorSession
 
     def structure_message(self, data: dict[str, Any]) -> Any:
         """Keep gg/* params as dicts instead of pygls' namedtuples."""
@@ -108,6 +111,12 @@ class GgProtocol(LanguageServerProtocol):
         self.conn.close()
         yield from ()
 
+    @lsp_method(lsp.WINDOW_WORK_DONE_PROGRESS_CANCEL)
+    def lsp_work_done_progress_cancel(self, params: lsp.WorkDoneProgressCancelParams) -> Any:
+        """The editor's cancel button on a gg progress bar cancels that run."""
+        self.editor.cancel_progress(params.token)
+        yield from ()
+
     @lsp_method(lsp.INITIALIZE)
     def lsp_initialize(self, params: lsp.InitializeParams) -> Any:
         """LSP initialize, then bind the connection's workspace and advertise gg."""
@@ -123,6 +132,12 @@ class GgProtocol(LanguageServerProtocol):
                 "workspace": {"id": ws.id, "name": ws.name},
             }
         }
+        self.editor.caps = EditorCaps.from_initialize(params.capabilities)
+        opts = params.initialization_options
+        if isinstance(opts, dict) and opts.get("editorCommands") is False:
+            # A gg client with commands of its own (the VS Code extension): not advertised, so
+            # its LSP library does not register gg.ask & co. a second time.
+            result.capabilities.execute_command_provider = None
         self.conn.initialized = True
         self.conn.client_name = params.client_info.name if params.client_info else ""
         return result
@@ -185,6 +200,12 @@ def bind(server: LanguageServer, app: Hub, conn: Connection) -> frozenset[str]:
     """Register a feature per gg request row (core and capability) on this connection's server;
     returns the names bound, the set the protocol gate accepts."""
     from . import handlers  # noqa: F401 - importing registers the handlers
+    from .editor.commands import EditorSession, register
+
+    proto = server.protocol
+    if isinstance(proto, GgProtocol):  # plain LSP clients: workspace/executeCommand gg.*
+        proto.editor = EditorSession(app, conn)
+        register(server, proto.editor)
 
     registry = app.core.registry
     bound: set[str] = set()

@@ -25,9 +25,19 @@ MAX_INT_ID = 2**53 - 1
 MAX_STR_ID = 256
 _MAX_SHOWN_METHOD = 80
 
-# Client-to-server methods outside gg/*: the LSP lifecycle. Document sync is not supported.
-LSP_REQUESTS = frozenset({lsp.INITIALIZE, lsp.SHUTDOWN})
-LSP_NOTIFICATIONS = frozenset({lsp.INITIALIZED, lsp.EXIT, lsp.CANCEL_REQUEST, lsp.SET_TRACE})
+# Client-to-server methods outside gg/*: the LSP lifecycle, and the editor commands of plain
+# LSP clients (gg.ask & co., ggd.rpc.editor) with their progress' cancel button. Document sync
+# is not supported.
+LSP_REQUESTS = frozenset({lsp.INITIALIZE, lsp.SHUTDOWN, lsp.WORKSPACE_EXECUTE_COMMAND})
+LSP_NOTIFICATIONS = frozenset(
+    {
+        lsp.INITIALIZED,
+        lsp.EXIT,
+        lsp.CANCEL_REQUEST,
+        lsp.SET_TRACE,
+        lsp.WINDOW_WORK_DONE_PROGRESS_CANCEL,
+    }
+)
 
 
 @functools.cache

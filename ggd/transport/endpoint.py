@@ -106,6 +106,8 @@ class Endpoint:
             # debug, not info: a client could otherwise fill the log at line rate
             log.debug("ignored a notification: %s", verdict.reason, extra={"conn": self.conn.id})
             return
+        if "method" not in data and self.protocol.editor.requests.answer(data):
+            return  # the editor answered a request of gg's own (ggd.rpc.editor)
         # From here the envelope is sound: a valid id, a known method, the right lifecycle step.
         msg_id = data.get("id")
         try:

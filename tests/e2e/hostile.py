@@ -172,6 +172,9 @@ class Hostile:
                 ("gg/run.approve", {"runId": "r", "approvalId": "a", "allow": "yes"}),
                 ("gg/run.start", {"sessionId": "s", "prompt": 5}),
                 ("gg/session.list", [1, 2]),
+                # served for plain LSP clients (ggd.rpc.editor): a command must be a string
+                ("workspace/executeCommand", {"command": 5}),
+                ("workspace/executeCommand", {"command": "gg.ask", "arguments": [{"prompt": 1}]}),
                 ("gg/system.info", {"x": {"y": [1, 2, {"z": None}]}}),
             ]
         )
@@ -189,7 +192,7 @@ class Hostile:
                 "gg/session." + self._word(5),
                 "textDocument/hover",
                 "textDocument/definition",
-                "workspace/executeCommand",
+                "workspace/symbol",
                 "$/" + self._word(4),
                 "rpc.discover",
                 "",

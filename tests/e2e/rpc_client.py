@@ -15,6 +15,8 @@ from typing import Any
 
 from websockets.asyncio.client import ClientConnection, connect
 
+NO_REPLY = object()  # on_request's answer for "leave this request unanswered"
+
 
 class RpcError(Exception):
     """An error response."""
@@ -35,6 +37,9 @@ class RpcClient:
         self._pending: dict[Any, asyncio.Future[Any]] = {}
         self.notifications: list[dict[str, Any]] = []
         self.orphans: list[dict[str, Any]] = []
+        # Requests the server sent us, and who answers them (method, params) -> result.
+        self.server_requests: list[dict[str, Any]] = []
+        self.on_request: Callable[[str, Any], Any] | None = None
         self._cond = asyncio.Condition()
         self._reader: asyncio.Task[None] | None = None
         self._send_raw: Callable[[bytes], Any] | None = None
@@ -168,9 +173,15 @@ class RpcClient:
                 self.notifications.append(msg)
                 self._cond.notify_all()
             return
-        if "method" in msg:  # server -> client request: answer with null
+        if "method" in msg:  # server -> client request: on_request answers (default null)
+            async with self._cond:
+                self.server_requests.append(msg)
+                self._cond.notify_all()
+            result = self.on_request(msg["method"], msg.get("params")) if self.on_request else None
+            if result is NO_REPLY:  # the test plays a client that never answers
+                return
             await self.send_body(
-                json.dumps({"jsonrpc": "2.0", "id": msg["id"], "result": None}).encode()
+                json.dumps({"jsonrpc": "2.0", "id": msg["id"], "result": result}).encode()
             )
             return
         fut = self._pending.pop(msg.get("id"), None)
@@ -210,12 +221,17 @@ class RpcClient:
             msg["params"] = params
         await self.send_body(json.dumps(msg).encode())
 
-    async def initialize(self, root: Path | None = None, name: str = "tests") -> dict[str, Any]:
+    async def initialize(
+        self,
+        root: Path | None = None,
+        name: str = "tests",
+        capabilities: dict[str, Any] | None = None,
+    ) -> dict[str, Any]:
         """LSP initialize + initialized."""
         params: dict[str, Any] = {
             "processId": None,
             "clientInfo": {"name": name},
-            "capabilities": {},
+            "capabilities": capabilities or {},
         }
         if root is not None:
             params["rootUri"] = root.resolve().as_uri()
@@ -238,6 +254,19 @@ class RpcClient:
                     for n in self.notifications[start:]:
                         if n["method"] == method and pred(n["params"]):
                             return dict(n["params"])
+                    await self._cond.wait()
+
+        return await asyncio.wait_for(find(), timeout)
+
+    async def wait_request(self, method: str, timeout: float = 15) -> dict[str, Any]:
+        """The params of the first server -> client request of a method (already sent or not)."""
+
+        async def find() -> dict[str, Any]:
+            async with self._cond:
+                while True:
+                    for r in self.server_requests:
+                        if r["method"] == method:
+                            return dict(r.get("params") or {})
                     await self._cond.wait()
 
         return await asyncio.wait_for(find(), timeout)

@@ -76,6 +76,9 @@ class GgHost implements vscode.Disposable {
     const serverOptions: ServerOptions = { command: cmd.command, args: cmd.args, options: { cwd: folder?.uri.fsPath } };
     const clientOptions: LanguageClientOptions = {
       documentSelector: [], // gg is not a language server for documents: no text sync at all
+      // The extension has its own gg.ask & co.: the server's plain-LSP commands of the same names
+      // would make vscode-languageclient register them again (VS Code rejects duplicates).
+      initializationOptions: { editorCommands: false },
       workspaceFolder: folder,
       outputChannel: this.connectionLog,
       connectionOptions: { maxRestartCount: 4 },

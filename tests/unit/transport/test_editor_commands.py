@@ -1,0 +1,54 @@
+"""The pure parts of the plain-LSP commands: ranges, arguments and client capabilities."""
+
+from __future__ import annotations
+
+import pytest
+from lsprotocol import types as lsp
+
+from ggd.rpc.dispatch import GgRpcError
+from ggd.rpc.editor.client import EditorCaps
+from ggd.rpc.editor.commands import AskArgs, CancelArgs, Range, SelectionArgs, _parse, _selected
+
+TEXT = "zero\none two\nthree\n"
+
+
+def _range(a: int, b: int, c: int, d: int) -> Range:
+    return Range.model_validate(
+        {"start": {"line": a, "character": b}, "end": {"line": c, "character": d}}
+    )
+
+
+@pytest.mark.parametrize(
+    ("rng", "expected"),
+    [
+        (_range(1, 4, 1, 7), "two"),  # inside one line
+        (_range(0, 2, 1, 3), "ro\none"),  # across lines, end exclusive
+        (_range(1, 0, 2, 0), "one two\n"),  # whole line: the end is the next line's start
+        (_range(2, 0, 9, 0), "three\n"),  # an end past the file stops at its end
+        (_range(7, 0, 9, 0), ""),  # a start past the file selects nothing
+    ],
+)
+def test_selected_cuts_the_lsp_range(rng: Range, expected: str) -> None:
+    assert _selected(TEXT, rng) == expected
+
+
+def test_arguments_are_a_prompt_string_or_one_object() -> None:
+    assert _parse(AskArgs, ("hi",)).prompt == "hi"
+    assert _parse(AskArgs, ({"prompt": "hi", "sessionId": "s1"},)).session_id == "s1"
+    assert _parse(CancelArgs, ()).run_id is None
+    sel = _parse(SelectionArgs, ({"uri": "file:///x", "range": _range(0, 0, 0, 1).model_dump()},))
+    assert sel.prompt == "Explain this code."
+    for bad in [(), (1,), ("a", "b"), ({"prompt": ""},), ({"prompt": "x", "extra": 1},)]:
+        with pytest.raises(GgRpcError):
+            _parse(AskArgs, bad)
+
+
+def test_caps_follow_the_lsp_window_capabilities() -> None:
+    assert EditorCaps.from_initialize(lsp.ClientCapabilities()) == EditorCaps()
+    window = lsp.WindowClientCapabilities(
+        work_done_progress=True,
+        show_message=lsp.ShowMessageRequestClientCapabilities(),
+        show_document=lsp.ShowDocumentClientCapabilities(support=False),
+    )
+    caps = EditorCaps.from_initialize(lsp.ClientCapabilities(window=window))
+    assert caps == EditorCaps(message_request=True, work_done_progress=True, show_document=False)
