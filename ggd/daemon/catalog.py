@@ -22,6 +22,7 @@ from ggd.capabilities import (
     personal,
     scheduler,
     skills,
+    telegram,
 )
 
 
@@ -38,6 +39,7 @@ def builtin() -> tuple[Capability, ...]:
         media.CAPABILITY,
         artifacts.CAPABILITY,
         kb.CAPABILITY,
+        telegram.CAPABILITY,
     )
 
 
