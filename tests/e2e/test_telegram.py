@@ -41,7 +41,12 @@ def tg_daemon(gg_home: Path, workspace: Path, tg: FakeTelegram) -> Iterator[Any]
         json.dumps({"telegram": {"allowChats": [CHAT], "editIntervalSeconds": 0.2}})
     )
 
-    def make(fm: FakeModel, env: dict[str, str] | None = None) -> Daemon:
+    def make(
+        fm: FakeModel, env: dict[str, str] | None = None, config: dict[str, Any] | None = None
+    ) -> Daemon:
+        if config is not None:
+            section = {"allowChats": [CHAT], "editIntervalSeconds": 0.2, **config}
+            (gg_home / "config.json").write_text(json.dumps({"telegram": section}))
         if fm not in models:
             models.append(fm.start())
         extra = {
@@ -151,6 +156,7 @@ async def test_a_raising_handler_is_acked_and_the_next_update_is_served(
     from tests.fakes.fake_openai import FakeModel
 
     fm = FakeModel([{"text": "still here"}])
+    tg.fail_next("getUpdates", 1)  # the first long poll is throttled too: the channel waits
     d = tg_daemon(fm, {"GG_STT_BASE_URL": "http://127.0.0.1:9/v1"})
     # A voice note whose file the Bot API does not have: getFile fails, the handler raises.
     bad = tg.raw(
@@ -166,6 +172,7 @@ async def test_a_raising_handler_is_acked_and_the_next_update_is_served(
     tg.text(CHAT, "are you there?")
     tg.wait_for(lambda: _said(tg, CHAT, "still here"))
     assert _polled_past(tg, bad)
+    assert tg.throttled == ["getUpdates"]
     assert "telegram update failed; acked" in d.logs()
 
 
@@ -193,3 +200,60 @@ async def test_a_voice_note_is_answered_with_text_and_voice(
         assert any(m["text"] == "🎙 <i>what time is it</i>" for m in tg.sent_to(CHAT))
     finally:
         media.close()
+
+
+async def test_status_cancel_and_new_while_a_reply_streams(
+    tg_daemon: Any, tg: FakeTelegram, gg_home: Path
+) -> None:
+    from tests.fakes.fake_openai import FakeModel
+
+    fm = FakeModel([{"text": "I will never finish", "hang": True}, {"text": "fresh start"}])
+    tg_daemon(fm)
+    tg.text(CHAT, "work")
+    # The reply streams into one message, edited in place while the run goes on.
+    streamed = tg.wait_for(
+        lambda: next(
+            (m for m in tg.sent_to(CHAT) if m["text"].startswith("I will never finish")), None
+        )
+    )
+    assert streamed["text"].endswith(" …") and streamed["edits"] >= 1
+    tg.text(CHAT, "/status")
+    status = tg.wait_for(
+        lambda: next((m for m in tg.sent_to(CHAT) if m["text"].startswith("session:")), None)
+    )
+    assert "run r_" in status["text"] and "running" in status["text"]
+    first_sid = json.loads((gg_home / "telegram" / "state.json").read_text())["chats"][str(CHAT)]
+
+    tg.text(CHAT, "/cancel")
+    tg.wait_for(lambda: _said(tg, CHAT, "Canceled."))
+    tg.wait_for(
+        lambda: tg.messages[streamed["message_id"]]["text"] == "I will never finish\n\n(canceled)"
+    )
+    tg.text(CHAT, "/new")
+    tg.wait_for(lambda: _said(tg, CHAT, "A fresh session starts with your next message."))
+    tg.text(CHAT, "hello")
+    tg.wait_for(lambda: _said(tg, CHAT, "fresh start"))
+    assert _user_texts(fm.requests[-1]) == ["hello"]  # no history: a new session
+    sid = json.loads((gg_home / "telegram" / "state.json").read_text())["chats"][str(CHAT)]
+    assert sid != first_sid
+
+
+async def test_a_dangerous_call_without_a_press_times_out_denied(
+    tg_daemon: Any, tg: FakeTelegram, tmp_path: Path
+) -> None:
+    from tests.fakes.fake_openai import FakeModel
+
+    outside = tmp_path / "outside.txt"
+    write = {"name": "write", "arguments": {"path": str(outside), "content": "x"}}
+    fm = FakeModel([{"toolCalls": [write]}, {"text": "It was refused."}])
+    tg_daemon(fm, config={"approvalTimeoutSeconds": 1})
+    tg.text(CHAT, "write outside")
+    prompt = tg.wait_for(
+        lambda: next((m for m in tg.sent_to(CHAT) if "Approve write?" in m["text"]), None)
+    )
+    assert "Dangerous" in prompt["text"] and "only if you press Allow" in prompt["text"]
+    tg.wait_for(lambda: _said(tg, CHAT, "It was refused."))
+    assert not outside.exists()
+    assert tg.messages[prompt["message_id"]]["text"].endswith("<i>Timed out: denied</i>")
+    tool = [m for m in fm.requests[-1]["messages"] if m.get("role") == "tool"]
+    assert "no approval (timeout)" in str(tool[-1]["content"]), tool

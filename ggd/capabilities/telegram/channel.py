@@ -17,7 +17,7 @@ import html
 import logging
 from collections.abc import Awaitable, Callable
 
-from aiogram.exceptions import TelegramNetworkError, TelegramServerError, TelegramUnauthorizedError
+from aiogram.exceptions import TelegramAPIError, TelegramNetworkError, TelegramUnauthorizedError
 from aiogram.types import CallbackQuery, Message, Update
 
 from ggd.app import DaemonServices, Run
@@ -61,6 +61,7 @@ class TelegramChannel:
         self.sleep = sleeper
         self.handled = 0
         self.failures = 0
+        self.poll_errors = 0
         self._stop = asyncio.Event()
 
     def workspace(self) -> Workspace:
@@ -85,10 +86,12 @@ class TelegramChannel:
                     raise RuntimeError(
                         "Telegram rejected the bot token; set a valid one and restart"
                     ) from None
-                except (TelegramNetworkError, TelegramServerError, OSError) as exc:
+                except (TelegramNetworkError, TelegramAPIError, OSError) as exc:
+                    # Network trouble, a 5xx, a 409 (another poller): wait and poll again.
                     log.warning(
                         "telegram poll failed; retrying", extra={"error": type(exc).__name__}
                     )
+                    self.poll_errors += 1
                     await self._pause(backoff)
                     backoff = min(backoff * 2, 30.0)
                     continue
