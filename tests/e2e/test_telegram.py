@@ -257,3 +257,21 @@ async def test_a_dangerous_call_without_a_press_times_out_denied(
     assert tg.messages[prompt["message_id"]]["text"].endswith("<i>Timed out: denied</i>")
     tool = [m for m in fm.requests[-1]["messages"] if m.get("role") == "tool"]
     assert "no approval (timeout)" in str(tool[-1]["content"]), tool
+
+
+async def test_a_message_during_a_turn_steers_it(tg_daemon: Any, tg: FakeTelegram) -> None:
+    from tests.fakes.fake_openai import FakeModel
+
+    read = {"name": "read", "arguments": {"path": "README.md"}}
+    slow = {"text": "reading the readme now", "chunkSize": 2, "delayMs": 300, "toolCalls": [read]}
+    # A third step in case the steering lands after the second request (then it is a follow-up).
+    fm = FakeModel([slow, {"text": "read it"}, {"text": "read it"}])
+    tg_daemon(fm)
+    tg.text(CHAT, "read the readme")
+    tg.wait_for(lambda: any(m["text"].startswith("reading") for m in tg.sent_to(CHAT)))
+    tg.text(CHAT, "and mention the title")
+    tg.wait_for(lambda: _said(tg, CHAT, "read it"))
+    later = [_user_texts(r) for r in fm.requests[1:]]
+    assert any("and mention the title" in texts for texts in later), later
+    # One turn, one reply message: the second text did not start a turn of its own.
+    assert sum(1 for c in tg.calls if c["method"] == "sendChatAction") == 1

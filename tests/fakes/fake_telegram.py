@@ -271,7 +271,7 @@ class FakeTelegram:
         with self._cond:
             self.failures.setdefault(method, []).append(retry_after)
 
-    def wait_for(self, pred: Callable[[], Any], timeout: float = 20) -> Any:
+    def wait_for(self, pred: Callable[[], Any], timeout: float = 60) -> Any:
         """Wait until pred() is truthy (re-checked on every call the bot makes)."""
         deadline = time.monotonic() + timeout
         with self._cond:

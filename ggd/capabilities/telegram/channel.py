@@ -62,6 +62,7 @@ class TelegramChannel:
         self.handled = 0
         self.failures = 0
         self.poll_errors = 0
+        self._tasks: set[asyncio.Task[None]] = set()
         self._stop = asyncio.Event()
 
     def workspace(self) -> Workspace:
@@ -100,6 +101,8 @@ class TelegramChannel:
                     break
                 offset = await self._handle_batch(updates, offset)
         finally:
+            for t in list(self._tasks):
+                t.cancel()
             await self.runner.aclose()
             await self.api.close()
 
@@ -171,15 +174,28 @@ class TelegramChannel:
             await self.api.send(chat_id, "Voice notes need speech-to-text: configure media.stt.")
             return
         audio = await self.api.download(file_id, VOICE_LIMIT)
+        # Transcription can take a while: off the poll loop, so button presses keep flowing.
+        task = asyncio.create_task(self._transcribe(chat_id, ep, audio), name="telegram stt")
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def _transcribe(self, chat_id: int, ep: speech.Speech, audio: bytes) -> None:
         try:
             said = await speech.transcribe(ep, audio, "voice.ogg")
         except speech.SpeechError as exc:
-            await self.api.send(chat_id, html.escape(f"I could not transcribe that: {exc}"))
+            log.warning("telegram: transcription failed", extra={"error": str(exc)})
+            with contextlib.suppress(Exception):
+                await self.api.send(chat_id, html.escape(f"I could not transcribe that: {exc}"))
+            return
+        except Exception:
+            log.exception("telegram: transcription failed")
             return
         if not said:
-            await self.api.send(chat_id, "I heard nothing in that voice note.")
+            with contextlib.suppress(Exception):
+                await self.api.send(chat_id, "I heard nothing in that voice note.")
             return
-        await self.api.send(chat_id, f"🎙 <i>{html.escape(said)}</i>")
+        with contextlib.suppress(Exception):
+            await self.api.send(chat_id, f"🎙 <i>{html.escape(said)}</i>")
         self.runner.submit(chat_id, Item(said, voice=True))
 
     async def _command(self, chat_id: int, cmd: str) -> None:

@@ -54,13 +54,18 @@ def _headers(ep: Speech) -> dict[str, str]:
 
 async def transcribe(ep: Speech, audio: bytes, filename: str) -> str:
     """The text of a voice note."""
-    async with httpx.AsyncClient(timeout=ep.timeout) as http:
-        resp = await http.post(
-            f"{ep.base_url}/audio/transcriptions",
-            headers=_headers(ep),
-            data={"model": ep.model},
-            files={"file": (filename, audio, "application/octet-stream")},
-        )
+    try:
+        async with httpx.AsyncClient(timeout=ep.timeout) as http:
+            resp = await http.post(
+                f"{ep.base_url}/audio/transcriptions",
+                headers=_headers(ep),
+                data={"model": ep.model},
+                files={"file": (filename, audio, "application/octet-stream")},
+            )
+    except httpx.HTTPError as exc:
+        raise SpeechError(
+            f"the transcription endpoint is unreachable ({type(exc).__name__})"
+        ) from None
     if resp.status_code != 200:
         raise SpeechError(f"the transcription endpoint answered HTTP {resp.status_code}")
     try:
@@ -73,8 +78,11 @@ async def transcribe(ep: Speech, audio: bytes, filename: str) -> str:
 async def speak(ep: Speech, text: str, voice: str) -> bytes:
     """Speech audio for a reply (opus: what Telegram plays as a voice note)."""
     body = {"model": ep.model, "input": text[:4000], "voice": voice, "response_format": "opus"}
-    async with httpx.AsyncClient(timeout=ep.timeout) as http:
-        resp = await http.post(f"{ep.base_url}/audio/speech", headers=_headers(ep), json=body)
+    try:
+        async with httpx.AsyncClient(timeout=ep.timeout) as http:
+            resp = await http.post(f"{ep.base_url}/audio/speech", headers=_headers(ep), json=body)
+    except httpx.HTTPError as exc:
+        raise SpeechError(f"the speech endpoint is unreachable ({type(exc).__name__})") from None
     if resp.status_code != 200 or not resp.content:
         raise SpeechError(f"the speech endpoint answered HTTP {resp.status_code}")
     return resp.content
