@@ -113,9 +113,13 @@ async def test_text_answered_stranger_ignored_restart_keeps_session_without_repl
     c = await d.connect("unix")
     try:
         names = {s["id"]: s["name"] for s in (await c.request("gg/session.list", {}))["sessions"]}
+        info = await c.request("gg/system.info")
+        channel = next(ch for ch in info["channels"] if ch["name"] == "telegram")
     finally:
         await c.close()
     assert names[sid] == f"telegram:{CHAT}"
+    assert channel["state"] == "running", channel
+    assert tg.token not in json.dumps(info) and tg.token not in d.logs()  # never logged
 
     d.stop()
     before = len(fm.requests)
