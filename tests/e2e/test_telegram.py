@@ -6,6 +6,7 @@ confirmed updates, so a bot that lost its offset would visibly answer them again
 
 from __future__ import annotations
 
+import html
 import json
 import shutil
 from collections.abc import Iterator
@@ -279,3 +280,24 @@ async def test_a_message_during_a_turn_steers_it(tg_daemon: Any, tg: FakeTelegra
     assert any("and mention the title" in texts for texts in later), later
     # One turn, one reply message: the second text did not start a turn of its own.
     assert sum(1 for c in tg.calls if c["method"] == "sendChatAction") == 1
+
+
+async def test_a_long_reply_is_split_at_paragraphs_and_escaped(
+    tg_daemon: Any, tg: FakeTelegram
+) -> None:
+    from tests.fakes.fake_openai import FakeModel
+
+    paras = [f"Part {i}: " + "a<b & " * 500 for i in range(3)]  # 3000 characters each
+    fm = FakeModel([{"text": "\n\n".join(paras)}])
+    tg_daemon(fm)
+    tg.text(CHAT, "write a lot")
+    tg.wait_for(lambda: [m for m in tg.sent_to(CHAT) if m["text"].startswith("Part 2:")])
+    tg.wait_for(lambda: len("".join(m["text"] for m in tg.sent_to(CHAT))) >= 3 * 6500)
+    replies = tg.sent_to(CHAT)
+    # Each 3000-character paragraph escapes to 6500: two messages each, cut on a boundary.
+    assert len(replies) == 6, [m["text"][:20] for m in replies]
+    assert all(len(m["text"]) <= 4096 for m in replies)
+    joined = html.unescape("".join(m["text"] for m in replies)).replace(" ", "")
+    assert joined == "".join(paras).replace(" ", "")
+    html_sends = [c for c in tg.calls if c["method"] in ("sendMessage", "editMessageText")]
+    assert all(c["fields"].get("parse_mode") == "HTML" for c in html_sends)

@@ -62,13 +62,22 @@ def render(chunk: str) -> str:
 
 
 def pieces(text: str) -> list[str]:
-    """Rendered chunks, each within Telegram's limit."""
+    """Rendered chunks, each within Telegram's limit (escaping can grow a chunk: split finer)."""
     out: list[str] = []
-    for chunk in split(text):
+
+    def add(chunk: str) -> None:
         rendered = render(chunk)
         if len(rendered) <= LIMIT:
             out.append(rendered)
-            continue
-        # Escaping grew it past the limit (many < or &): send it plain, split again.
-        out.extend(html.escape(c, quote=False) for c in split(chunk, LIMIT // 5))
+            return
+        smaller = int(len(chunk) * LIMIT / len(rendered) * 0.9)
+        if smaller < 256:
+            # Pathological markup density: plain escaped text in pieces sure to fit.
+            out.extend(html.escape(c, quote=False) for c in split(chunk, LIMIT // 5))
+            return
+        for c in split(chunk, smaller):
+            add(c)
+
+    for chunk in split(text):
+        add(chunk)
     return out

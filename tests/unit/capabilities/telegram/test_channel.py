@@ -74,3 +74,24 @@ async def test_strangers_are_acked_without_a_reply(tmp_path: Path) -> None:
         assert ch.state.offset() == uid + 1
     finally:
         tg.close()
+
+
+async def test_a_duplicate_delivery_is_handled_once(tmp_path: Path) -> None:
+    from aiogram.types import Update
+
+    cfg = TelegramConfig(allowChats=[1])
+    ch = TelegramChannel(Services(tmp_path), cfg, "123:abc", "http://127.0.0.1:9")  # type: ignore[arg-type]
+    seen: list[int] = []
+
+    async def handle(up: Update) -> None:
+        seen.append(up.update_id)
+        if up.update_id == 6:
+            raise ValueError("a deterministic failure")
+
+    ch.handle = handle  # type: ignore[method-assign]
+    batch = [Update(update_id=5), Update(update_id=6), Update(update_id=5)]
+    offset = await ch._handle_batch(batch, 0)
+    again = await ch._handle_batch([Update(update_id=6), Update(update_id=7)], offset)
+    assert seen == [5, 6, 7] and again == 8
+    assert ch.failures == 1 and ch.state.offset() == 8
+    await ch.api.close()

@@ -31,7 +31,9 @@ def test_a_cut_code_fence_is_closed_and_reopened() -> None:
     assert all(r.startswith("<pre>") and len(r) <= text.LIMIT for r in rendered)
 
 
-def test_escaping_that_overflows_falls_back_to_smaller_plain_chunks() -> None:
+def test_escaping_that_overflows_splits_finer() -> None:
     chunks = text.pieces("<" * 4000)
     assert all(len(c) <= text.LIMIT for c in chunks)
     assert "".join(chunks) == "&lt;" * 4000
+    words = text.pieces("a<b & " * 1000)  # 6000 characters, 13000 escaped
+    assert len(words) <= 5 and all(len(c) <= text.LIMIT for c in words)
