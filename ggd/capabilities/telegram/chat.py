@@ -81,6 +81,13 @@ class ChatRunner:
                 await self._turn(c, item)
             except asyncio.CancelledError:
                 raise
+            except E.GgError as exc:
+                # A typed refusal (no model configured, the session is busy): say what it was.
+                log.warning("telegram turn refused", extra={"chat": c.chat_id, "code": exc.symbol})
+                with contextlib.suppress(Exception):
+                    await self.ch.api.send(
+                        c.chat_id, html.escape(f"I could not start: {exc.message}")
+                    )
             except Exception:
                 log.exception("telegram turn failed", extra={"chat": c.chat_id})
                 with contextlib.suppress(Exception):
