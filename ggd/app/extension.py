@@ -195,6 +195,14 @@ class DaemonServices(Protocol):
         """(state, error) of a supervised channel, or None when no such channel was registered."""
         ...
 
+    def steer(self, session_id: str, text: str, follow_up: bool) -> Run:
+        """Queue text into the session's active run (next model boundary, or after the answer)."""
+        ...
+
+    def cancel(self, run: Run) -> None:
+        """Cancel a run started through start_turn (its tools are killed)."""
+        ...
+
 
 @dataclass
 class HandlerContext:

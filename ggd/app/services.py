@@ -85,5 +85,13 @@ class DaemonCore:
         """A capability notification to every connection of a workspace (None: all)."""
         return self.runtime.bus.broadcast(method, params, workspace_id)
 
+    def steer(self, session_id: str, text: str, follow_up: bool) -> Run:
+        """Steering or a follow-up for the session's active run (RunNotFoundError when idle)."""
+        return self.runs.steer(session_id, text, follow_up)
+
+    def cancel(self, run: Run) -> None:
+        """Cancel a run; it records run_canceled like a client's gg/run.cancel."""
+        self.runs.cancel(run)
+
 
 __all__ = ["DaemonCore"]

@@ -23,6 +23,7 @@ from ggd.capabilities import (
     personal,
     scheduler,
     skills,
+    telegram,
 )
 
 
@@ -40,6 +41,7 @@ def builtin() -> tuple[Capability, ...]:
         artifacts.CAPABILITY,
         kb.CAPABILITY,
         google.CAPABILITY,
+        telegram.CAPABILITY,
     )
 
 
