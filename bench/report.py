@@ -72,11 +72,11 @@ class Aim:
 
 # Figure name (bench: flattened path) -> its aim. Issue 19 items 1-5, and the benches' own aims.
 AIMS: dict[str, Aim] = {
-    # 1. cold start (first delta with a zero-latency fake ~= the first model request)
+    # 1. cold start: launch -> the model's first request
     "cli: gg --version.median_ms": Aim("<=", 60, "ms"),
-    "cli: first delta, --no-daemon.median_ms": Aim("<=", 500, "ms", "launch -> first request"),
-    "cli: first delta, daemon running.p90_ms": Aim("<=", 150, "ms", "launch -> first request"),
-    "cli: first delta, daemon running.median_ms": Aim("<=", 80, "ms"),
+    "cli: first request, --no-daemon.median_ms": Aim("<=", 500, "ms"),
+    "cli: first request, daemon running.p90_ms": Aim("<=", 150, "ms"),
+    "cli: first delta, daemon running.median_ms": Aim("<=", 80, "ms", "the CLI bench's own aim"),
     # 2. session store (perf-store's bench)
     "session_store: open[10000 linear].open_snapshot_ms": Aim("<=", 5, "ms"),
     "session_store: open[100000 linear].open_snapshot_ms": Aim("<=", 60, "ms"),
@@ -96,7 +96,7 @@ AIMS: dict[str, Aim] = {
     "scale: rss_mib": Aim("<=", 300, "MiB"),
     "scale: lost_events": Aim("==", 0),
     "scale: failed_runs": Aim("==", 0),
-    "scale: idle_list_ms": Aim("<=", 50, "ms", "1,000 idle sessions"),
+    "scale: idle_list_ms": Aim("<=", 50, "ms", "for 1,000: see idle_sessions_listed"),
 }
 
 
@@ -158,6 +158,7 @@ def rows(results: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
             out.append({"figure": f"{bench}: (bench)", "value": res["error"], "status": "failed"})
             continue
         seen = set()
+        mine: list[dict[str, Any]] = []
         for path, value in flatten(res["result"]):
             name = f"{bench}: {path}"
             seen.add(name)
@@ -169,7 +170,9 @@ def rows(results: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
                 row["status"] = "met" if ok else "not met"
                 if aim.note:
                     row["note"] = aim.note
-            out.append(row)
+            mine.append(row)
+        # Within a bench, the figures with an aim come first (stable: in the bench's order).
+        out += sorted(mine, key=lambda r: "aim" not in r)
         for name, aim in AIMS.items():
             if name.startswith(f"{bench}: ") and name not in seen:
                 out.append(
