@@ -100,16 +100,9 @@ node-tests:
 pytest: install
 	$(BIN)/python -m pytest -q -p no:cacheprovider
 
+## bench: every benchmark in one run, one table of figure / aim / met (bench/report.py --json too)
 bench: install
-	$(BIN)/python bench/session_store.py
-	$(BIN)/python bench/run_events.py
-	$(BIN)/python bench/harness.py
-	$(BIN)/python bench/cli.py
-	$(BIN)/python bench/artifacts.py
-	$(BIN)/python bench/personal.py
-	$(BIN)/python bench/mcp.py
-	$(BIN)/python bench/kb.py
-	$(BIN)/python bench/acp_adapter.py
+	$(BIN)/python bench/report.py
 
 clean:
 	rm -rf $(VENV) ui/node_modules ggd/web electron/node_modules clients/vscode/node_modules

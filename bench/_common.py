@@ -54,6 +54,7 @@ def bench_daemon(
     setup: Callable[[Path], None] | None = None,
     args: list[str] | None = None,
     real_home: bool = False,
+    zero_latency: bool = True,
 ) -> Iterator[Bench]:
     """A ggd (Unix socket + WebSocket) talking to a zero-latency fake; all torn down on exit.
 
@@ -65,7 +66,7 @@ def bench_daemon(
     ws.mkdir()
     if setup is not None:
         setup(ws)
-    model = FakeModel(script, zero_latency=True).start()
+    model = FakeModel(script, zero_latency=zero_latency).start()
     env = daemon_env(
         home,
         {"OPENAI_BASE_URL": model.base_url, "OPENAI_API_KEY": "x", "GG_MODEL": "fake-model"},

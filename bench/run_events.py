@@ -145,14 +145,20 @@ def analyse(sub: LeanClient, final_seq: int, stream_start_ms: float) -> dict[str
     }
 
 
-async def scenario(n_subs: int, chars: int, chunk: int) -> dict[str, Any]:
-    """One run streamed to n_subs extra WebSocket subscribers on a fresh daemon."""
+async def scenario(n_subs: int, chars: int, chunk: int, pace_ms: float = 0.0) -> dict[str, Any]:
+    """One run streamed to n_subs extra WebSocket subscribers on a fresh daemon.
+
+    pace_ms > 0: the fake waits that long between deltas (a paced stream, for latency).
+    """
     text = ("lorem ipsum dolor sit amet " * (chars // 27 + 1))[:chars]
+    stream: dict[str, Any] = {"text": text, "chunkSize": chunk}
+    if pace_ms > 0:
+        stream["delayMs"] = pace_ms
     script = [
         {"toolCalls": [{"name": "bash", "arguments": {"command": "sleep 1"}}]},
-        {"text": text, "chunkSize": chunk},
+        stream,
     ]
-    with bench_daemon(script) as b:
+    with bench_daemon(script, zero_latency=pace_ms <= 0) as b:
         driver = LeanClient()
         subs = [LeanClient() for _ in range(n_subs)]
         try:
@@ -255,16 +261,32 @@ def main() -> int:
     ap.add_argument("--chars", type=int, default=20_000, help="characters of streamed text")
     ap.add_argument("--chunk", type=int, default=1, help="characters per text delta (1..4)")
     ap.add_argument("--subscribers", default="1,10", help="comma-separated subscriber counts")
+    ap.add_argument(
+        "--paced-ms",
+        type=float,
+        default=0.1,
+        help="delay between deltas of the paced latency scenario (10 subscribers); 0 skips it",
+    )
     ap.add_argument("--json", action="store_true", help="print JSON instead of a table")
     args = ap.parse_args()
     exit_on_signals()
     counts = [max(1, min(50, int(x))) for x in args.subscribers.split(",") if x.strip()]
     chars = max(1, min(200_000, args.chars))
     results = [asyncio.run(scenario(n, chars, max(1, args.chunk))) for n in counts]
+    paced = []
+    if args.paced_ms > 0:
+        paced = [asyncio.run(scenario(10, min(chars, 10_000), max(1, args.chunk), args.paced_ms))]
     if args.json:
-        print(json.dumps({"chars": chars, "chunk": args.chunk, "scenarios": results}, indent=2))
+        out = {"chars": chars, "chunk": args.chunk, "scenarios": results, "paced": paced}
+        print(json.dumps(out, indent=2))
     else:
         print_table(results, chars, args.chunk)
+        for p in paced:
+            print(
+                f"paced ({args.paced_ms} ms between deltas, 10 subs):"
+                f" emit {p['daemon_emit_events_per_s'] or 0:,.0f} ev/s,"
+                f" p99 {p['latency_p99_ms']:.1f} ms, lost {p['lost_events']}"
+            )
     return 0
 
 

@@ -22,6 +22,12 @@ from .ring import EventRing
 
 log = logging.getLogger("ggd.app")
 
+# Event classes whose one field is `text`: emitted without building a model (see Run.emit).
+_DELTA_TYPES: dict[type[W.RunEventBase], str] = {
+    W.TextDeltaEvent: "text_delta",
+    W.ThinkingDeltaEvent: "thinking_delta",
+}
+
 _approval_ids = itertools.count(1)
 
 
@@ -75,6 +81,7 @@ class Run:
     task: asyncio.Task[None] | None = None
     finished_mono: float | None = None
     _changed: asyncio.Event = field(default_factory=asyncio.Event)
+    _waiting: int = 0  # wait_events callers since the last emit
     on_pending_change: Callable[[Run], None] | None = None
     # The final answer of a completed run (what a scheduler or a chat channel reports back).
     result: str | None = None
@@ -84,10 +91,27 @@ class Run:
     def emit(self, cls: type[W.RunEventBase], **fields: Any) -> dict[str, Any]:
         """Number, validate, record and fan out one event; never awaits a client."""
         seq = self.ring.last_sequence + 1
-        model = cls(
-            run_id=self.id, session_id=self.session_id, sequence=seq, timestamp=now_ms(), **fields
-        )
-        wire = model.wire()
+        text = fields.get("text")
+        if cls in _DELTA_TYPES and len(fields) == 1 and type(text) is str:
+            # Deltas are most of a run's events and their only field is a str: the dict the
+            # model would dump, built directly (tests/unit/app/test_runs_core.py checks equality).
+            wire: dict[str, Any] = {
+                "runId": self.id,
+                "sessionId": self.session_id,
+                "sequence": seq,
+                "timestamp": now_ms(),
+                "type": _DELTA_TYPES[cls],
+                "text": text,
+            }
+        else:
+            model = cls(
+                run_id=self.id,
+                session_id=self.session_id,
+                sequence=seq,
+                timestamp=now_ms(),
+                **fields,
+            )
+            wire = model.wire()
         type_ = wire["type"]
         # Encode once: the ring measures it and every subscriber gets the same bytes.
         body = encode_message({"jsonrpc": "2.0", "method": RUN_EVENT.name, "params": wire})
@@ -103,8 +127,11 @@ class Run:
                 self.subscribers.discard(sub)
                 if not sub.closed:
                     log.info("subscriber fell behind; subscription dropped", extra={"run": self.id})
-        self._changed.set()
-        self._changed = asyncio.Event()
+        if self._waiting:
+            # Only gg/run.wait-style pollers wait on this; with none, skip an Event per event.
+            self._changed.set()
+            self._changed = asyncio.Event()
+            self._waiting = 0
         return wire
 
     def subscribe(self, sub: Subscriber, after: int) -> int:
@@ -121,6 +148,7 @@ class Run:
         if events or self.done:
             return events
         changed = self._changed
+        self._waiting += 1
         try:
             await asyncio.wait_for(changed.wait(), wait_s)
         except TimeoutError:

@@ -12,7 +12,7 @@ from pydantic.alias_generators import to_camel
 class WireModel(BaseModel):
     """Base of every wire object: snake_case in Python, camelCase on the wire."""
 
-    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True)
+    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, defer_build=True)
 
     def wire(self) -> dict[str, Any]:
         """The JSON-ready dict sent to clients (aliases, no None fields)."""
@@ -26,7 +26,11 @@ class Params(WireModel):
     """
 
     model_config = ConfigDict(
-        alias_generator=to_camel, populate_by_name=True, extra="forbid", strict=True
+        alias_generator=to_camel,
+        populate_by_name=True,
+        extra="forbid",
+        strict=True,
+        defer_build=True,
     )
 
 
@@ -37,7 +41,9 @@ class Result(WireModel):
 class Event(WireModel):
     """Base of notification payloads: immutable once emitted."""
 
-    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, frozen=True)
+    model_config = ConfigDict(
+        alias_generator=to_camel, populate_by_name=True, frozen=True, defer_build=True
+    )
 
 
 class Empty(Params):

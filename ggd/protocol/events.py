@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import Field, TypeAdapter
+from pydantic import ConfigDict, Field, TypeAdapter
 
 from .base import Event
 from .dto import Approval, UsageInfo
@@ -142,7 +142,8 @@ RunEvent = Annotated[
     | RunCanceledEvent,
     Field(discriminator="type"),
 ]
-RUN_EVENT_ADAPTER: TypeAdapter[Any] = TypeAdapter(RunEvent)
+# Built on first use (defer_build): the daemon never validates events it emits through it.
+RUN_EVENT_ADAPTER: TypeAdapter[Any] = TypeAdapter(RunEvent, config=ConfigDict(defer_build=True))
 # The terminal event types and the run status each one leaves: the only list of them.
 TERMINAL_STATUS: dict[str, str] = {
     "run_completed": "completed",

@@ -243,17 +243,45 @@ class WebSocketListener:
                 await ws.close()
 
     async def _writer(self, ws: ServerConnection, conn: Connection) -> None:
+        batched = hasattr(ws, "send_context") and hasattr(ws, "protocol")
         while True:
             frames = await conn.next_frames()
             if frames is None:
                 return
             try:
-                for frame in frames:
-                    await ws.send(frame.decode())
+                if batched:
+                    await _send_batch(ws, frames)
+                else:  # pragma: no cover - a websockets without the sans-I/O core
+                    for frame in frames:
+                        await ws.send(frame, text=True)
             except ConnectionClosed:
                 conn.close()
                 return
             conn.written(frames)
+
+
+async def _send_batch(ws: ServerConnection, frames: list[bytes]) -> None:
+    """Send queued messages as text frames with one socket write and one drain.
+
+    The bodies are UTF-8 JSON already, so they go out as-is (no str round trip); framing them
+    all before writing turns a burst of events into one write instead of one per event.
+    """
+    async with ws.send_context():
+        for frame in frames:
+            ws.protocol.send_text(frame)
+        chunks = ws.protocol.data_to_send()
+        if all(chunks):
+            # send_context's own send_data would write chunk by chunk; it finds nothing left.
+            ws.transport.write(b"".join(chunks))
+        else:  # a close is in there (an empty chunk means EOF): keep websockets' own handling
+            for chunk in chunks:
+                if chunk:
+                    ws.transport.write(chunk)
+                elif ws.transport.can_write_eof():
+                    with contextlib.suppress(Exception):
+                        ws.transport.write_eof()
+                else:
+                    ws.transport.close()
 
 
 def _text(status: HTTPStatus, body: str) -> Response:

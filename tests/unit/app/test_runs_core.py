@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 import pytest
@@ -132,3 +133,30 @@ async def test_cancelling_a_run_resolves_approvals_whose_wait_was_cancelled() ->
     assert run.pending == {}
     resolved = [e for e in run.ring.since(0) if e["type"] == "approval_resolved"]
     assert resolved == [resolved[0]] and resolved[0]["by"] == "cancel" and not resolved[0]["allow"]
+
+
+@pytest.mark.parametrize("cls", [W.TextDeltaEvent, W.ThinkingDeltaEvent])
+async def test_a_delta_emitted_on_the_fast_path_is_the_model_s_own_wire_dict(
+    cls: type[W.RunEventBase],
+) -> None:
+    run = Run(session_id="s_1", interactive=False, approval_mode="yolo", model="m")
+    wire = run.emit(cls, text="héllo")
+    model = cls(
+        run_id=run.id,
+        session_id="s_1",
+        sequence=wire["sequence"],
+        timestamp=wire["timestamp"],
+        text="héllo",
+    )
+    assert wire == model.wire()
+    assert list(wire) == list(model.wire())
+
+
+async def test_a_waiter_is_woken_by_the_next_event_after_quiet_emits() -> None:
+    run = Run(session_id="s_1", interactive=False, approval_mode="yolo", model="m")
+    run.emit(W.TextDeltaEvent, text="a")
+    waiter = asyncio.create_task(run.wait_events(1, 5))
+    await asyncio.sleep(0)  # let the waiter reach its wait
+    run.emit(W.TextDeltaEvent, text="b")
+    got = await asyncio.wait_for(waiter, 5)
+    assert [e["text"] for e in got] == ["b"]

@@ -1,0 +1,244 @@
+"""Every benchmark in one run: one table of each figure, its aim and met / not met (or --json).
+
+    .venv/bin/python bench/report.py [--only cli,run_events] [--json] [--quick]
+
+Each bench still runs alone (`python bench/<name>.py --json`); this runs them one after the
+other as subprocesses, flattens every number of each JSON answer into a figure named
+`bench: path`, and looks the figure up in AIMS (issue 19 and the earlier benches' own aims).
+A figure with no aim is still listed ("-"), so nothing a bench measures is hidden. A bench that
+fails is a row of its own (status "failed") and the others still run. The machine is shared:
+each figure is what one run measured (the benches report medians over their own repeats).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import operator
+import os
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+BENCH = Path(__file__).resolve().parent
+# name -> (arguments after --json, seconds allowed). Arguments keep `make bench` to minutes.
+BENCHES: dict[str, tuple[list[str], float]] = {
+    "cli": (["--runs", "10", "--cold-runs", "5"], 600),
+    "run_events": ([], 600),
+    "scale": ([], 900),
+    "session_store": ([], 600),
+    "harness": (["--steps", "10,100"], 900),
+    "artifacts": ([], 300),
+    "personal": ([], 300),
+    "mcp": ([], 600),
+    "kb": ([], 900),
+    "context": ([], 300),
+    "acp_adapter": ([], 300),
+}
+QUICK: dict[str, list[str]] = {
+    "cli": ["--runs", "5", "--cold-runs", "3"],
+    "run_events": ["--chars", "10000"],
+    "scale": ["--sessions", "50", "--runs", "4", "--clients", "5", "--idle", "300"],
+    "harness": ["--steps", "10", "--no-cli"],
+    "kb": ["--files", "200", "--queries", "50", "--no-model"],
+    "session_store": ["--sizes", "1000,10000"],
+}
+
+
+@dataclass(frozen=True)
+class Aim:
+    """A target for one figure: `value op target` is met."""
+
+    op: str  # "<=", ">=" or "=="
+    target: float
+    unit: str = ""
+    note: str = ""
+
+    def met(self, value: float) -> bool:
+        """Whether value reaches the aim."""
+        ops: dict[str, Callable[[float, float], bool]] = {
+            "<=": operator.le,
+            ">=": operator.ge,
+            "==": operator.eq,
+        }
+        return ops[self.op](value, self.target)
+
+    def text(self) -> str:
+        """The aim as printed."""
+        return f"{self.op} {self.target:g}{(' ' + self.unit) if self.unit else ''}"
+
+
+# Figure name (bench: flattened path) -> its aim. Issue 19 items 1-5, and the benches' own aims.
+AIMS: dict[str, Aim] = {
+    # 1. cold start: launch -> the model's first request
+    "cli: gg --version.median_ms": Aim("<=", 60, "ms"),
+    "cli: first request, --no-daemon.median_ms": Aim("<=", 500, "ms"),
+    "cli: first request, daemon running.p90_ms": Aim("<=", 150, "ms"),
+    "cli: first delta, daemon running.median_ms": Aim("<=", 80, "ms", "the CLI bench's own aim"),
+    # 2. session store (perf-store's bench)
+    "session_store: open[10000 linear].open_snapshot_ms": Aim("<=", 5, "ms"),
+    "session_store: open[100000 linear].open_snapshot_ms": Aim("<=", 60, "ms"),
+    "session_store: open[10000 linear].idle_memory_mb": Aim("<=", 1, "MB", "per idle open session"),
+    # 3. event fan-out
+    "run_events: scenarios[1 subs].per_subscriber_events_per_s.min": Aim(">=", 100_000, "ev/s"),
+    "run_events: scenarios[10 subs].per_subscriber_events_per_s.min": Aim(">=", 50_000, "ev/s"),
+    "run_events: scenarios[1 subs].lost_events": Aim("==", 0),
+    "run_events: scenarios[10 subs].lost_events": Aim("==", 0),
+    "run_events: scenarios[1 subs].daemon_cpu_per_event_us": Aim("<=", 10, "us"),
+    "run_events: scenarios[10 subs].daemon_cpu_per_event_us": Aim("<=", 10, "us"),
+    "run_events: paced[10 subs].latency_p99_ms": Aim(
+        "<=", 20, "ms", "rate: paced[].daemon_emit_events_per_s"
+    ),
+    "run_events: paced[10 subs].lost_events": Aim("==", 0),
+    # 4. context cost (the harness's default config; perf-context measures the full one)
+    "harness: tasks[10 steps].first_request_bytes": Aim("<=", 8192, "B"),
+    "context: first_request_bytes": Aim("<=", 8192, "B", "every capability configured"),
+    # 5. concurrency at scale
+    "scale: rss_mib": Aim("<=", 300, "MiB"),
+    "scale: lost_events": Aim("==", 0),
+    "scale: failed_runs": Aim("==", 0),
+    "scale: idle_list_ms": Aim("<=", 50, "ms", "for 1,000: see idle_sessions_listed"),
+}
+
+
+def _label(item: dict[str, Any], index: int) -> str:
+    """A stable name for one element of a list of result rows."""
+    if "subscribers" in item:
+        return f"{item['subscribers']} subs"
+    if "entries" in item and "shape" in item:
+        return f"{item['entries']} {item['shape']}"
+    if "steps" in item:
+        return f"{item['steps']} steps"
+    return str(index)
+
+
+def flatten(value: Any, path: str = "") -> Iterator[tuple[str, Any]]:
+    """(path, leaf) for every number or short string of a JSON value."""
+    if isinstance(value, dict):
+        for k, v in value.items():
+            yield from flatten(v, f"{path}.{k}" if path else str(k))
+    elif isinstance(value, list):
+        if all(isinstance(v, int | float) for v in value):
+            return  # raw samples: the bench reports their summary
+        for i, v in enumerate(value):
+            yield from flatten(v, f"{path}[{_label(v, i) if isinstance(v, dict) else i}]")
+    elif isinstance(value, bool):
+        yield path, int(value)
+    elif isinstance(value, int | float):
+        yield path, value
+    elif isinstance(value, str) and len(value) <= 40:
+        yield path, value
+
+
+def run_bench(name: str, extra: list[str], timeout: float) -> dict[str, Any]:
+    """Run one bench with --json; {"error": ...} when it fails."""
+    cmd = [sys.executable, str(BENCH / f"{name}.py"), "--json", *extra]
+    t0 = time.perf_counter()
+    try:
+        proc = subprocess.run(
+            cmd, capture_output=True, text=True, timeout=timeout, stdin=subprocess.DEVNULL
+        )
+    except subprocess.TimeoutExpired:
+        return {"error": f"timed out after {timeout:.0f} s"}
+    took = time.perf_counter() - t0
+    if proc.returncode != 0:
+        tail = (proc.stderr or proc.stdout).strip().splitlines()[-1:] or ["no output"]
+        return {"error": f"exit {proc.returncode}: {tail[0][:160]}"}
+    try:
+        out = json.loads(proc.stdout)
+    except json.JSONDecodeError as exc:
+        return {"error": f"not JSON ({exc})"}
+    return {"result": out, "seconds": took}
+
+
+def rows(results: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
+    """One row per figure: name, value, aim, status."""
+    out: list[dict[str, Any]] = []
+    for bench, res in results.items():
+        if "error" in res:
+            out.append({"figure": f"{bench}: (bench)", "value": res["error"], "status": "failed"})
+            continue
+        seen = set()
+        mine: list[dict[str, Any]] = []
+        for path, value in flatten(res["result"]):
+            name = f"{bench}: {path}"
+            seen.add(name)
+            aim = AIMS.get(name)
+            row: dict[str, Any] = {"figure": name, "value": value}
+            if aim is not None:
+                row["aim"] = aim.text()
+                ok = isinstance(value, int | float) and aim.met(float(value))
+                row["status"] = "met" if ok else "not met"
+                if aim.note:
+                    row["note"] = aim.note
+            mine.append(row)
+        # Within a bench, the figures with an aim come first (stable: in the bench's order).
+        out += sorted(mine, key=lambda r: "aim" not in r)
+        for name, aim in AIMS.items():
+            if name.startswith(f"{bench}: ") and name not in seen:
+                out.append(
+                    {"figure": name, "value": None, "aim": aim.text(), "status": "not measured"}
+                )
+    return out
+
+
+def _fmt(value: Any) -> str:
+    if value is None:
+        return "-"
+    if isinstance(value, float):
+        return f"{value:,.1f}" if abs(value) >= 10 else f"{value:.3g}"
+    if isinstance(value, int):
+        return f"{value:,}"
+    return str(value)
+
+
+def print_table(table: list[dict[str, Any]], load: tuple[float, float]) -> None:
+    """The one table: aimed figures first within each bench, then the rest."""
+    width = min(78, max(len(r["figure"]) for r in table))
+    print(f"{'figure':<{width}} {'value':>14} {'aim':>16}  status")
+    for r in table:
+        name = r["figure"] if len(r["figure"]) <= width else "..." + r["figure"][-width + 3 :]
+        line = f"{name:<{width}} {_fmt(r['value']):>14} {r.get('aim', '-'):>16}  "
+        print(line + r.get("status", "-") + (f" ({r['note']})" if r.get("note") else ""))
+    aimed = [r for r in table if "status" in r]
+    met = sum(1 for r in aimed if r["status"] == "met")
+    print(f"\n{met} of {len(aimed)} aims met; load average 1 min {load[0]:.1f} -> {load[1]:.1f}")
+    print("(one run on a shared 2-core machine: figures are each bench's own medians)")
+
+
+def main() -> int:
+    """Run the benches and print the table (or JSON)."""
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--only", default="", help="comma-separated bench names (default: all)")
+    ap.add_argument("--quick", action="store_true", help="smaller sizes (a smoke run)")
+    ap.add_argument("--json", action="store_true", help="print JSON instead of the table")
+    args = ap.parse_args()
+    names = [n.strip() for n in args.only.split(",") if n.strip()] or list(BENCHES)
+    unknown = [n for n in names if n not in BENCHES]
+    if unknown:
+        ap.error(f"unknown bench {', '.join(unknown)} (known: {', '.join(BENCHES)})")
+    load0 = os.getloadavg()[0]
+    results: dict[str, dict[str, Any]] = {}
+    for name in names:
+        extra, timeout = BENCHES[name]
+        if args.quick and name in QUICK:
+            extra = QUICK[name]
+        print(f"running {name} ...", file=sys.stderr, flush=True)
+        results[name] = run_bench(name, extra, timeout)
+    table = rows(results)
+    load = (load0, os.getloadavg()[0])
+    if args.json:
+        aimed = [r for r in table if "status" in r]
+        summary = {"met": sum(1 for r in aimed if r["status"] == "met"), "aims": len(aimed)}
+        print(json.dumps({"figures": table, "summary": summary, "loadavg_1m": load}, indent=2))
+    else:
+        print_table(table, load)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,60 @@
+"""bench/report.py: every figure of a bench's JSON becomes a row, checked against its aim."""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from pathlib import Path
+from types import ModuleType
+
+BENCH = Path(__file__).resolve().parents[2] / "bench"
+
+
+def _report() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("bench_report", BENCH / "report.py")
+    assert spec is not None and spec.loader is not None
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules["bench_report"] = mod
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def test_every_number_becomes_a_figure_and_aims_decide_met() -> None:
+    report = _report()
+    out = {
+        "scenarios": [
+            {"subscribers": 1, "lost_events": 0, "per_subscriber_events_per_s": {"min": 120_000.0}},
+            {"subscribers": 10, "lost_events": 3, "latency_ms": [1.0, 2.0]},
+        ],
+        "chars": 20000,
+    }
+    table = report.rows({"run_events": {"result": out, "seconds": 1.0}})
+    by_name = {r["figure"]: r for r in table}
+    assert (
+        by_name["run_events: scenarios[1 subs].per_subscriber_events_per_s.min"]["status"] == "met"
+    )
+    assert by_name["run_events: scenarios[1 subs].lost_events"]["status"] == "met"
+    assert by_name["run_events: scenarios[10 subs].lost_events"]["status"] == "not met"
+    # A figure without an aim is listed all the same; raw sample lists are not figures.
+    assert "status" not in by_name["run_events: chars"]
+    assert not any("latency_ms" in name for name in by_name)
+    # An aim the bench did not report is shown as not measured, not silently dropped.
+    assert by_name["run_events: scenarios[10 subs].daemon_cpu_per_event_us"]["status"] == (
+        "not measured"
+    )
+
+
+def test_a_failed_bench_is_a_row_and_does_not_hide_the_others() -> None:
+    report = _report()
+    table = report.rows(
+        {
+            "kb": {"error": "exit 1: ModuleNotFoundError"},
+            "scale": {"result": {"rss_mib": 80.0}, "seconds": 1.0},
+        }
+    )
+    assert {
+        "figure": "kb: (bench)",
+        "value": "exit 1: ModuleNotFoundError",
+        "status": "failed",
+    } in (table)
+    assert next(r for r in table if r["figure"] == "scale: rss_mib")["status"] == "met"
