@@ -4,7 +4,7 @@ and the extension model (capabilities, providers, approvers, channels)."""
 from __future__ import annotations
 
 from .admission import RunOptions
-from .approvers import Approver, InteractiveApprover, UnattendedApprover
+from .approvers import Approver, InteractiveApprover, UnattendedApprover, approval_for
 from .builtins import CORE_CAPABILITIES
 from .bus import SessionBus
 from .capabilities import CapabilityRegistry, sanitize_reason
@@ -24,7 +24,7 @@ from .extension import (
     ToolProvider,
     TurnRequest,
 )
-from .files import write_private
+from .files import owner_lock, write_private
 from .manager import Manager
 from .run import Run
 from .runs import RunManager
@@ -67,6 +67,8 @@ __all__ = [
     "UnattendedApprover",
     "Workspace",
     "WorkspaceRegistry",
+    "approval_for",
+    "owner_lock",
     "sanitize_reason",
     "workspace_id",
     "write_private",

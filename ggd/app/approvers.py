@@ -24,6 +24,20 @@ if TYPE_CHECKING:
     from .run import Run
 
 
+def approval_for(run: Run, call: ToolCall, tool: Tool, info: ApprovalInfo) -> Approval:
+    """The Approval clients are shown for one call: what every approver that asks someone sends."""
+    return Approval(
+        id=run.new_approval_id(),
+        tool_call_id=call.id,
+        tool_name=tool.name,
+        summary=info.summary,
+        details=info.details,
+        arguments=call.arguments,
+        risk=info.risk,
+        risk_reason=info.risk_reason or None,
+    )
+
+
 class Approver(Protocol):
     """Decides one approval-gated call of a run."""
 
@@ -50,16 +64,7 @@ class InteractiveApprover:
         verdict = decide(run.approval_mode, run.interactive, dangerous)
         if verdict.verdict != "ask":
             return ApprovalDecision(allow=verdict.verdict == "allow", reason=verdict.reason)
-        approval = Approval(
-            id=run.new_approval_id(),
-            tool_call_id=call.id,
-            tool_name=tool.name,
-            summary=info.summary,
-            details=info.details,
-            arguments=call.arguments,
-            risk=info.risk,
-            risk_reason=info.risk_reason or None,
-        )
+        approval = approval_for(run, call, tool, info)
         pending = run.add_approval(approval)
         allow, _scope, by = await pending.future
         reason = "" if allow else ("the user denied it" if by == "user" else f"no approval ({by})")
@@ -91,4 +96,4 @@ class UnattendedApprover:
         )
 
 
-__all__ = ["Approver", "InteractiveApprover", "UnattendedApprover"]
+__all__ = ["Approver", "InteractiveApprover", "UnattendedApprover", "approval_for"]

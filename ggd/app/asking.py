@@ -19,6 +19,7 @@ from ggd.protocol import errors as E
 from ggd.providers.types import ToolCall
 from ggd.tools import ApprovalInfo, Tool
 
+from .approvers import approval_for
 from .policy import decide
 
 if TYPE_CHECKING:
@@ -51,16 +52,7 @@ class AskingApprover:
             return ApprovalDecision(
                 allow=False, reason=f"{tool.name} was denied: {self.cannot_ask}"
             )
-        approval = Approval(
-            id=run.new_approval_id(),
-            tool_call_id=call.id,
-            tool_name=tool.name,
-            summary=info.summary,
-            details=info.details,
-            arguments=call.arguments,
-            risk=info.risk,
-            risk_reason=info.risk_reason or None,
-        )
+        approval = approval_for(run, call, tool, info)
         pending = run.add_approval(approval)
         asking = asyncio.ensure_future(self.ask(run, approval))
         try:

@@ -10,9 +10,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import portalocker
-
-from ggd.app.files import write_private
+from ggd.app.files import owner_lock, write_private
 from ggd.protocol import errors as E
 
 DIR_MODE = 0o700
@@ -28,32 +26,17 @@ def private_dir(path: Path) -> Path:
     return path
 
 
-def _opener(path: str, flags: int) -> int:
-    return os.open(path, flags, FILE_MODE)
-
-
 @contextlib.contextmanager
 def locked(lock_path: Path, what: str) -> Iterator[None]:
     """Hold the store's exclusive flock (cross-process; released if the holder dies)."""
     private_dir(lock_path.parent)
-    # NON_BLOCKING + timeout: portalocker retries until the deadline instead of waiting forever
-    # behind a hung holder.
-    lock = portalocker.Lock(
-        str(lock_path),
-        mode="a",
+    with owner_lock(
+        lock_path,
         timeout=LOCK_TIMEOUT_SECONDS,
         check_interval=0.002,
-        flags=portalocker.LockFlags.EXCLUSIVE | portalocker.LockFlags.NON_BLOCKING,
-        opener=_opener,
-    )
-    try:
-        lock.acquire()
-    except portalocker.LockException as exc:
-        raise E.InternalError(f"the {what} is busy; retry in a moment", retryable=True) from exc
-    try:
+        busy=lambda: E.InternalError(f"the {what} is busy; retry in a moment", retryable=True),
+    ):
         yield
-    finally:
-        lock.release()
 
 
 def write_json(path: Path, value: Any) -> None:

@@ -16,10 +16,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-import portalocker
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from ggd.app.files import write_private
+from ggd.app.files import owner_lock, write_private
 
 HOME_FILE = "mcp.json"
 WORKSPACE_FILE = Path(".gg") / "mcp.json"
@@ -213,10 +212,7 @@ def has_config(home: Path, root: Path) -> bool:
 
 def _locked_update(home: Path, name: str, fn: Any) -> Any:
     home.mkdir(parents=True, exist_ok=True, mode=0o700)
-    lock = home / f".{name}.lock"
-    # Created owner-only here: portalocker would create it with the umask's mode.
-    os.close(os.open(lock, os.O_CREAT | os.O_WRONLY, 0o600))
-    with portalocker.Lock(str(lock), timeout=10):
+    with owner_lock(home / f".{name}.lock", timeout=10):
         path = home / name
         current = _read(path)
         value, payload = fn(current)

@@ -15,9 +15,8 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
-import portalocker
-
 from ggd.app import write_private
+from ggd.app.files import owner_lock
 
 from .scope import (
     CURATED_FILE,
@@ -82,22 +81,13 @@ class MemoryStore:
     def locked(self) -> Iterator[None]:
         """Hold the store's cross-process write lock."""
         self.ensure()
-        lock = portalocker.Lock(
-            str(self.root / LOCK_FILE),
-            mode="a",
+        with owner_lock(
+            self.root / LOCK_FILE,
             timeout=LOCK_TIMEOUT_SECONDS,
             check_interval=0.01,
-            flags=portalocker.LockFlags.EXCLUSIVE | portalocker.LockFlags.NON_BLOCKING,
-            opener=_private_opener,
-        )
-        try:
-            lock.acquire()
-        except portalocker.LockException:
-            raise MemoryBusyError("the memory store is busy; try again in a moment") from None
-        try:
+            busy=lambda: MemoryBusyError("the memory store is busy; try again in a moment"),
+        ):
             yield
-        finally:
-            lock.release()
 
     # -- start-up chores ----------------------------------------------------------------------
 
@@ -210,10 +200,6 @@ class MemoryStore:
                 continue  # 2026-13-45.md is somebody's file, not a daily log
             out.append(name)
         return out
-
-
-def _private_opener(path: str, flags: int) -> int:
-    return os.open(path, flags, 0o600)
 
 
 def _entry(content: str) -> str:

@@ -17,10 +17,10 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TypeVar
 
-import portalocker
 from pydantic import ValidationError
 
 from ggd.app import write_private
+from ggd.app.files import owner_lock
 
 from .protocol import Job, RunRecord
 
@@ -84,23 +84,12 @@ class JobStore:
     def locked(self) -> Iterator[None]:
         """Hold the store's exclusive lock (blocking, bounded)."""
         self._ensure_dir()
-        # Non-blocking attempts retried every few ms: bounded, unlike a blocking flock.
-        lock = portalocker.Lock(
-            str(self.lock_path),
-            mode="a",
+        with owner_lock(
+            self.lock_path,
             timeout=LOCK_TIMEOUT_SECONDS,
-            check_interval=0.005,
-            flags=portalocker.LOCK_EX | portalocker.LOCK_NB,
-        )
-        try:
-            lock.acquire()
-        except portalocker.exceptions.LockException:
-            raise StoreBusyError("the job store is locked by another process; try again") from None
-        try:
-            os.chmod(self.lock_path, 0o600)
+            busy=lambda: StoreBusyError("the job store is locked by another process; try again"),
+        ):
             yield
-        finally:
-            lock.release()
 
     # -- jobs ------------------------------------------------------------------------------------
 

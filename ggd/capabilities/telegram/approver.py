@@ -15,8 +15,7 @@ import logging
 from typing import TYPE_CHECKING, Protocol
 
 from ggd.agent import ApprovalDecision
-from ggd.app import Run
-from ggd.protocol import Approval
+from ggd.app import Run, approval_for
 from ggd.protocol import errors as E
 from ggd.providers.types import ToolCall
 from ggd.tools import ApprovalInfo, Tool
@@ -60,16 +59,7 @@ class ButtonApprover:
         self, run: Run, call: ToolCall, tool: Tool, info: ApprovalInfo
     ) -> ApprovalDecision:
         """Send the buttons, wait for a press (or a client's answer); a timeout denies."""
-        approval = Approval(
-            id=run.new_approval_id(),
-            tool_call_id=call.id,
-            tool_name=tool.name,
-            summary=info.summary,
-            details=info.details,
-            arguments=call.arguments,
-            risk=info.risk,
-            risk_reason=info.risk_reason or None,
-        )
+        approval = approval_for(run, call, tool, info)
         pending = run.add_approval(approval)
         aid = approval.id
         buttons = keyboard([[("Allow", f"ap:{aid}:y"), ("Deny", f"ap:{aid}:n")]])

@@ -13,9 +13,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
-import portalocker
-
-from ggd.app.files import write_private
+from ggd.app.files import owner_lock, write_private
 
 
 class TelegramState:
@@ -49,7 +47,7 @@ class TelegramState:
 
     def _mutate(self, change: Any) -> dict[str, Any]:
         self._ensure()
-        with self._mutex, portalocker.Lock(str(self._lock_path), timeout=10):
+        with self._mutex, owner_lock(self._lock_path, timeout=10):
             data = self.load()
             change(data)
             write_private(self.path, json.dumps(data, indent=1).encode())
