@@ -471,6 +471,28 @@ export interface McpServerParams {
   server: string;
 }
 
+/** One server for a session: stdio (command, args, env, cwd) or HTTP (url, headers). */
+export interface McpSessionServer {
+  name: string;
+  command?: string | null;
+  args?: Array<string>;
+  env?: Record<string, string>;
+  cwd?: string | null;
+  url?: string | null;
+  headers?: Record<string, string>;
+}
+
+/** The complete list of a session's own servers (empty clears them). */
+export interface McpSessionSetParams {
+  sessionId: string;
+  servers?: Array<McpSessionServer>;
+}
+
+/** The session's server names, connected on its next turn. */
+export interface McpSessionSetResult {
+  servers: Array<string>;
+}
+
 /** A fresh connection's outcome. */
 export interface McpTestResult {
   server: string;
@@ -1031,6 +1053,7 @@ export interface GgMethods {
   "gg/mcp.add": { params: McpAddParams; result: McpAddResult };
   "gg/mcp.remove": { params: McpServerParams; result: McpRemoveResult };
   "gg/mcp.trust": { params: Empty; result: McpTrustResult };
+  "gg/mcp.session.set": { params: McpSessionSetParams; result: McpSessionSetResult };
   "gg/job.list": { params: JobListParams; result: JobListResult };
   "gg/job.add": { params: JobAddParams; result: JobResult };
   "gg/job.update": { params: JobUpdateParams; result: JobResult };

@@ -358,3 +358,91 @@ async def test_closing_the_editor_cancels_its_run_on_the_daemon(
         assert done["type"] == "run_canceled"
     finally:
         await watcher.close()
+
+
+TIME_SCRIPT = [
+    {
+        "toolCalls": [
+            {"id": "t1", "name": "mcp_time_get_current_time", "arguments": {"timezone": "Etc/UTC"}}
+        ]
+    },
+    {"text": "It is late."},
+]
+
+
+def _children(pid: int) -> dict[int, str]:
+    """Child processes of a pid: pid -> command line."""
+    out: dict[int, str] = {}
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+            if int(fields[1]) == pid:
+                child = int(stat.parent.name)
+                out[child] = (stat.parent / "cmdline").read_bytes().replace(b"\0", b" ").decode()
+        except (OSError, IndexError, ValueError):
+            continue
+    return out
+
+
+async def test_the_editors_mcp_servers_are_connected_for_its_session(
+    fake_daemon, gg_home: Path, workspace: Path
+) -> None:
+    import time
+
+    from acp.schema import EnvVariable, McpServerStdio
+
+    from .daemon import wait_until
+
+    assert not (gg_home / "mcp.json").exists()  # nothing configured: only the editor's server
+    d, fm = fake_daemon(TIME_SCRIPT)
+    client = RecordingClient("allow_once")
+    time_server = McpServerStdio(
+        name="time",
+        command=sys.executable,
+        args=["-m", "mcp_server_time"],
+        env=[EnvVariable(name="FROM_EDITOR", value="1")],
+    )
+    async with acp_agent(d.env, workspace, client) as conn:
+        new = await conn.new_session(cwd=str(workspace), mcp_servers=[time_server])
+        res = await asyncio.wait_for(
+            conn.prompt(
+                session_id=new.session_id,
+                prompt=[TextContentBlock(type="text", text="what time is it?")],
+            ),
+            90,
+        )
+        assert d.proc is not None
+        servers = [p for p, cmd in _children(d.proc.pid).items() if "mcp_server_time" in cmd]
+        assert len(servers) == 1  # the daemon runs it, once, for that session
+    assert res.stop_reason == "end_turn"
+    # The call was approval-gated through the editor, then ran on the editor's server.
+    (ask,) = client.permissions
+    assert ask[0].title == "MCP server time: call get_current_time"
+    assert ask[0].tool_call_id == "t1" and ask[0].raw_input == {"timezone": "Etc/UTC"}
+    year = time.gmtime().tm_year
+    done = [u for u in client.updates if getattr(u, "tool_call_id", "") == "t1"]
+    assert done[-1].status == "completed"
+    assert f"{year}-" in done[-1].content[0].content.text
+    tool_msgs = [m for m in fm.wait_for_requests(2)[1]["messages"] if m["role"] == "tool"]
+    assert f"{year}-" in tool_msgs[-1]["content"] and "Etc/UTC" in tool_msgs[-1]["content"]
+    # The server closes with the session's Service (here: when the daemon stops).
+    assert d.stop() == 0
+    await wait_until(lambda: not Path(f"/proc/{servers[0]}").exists() or _zombie(servers[0]))
+
+
+def _zombie(pid: int) -> bool:
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] == "Z"
+    except OSError:
+        return True
+
+
+async def test_an_unsupported_mcp_transport_is_a_clear_error(fake_daemon, workspace: Path) -> None:
+    from acp.schema import SseMcpServer
+
+    d, _ = fake_daemon([])
+    async with acp_agent(d.env, workspace, RecordingClient()) as conn:
+        sse = SseMcpServer(type="sse", name="old", url="http://127.0.0.1:9/sse", headers=[])
+        with pytest.raises(acp.RequestError) as err:
+            await conn.new_session(cwd=str(workspace), mcp_servers=[sse])
+        assert "stdio and http" in str(err.value)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -20,6 +21,7 @@ PROTOCOL_VERSION = 1
 WAIT_MS = 25_000
 TERMINAL = ("run_completed", "run_failed", "run_canceled")
 NOT_FOUND = -32002  # ACP's resource-not-found
+_SAFE = re.compile(r"[^A-Za-z0-9_.-]+")
 
 
 @dataclass
@@ -32,6 +34,7 @@ class AcpSession:
     run_id: str | None = None
     canceled: bool = False
     cancel_event: asyncio.Event = field(default_factory=asyncio.Event)
+    has_mcp: bool = False
 
 
 class GgBackends:
@@ -83,14 +86,50 @@ def _workspace(params: dict[str, Any]) -> Path:
     return path
 
 
-def _note_mcp_servers(params: dict[str, Any]) -> None:
-    # gg's MCP servers come from GG_HOME/mcp.json and a trusted workspace's .gg/mcp.json; a
-    # per-session list needs a daemon seam that does not exist yet (docs/acp.md, limits).
-    names = [s.get("name") for s in params.get("mcpServers") or [] if isinstance(s, dict)]
-    if names:
-        log.warning(
-            "ggd --acp: ignoring the client's MCP servers %s; add them with gg mcp add", names
-        )
+def _pairs(items: Any, what: str) -> dict[str, str]:
+    if not isinstance(items, list):
+        raise AcpError(-32602, f"{what} must be a list of {{name, value}}")
+    out: dict[str, str] = {}
+    for item in items:
+        if not isinstance(item, dict) or not isinstance(item.get("name"), str):
+            raise AcpError(-32602, f"{what} must be a list of {{name, value}}")
+        out[item["name"]] = str(item.get("value", ""))
+    return out
+
+
+def mcp_servers(params: dict[str, Any]) -> list[dict[str, Any]]:
+    """ACP's mcpServers as gg/mcp.session.set servers (names made tool-name safe)."""
+    raw = params.get("mcpServers") or []
+    if not isinstance(raw, list):
+        raise AcpError(-32602, "mcpServers must be a list")
+    out: list[dict[str, Any]] = []
+    for s in raw:
+        if not isinstance(s, dict) or not isinstance(s.get("name"), str):
+            raise AcpError(-32602, "each of mcpServers needs a name")
+        name = _SAFE.sub("-", s["name"]).strip("-._")[:48] or "server"
+        kind = s.get("type", "stdio")
+        if kind == "http":
+            out.append(
+                {
+                    "name": name,
+                    "url": s.get("url"),
+                    "headers": _pairs(s.get("headers", []), "headers"),
+                }
+            )
+        elif kind == "stdio" and "command" in s:
+            out.append(
+                {
+                    "name": name,
+                    "command": s.get("command"),
+                    "args": [str(a) for a in s.get("args") or []],
+                    "env": _pairs(s.get("env", []), "env"),
+                }
+            )
+        else:
+            raise AcpError(
+                -32602, f"MCP server {name}: gg takes stdio and http servers, not {kind}"
+            )
+    return out
 
 
 def _session_id(params: dict[str, Any]) -> str:
@@ -162,7 +201,7 @@ class GgAgent:
             "agentCapabilities": {
                 "loadSession": True,
                 "promptCapabilities": {"image": False, "audio": False, "embeddedContext": True},
-                "mcpCapabilities": {"http": False, "sse": False},
+                "mcpCapabilities": {"http": True, "sse": False},
                 "sessionCapabilities": {"resume": {}},
             },
             "agentInfo": {"name": "gg", "title": "gg", "version": __version__},
@@ -172,22 +211,33 @@ class GgAgent:
     async def new_session(self, params: dict[str, Any]) -> dict[str, Any]:
         """session/new: a gg session in the folder cwd names."""
         ws = _workspace(params)
-        _note_mcp_servers(params)
+        servers = mcp_servers(params)
         created = await self.backends.request(ws, "gg/session.create", {"name": "ACP session"})
         s = AcpSession(str(created["sessionId"]), ws)
+        await self._set_mcp(s, servers)
         self.sessions[s.session_id] = s
         return {"sessionId": s.session_id, "modes": self._modes(s)}
 
     async def _attach(self, params: dict[str, Any]) -> tuple[AcpSession, dict[str, Any]]:
         ws, sid = _workspace(params), _session_id(params)
-        _note_mcp_servers(params)
+        servers = mcp_servers(params)
         try:
             snap = await self.backends.request(ws, "gg/session.open", {"sessionId": sid})
         except GgRpcError as exc:
             raise AcpError(NOT_FOUND, f"No gg session {sid} in this folder ({exc})") from None
         s = self.sessions.get(sid) or AcpSession(sid, ws)
+        await self._set_mcp(s, servers)
         self.sessions[sid] = s
         return s, dict(snap)
+
+    async def _set_mcp(self, s: AcpSession, servers: list[dict[str, Any]]) -> None:
+        # The MCP capability owns the servers: it connects them on the session's next turn and
+        # closes them with it. An empty list only matters when it clears an earlier one.
+        if not servers and not s.has_mcp:
+            return
+        params = {"sessionId": s.session_id, "servers": servers}
+        await self.backends.request(s.workspace, "gg/mcp.session.set", params)
+        s.has_mcp = bool(servers)
 
     async def load_session(self, params: dict[str, Any]) -> dict[str, Any]:
         """session/load: replay the conversation as session/update, then answer."""

@@ -27,7 +27,8 @@ NAME_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,47}$"
 _NAME = re.compile(NAME_PATTERN)
 _VAR = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
 
-Origin = Literal["home", "workspace"]
+# "session": given by a local client for one session (session.py), never on disk.
+Origin = Literal["home", "workspace", "session"]
 
 
 class McpSection(BaseModel):

@@ -26,10 +26,14 @@ from .protocol import (
     McpRemoveResult,
     McpServerInfo,
     McpServerParams,
+    McpSessionServer,
+    McpSessionSetParams,
+    McpSessionSetResult,
     McpTestResult,
     McpTrustResult,
 )
 from .provider import probe, status_book
+from .session import set_session_servers
 
 
 def _section(ctx: HandlerContext) -> McpSection:
@@ -106,9 +110,7 @@ async def mcp_test(ctx: HandlerContext, params: McpServerParams) -> McpTestResul
     return McpTestResult(server=params.server, **out)
 
 
-async def mcp_add(ctx: HandlerContext, params: McpAddParams) -> McpAddResult:
-    """Add a server to GG_HOME/mcp.json."""
-    _local_only(ctx, "gg/mcp.add")
+def _server_config(params: McpAddParams | McpSessionServer) -> StdioServer | HttpServer:
     if (params.command is None) == (params.url is None):
         raise E.InvalidParamsError("invalid params: give either command (stdio) or url (http)")
     cfg: StdioServer | HttpServer
@@ -120,6 +122,13 @@ async def mcp_add(ctx: HandlerContext, params: McpAddParams) -> McpAddResult:
         if params.args or params.env or params.cwd:
             raise E.InvalidParamsError("invalid params: args, env and cwd are for command servers")
         cfg = HttpServer(url=params.url or "", headers=params.headers)
+    return cfg
+
+
+async def mcp_add(ctx: HandlerContext, params: McpAddParams) -> McpAddResult:
+    """Add a server to GG_HOME/mcp.json."""
+    _local_only(ctx, "gg/mcp.add")
+    cfg = _server_config(params)
     try:
         replaced = await asyncio.to_thread(add_server, ctx.services.home, params.name, cfg)
     except McpConfigError as exc:
@@ -147,12 +156,25 @@ async def mcp_trust(ctx: HandlerContext, params: Empty) -> McpTrustResult:
     return McpTrustResult(servers=names)
 
 
+async def mcp_session_set(ctx: HandlerContext, params: McpSessionSetParams) -> McpSessionSetResult:
+    """Replace a session's own servers; its next turn connects them (and closes removed ones)."""
+    _local_only(ctx, "gg/mcp.session.set")
+    configs: dict[str, StdioServer | HttpServer] = {}
+    for server in params.servers:
+        if server.name in configs:
+            raise E.InvalidParamsError(f"invalid params: servers: {server.name!r} appears twice")
+        configs[server.name] = _server_config(server)
+    set_session_servers(ctx.services.home, params.session_id, configs)
+    return McpSessionSetResult(servers=sorted(configs))
+
+
 HANDLERS: dict[str, Handler] = {
     "gg/mcp.list": mcp_list,
     "gg/mcp.test": mcp_test,
     "gg/mcp.add": mcp_add,
     "gg/mcp.remove": mcp_remove,
     "gg/mcp.trust": mcp_trust,
+    "gg/mcp.session.set": mcp_session_set,
 }
 
 __all__ = ["HANDLERS"]

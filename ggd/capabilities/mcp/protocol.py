@@ -59,6 +59,31 @@ class McpAddParams(Params):
     headers: dict[str, str] = Field(default_factory=dict)
 
 
+class McpSessionServer(WireModel):
+    """One server for a session: stdio (command, args, env, cwd) or HTTP (url, headers)."""
+
+    name: str = Field(pattern=NAME_PATTERN)
+    command: str | None = Field(default=None, min_length=1)
+    args: list[str] = Field(default_factory=list)
+    env: dict[str, str] = Field(default_factory=dict)
+    cwd: str | None = None
+    url: str | None = Field(default=None, pattern=r"^https?://")
+    headers: dict[str, str] = Field(default_factory=dict)
+
+
+class McpSessionSetParams(Params):
+    """The complete list of a session's own servers (empty clears them)."""
+
+    session_id: str = Field(min_length=1, max_length=128)
+    servers: list[McpSessionServer] = Field(default_factory=list, max_length=32)
+
+
+class McpSessionSetResult(Result):
+    """The session's server names, connected on its next turn."""
+
+    servers: list[str]
+
+
 class McpAddResult(Result):
     """Whether an existing server of that name was replaced."""
 
@@ -140,7 +165,21 @@ MCP_TRUST = MethodSpec(
     example={"params": {}, "result": {"servers": ["docs"]}},
 )
 
-METHODS = (MCP_LIST, MCP_TEST, MCP_ADD, MCP_REMOVE, MCP_TRUST)
+MCP_SESSION_SET = MethodSpec(
+    "gg/mcp.session.set",
+    "Set one session's own MCP servers, kept in memory and closed with it (local connections only).",
+    McpSessionSetParams,
+    McpSessionSetResult,
+    example={
+        "params": {
+            "sessionId": "s_01J9Z3",
+            "servers": [{"name": "time", "command": "mcp-server-time", "args": [], "env": {}}],
+        },
+        "result": {"servers": ["time"]},
+    },
+)
+
+METHODS = (MCP_LIST, MCP_TEST, MCP_ADD, MCP_REMOVE, MCP_TRUST, MCP_SESSION_SET)
 
 __all__ = [
     "METHODS",
@@ -150,6 +189,9 @@ __all__ = [
     "McpRemoveResult",
     "McpServerInfo",
     "McpServerParams",
+    "McpSessionServer",
+    "McpSessionSetParams",
+    "McpSessionSetResult",
     "McpTestResult",
     "McpTrustResult",
 ]

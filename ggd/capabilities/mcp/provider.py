@@ -23,6 +23,7 @@ from ggd.tools import Tool
 from .config import McpSection, Servers, ServerSpec, has_config, load_servers
 from .connection import Connection, describe_error
 from .schema import tool_name
+from .session import any_session_servers, session_specs
 from .tools import McpTool
 
 log = logging.getLogger("ggd.mcp")
@@ -120,14 +121,19 @@ class McpProvider(ToolProvider):
         self.book = status_book(home)
 
     def available(self, scope: ScopeContext) -> str | None:
-        """Absent (quietly) when no mcp.json exists for this workspace."""
-        if not has_config(self.home, scope.workspace.root):
+        """Absent (quietly) when no mcp.json exists and no session was given servers."""
+        if not has_config(self.home, scope.workspace.root) and not any_session_servers(self.home):
             return "no MCP servers configured"
         return None
 
     async def build(self, session: SessionContext) -> Contribution:
         """Connect what is new or changed, concurrently; tools of every healthy server."""
         servers: Servers = await asyncio.to_thread(load_servers, self.home, session.workspace.root)
+        for name, spec in session_specs(
+            self.home, session.session_id, session.workspace.root
+        ).items():
+            # A configured server keeps its name; the session's adds new names only.
+            servers.servers.setdefault(name, spec)
         pool = session.state.get(_POOL)
         if pool is None:
             pool = session.state[_POOL] = Pool()

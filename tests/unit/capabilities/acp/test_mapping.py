@@ -104,3 +104,38 @@ def test_prompt_blocks_become_one_prompt() -> None:
         ]
     )
     assert text == 'explain\n\n@file:///p/a.py\n\n<context uri="file:///p/b.py">\nb = 1\n</context>'
+
+
+def test_acp_mcp_servers_become_gg_session_servers() -> None:
+    import pytest
+
+    from ggd.capabilities.acp.agent import mcp_servers
+    from ggd.capabilities.acp.wire import AcpError
+
+    params = {
+        "mcpServers": [
+            {
+                "name": "my time",
+                "command": "/usr/bin/t",
+                "args": ["-x"],
+                "env": [{"name": "TZ", "value": "UTC"}],
+            },
+            {
+                "type": "http",
+                "name": "docs",
+                "url": "https://docs.example/mcp",
+                "headers": [{"name": "Authorization", "value": "Bearer t"}],
+            },
+        ]
+    }
+    assert mcp_servers(params) == [
+        {"name": "my-time", "command": "/usr/bin/t", "args": ["-x"], "env": {"TZ": "UTC"}},
+        {
+            "name": "docs",
+            "url": "https://docs.example/mcp",
+            "headers": {"Authorization": "Bearer t"},
+        },
+    ]
+    assert mcp_servers({}) == []
+    with pytest.raises(AcpError):
+        mcp_servers({"mcpServers": [{"name": "x", "command": "c", "env": {"A": "1"}}]})

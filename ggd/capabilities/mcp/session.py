@@ -1,0 +1,53 @@
+"""Servers a client hands the daemon for one session (gg/mcp.session.set), kept in memory.
+
+An editor speaking ACP sends its MCP servers with session/new; they carry the user's trust like
+a CLI flag, so they start without `gg mcp trust`, but only a local connection may set them. They
+are never written to disk and are not `${VAR}` expanded (the editor sends literal values).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+
+from .config import HttpServer, ServerSpec, StdioServer
+
+# GG_HOME -> session id -> server name -> config; the provider reads it on each build.
+_REGISTRY: dict[str, dict[str, dict[str, StdioServer | HttpServer]]] = {}
+
+
+def _book(home: Path) -> dict[str, dict[str, StdioServer | HttpServer]]:
+    return _REGISTRY.setdefault(str(home), {})
+
+
+def set_session_servers(
+    home: Path, session_id: str, servers: dict[str, StdioServer | HttpServer]
+) -> None:
+    """Replace a session's servers (an empty mapping forgets the session)."""
+    book = _book(home)
+    if servers:
+        book[session_id] = dict(servers)
+    else:
+        book.pop(session_id, None)
+
+
+def any_session_servers(home: Path) -> bool:
+    """Whether some session of this home has servers (for `available`)."""
+    return bool(_REGISTRY.get(str(home)))
+
+
+def session_specs(home: Path, session_id: str, root: Path) -> dict[str, ServerSpec]:
+    """A session's servers as specs; a stdio server runs in the workspace unless told otherwise."""
+    out: dict[str, ServerSpec] = {}
+    for name, cfg in _book(home).get(session_id, {}).items():
+        raw = json.dumps(["session", cfg.model_dump()], sort_keys=True).encode()
+        fingerprint = hashlib.sha256(raw).hexdigest()[:16]
+        if isinstance(cfg, StdioServer):
+            cwd = str(root / cfg.cwd) if cfg.cwd else str(root)
+            cfg = cfg.model_copy(update={"cwd": cwd})
+        out[name] = ServerSpec(name, "session", cfg, fingerprint)
+    return out
+
+
+__all__ = ["any_session_servers", "session_specs", "set_session_servers"]
