@@ -367,6 +367,7 @@ TIME_SCRIPT = [
         ]
     },
     {"text": "It is late."},
+    {"text": "No servers now."},
 ]
 
 
@@ -425,12 +426,20 @@ async def test_the_editors_mcp_servers_are_connected_for_its_session(
     assert f"{year}-" in done[-1].content[0].content.text
     tool_msgs = [m for m in fm.wait_for_requests(2)[1]["messages"] if m["role"] == "tool"]
     assert f"{year}-" in tool_msgs[-1]["content"] and "Etc/UTC" in tool_msgs[-1]["content"]
-    # The server closes with the session's Service (here: when the daemon stops).
+    # The editor comes back without servers: resume replaces the list, the next turn closes it.
+    async with acp_agent(d.env, workspace, RecordingClient()) as conn:
+        await conn.resume_session(session_id=new.session_id, cwd=str(workspace), mcp_servers=[])
+        await conn.prompt(
+            session_id=new.session_id, prompt=[TextContentBlock(type="text", text="again")]
+        )
+    await wait_until(lambda: _zombie(servers[0]))
+    assert "mcp_time" not in json.dumps(fm.wait_for_requests(3)[2].get("tools", []))
+    assert "mcp_time" not in fm.wait_for_requests(3)[2]["messages"][0]["content"]
     assert d.stop() == 0
-    await wait_until(lambda: not Path(f"/proc/{servers[0]}").exists() or _zombie(servers[0]))
 
 
 def _zombie(pid: int) -> bool:
+    """Whether a process is gone or only a zombie."""
     try:
         return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] == "Z"
     except OSError:

@@ -34,7 +34,6 @@ class AcpSession:
     run_id: str | None = None
     canceled: bool = False
     cancel_event: asyncio.Event = field(default_factory=asyncio.Event)
-    has_mcp: bool = False
 
 
 class GgBackends:
@@ -226,18 +225,25 @@ class GgAgent:
         except GgRpcError as exc:
             raise AcpError(NOT_FOUND, f"No gg session {sid} in this folder ({exc})") from None
         s = self.sessions.get(sid) or AcpSession(sid, ws)
-        await self._set_mcp(s, servers)
+        await self._set_mcp(s, servers, replace=True)
         self.sessions[sid] = s
         return s, dict(snap)
 
-    async def _set_mcp(self, s: AcpSession, servers: list[dict[str, Any]]) -> None:
+    async def _set_mcp(
+        self, s: AcpSession, servers: list[dict[str, Any]], replace: bool = False
+    ) -> None:
         # The MCP capability owns the servers: it connects them on the session's next turn and
-        # closes them with it. An empty list only matters when it clears an earlier one.
-        if not servers and not s.has_mcp:
+        # closes them with it. session/load and resume replace the list (an editor that now
+        # sends none clears what an earlier adapter set); session/new skips an empty one.
+        if not servers and not replace:
             return
         params = {"sessionId": s.session_id, "servers": servers}
-        await self.backends.request(s.workspace, "gg/mcp.session.set", params)
-        s.has_mcp = bool(servers)
+        try:
+            await self.backends.request(s.workspace, "gg/mcp.session.set", params)
+        except GgRpcError:
+            if servers:
+                raise
+            log.debug("ggd --acp: could not clear the session's MCP servers", exc_info=True)
 
     async def load_session(self, params: dict[str, Any]) -> dict[str, Any]:
         """session/load: replay the conversation as session/update, then answer."""

@@ -24,16 +24,16 @@ def _book(home: Path) -> dict[str, dict[str, StdioServer | HttpServer]]:
 def set_session_servers(
     home: Path, session_id: str, servers: dict[str, StdioServer | HttpServer]
 ) -> None:
-    """Replace a session's servers (an empty mapping forgets the session)."""
+    """Replace a session's servers (an empty mapping clears them)."""
     book = _book(home)
-    if servers:
+    # A cleared session keeps its (empty) entry so the provider still builds for it and closes
+    # the connections it had; a session that never had servers adds none.
+    if servers or session_id in book:
         book[session_id] = dict(servers)
-    else:
-        book.pop(session_id, None)
 
 
 def any_session_servers(home: Path) -> bool:
-    """Whether some session of this home has servers (for `available`)."""
+    """Whether some session of this home has (or had) servers (for `available`)."""
     return bool(_REGISTRY.get(str(home)))
 
 
