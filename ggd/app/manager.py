@@ -13,6 +13,9 @@ from .service import Service
 from .workspaces import Workspace, WorkspaceRegistry
 
 DEFAULT_CAPACITY = 64
+# How many most recently used idle sessions keep their entries in memory; colder ones release
+# them (header + fingerprint stay, ~1.4 KB) and rebuild in a worker thread on the next use.
+DEFAULT_HOT = 8
 log = logging.getLogger("ggd.app")
 
 
@@ -24,10 +27,12 @@ class Manager:
         repo: SessionRepository,
         workspaces: WorkspaceRegistry,
         capacity: int = DEFAULT_CAPACITY,
+        hot: int = DEFAULT_HOT,
     ) -> None:
         self.repo = repo
         self.workspaces = workspaces
         self.capacity = capacity
+        self.hot = max(1, hot)
         self._open: OrderedDict[str, Service] = OrderedDict()
         self._opening: dict[str, asyncio.Lock] = {}
         # Evicted services whose resources are still closing (awaited at shutdown).
@@ -45,6 +50,8 @@ class Manager:
         svc = self._open.get(session_id)
         if svc is not None:
             self._open.move_to_end(session_id)
+            self._release_cold()
+            await svc.ensure_loaded()
             return svc
         lock = self._opening.setdefault(session_id, asyncio.Lock())
         async with lock:
@@ -58,6 +65,7 @@ class Manager:
                     )
                 svc = self._put(Service(sf, ws))
         self._opening.pop(session_id, None)
+        await svc.ensure_loaded()
         return svc
 
     async def _load(self, session_id: str) -> SessionFile:
@@ -82,7 +90,19 @@ class Manager:
                 if old.active_run_id is None and not old.lock.locked() and old is not svc:
                     del self._open[sid]
                     self._close_later(old)
+        self._release_cold()
         return svc
+
+    def _release_cold(self) -> None:
+        # Idle sessions beyond the `hot` most recently used drop their entries; a busy one
+        # (run or file operation in flight) keeps them and is released on a later pass.
+        cold = len(self._open) - self.hot
+        for svc in self._open.values():
+            if cold <= 0:
+                break
+            cold -= 1
+            if svc.file.loaded and svc.idle:
+                svc.file.release()
 
     def _close_later(self, svc: Service) -> None:
         # Closing may wait on a browser or a server: never under the caller's locks or inline.

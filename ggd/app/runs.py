@@ -82,10 +82,14 @@ class RunManager:
         if approver is None:
             raise E.InternalError("a run needs an approver; none was given")
         mode = mode or self.opts.default_approval_mode
+        await svc.ensure_loaded()  # check_model reads the session's model on the loop
         # An unknown provider or a model the endpoint does not list is an error before the run
         # starts (it used to fall through to the demo model). Checked first: nothing may await
         # between the admission checks below and registering the run.
         await self.turns.check_model(svc, model)
+        # Idle during that await, the session may have been released: rebuild it in a thread
+        # now (no await when loaded); once the run is registered it is never released.
+        await svc.ensure_loaded()
         admit(
             self.opts,
             closed=self.runtime.closed,

@@ -29,6 +29,8 @@ class RuntimeOptions:
     default_workspace: Path
     default_model: str = "demo:gg-demo"
     capacity: int = 64
+    # Idle open sessions beyond the `hot` most recently used release their entries (issue 19).
+    hot: int = 8
 
 
 def root_from_uri(uri: str) -> Path | None:
@@ -46,7 +48,7 @@ class Runtime:
         self.opts = opts
         self.repo = SessionRepository(opts.home / "sessions")
         self.workspaces = WorkspaceRegistry(opts.home / "workspaces.json", opts.default_workspace)
-        self.manager = Manager(self.repo, self.workspaces, opts.capacity)
+        self.manager = Manager(self.repo, self.workspaces, opts.capacity, opts.hot)
         self.bus = SessionBus()
         self.closed = False
 
@@ -127,10 +129,11 @@ class Runtime:
             raise E.RunConflictError(
                 "the session has an active run; cancel it or wait before moving the head"
             )
+        await svc.ensure_loaded()  # _target reads entries on the loop, right after this
         target, draft = self._target(svc, action, node_id)
         if action == "tree":
-            await svc.write(lambda sf: sf.checkout(target))
-            leaf = svc.file.leaf_id
+            head = await svc.write(lambda sf: sf.checkout(target))
+            leaf = head.id
             self.bus.publish(
                 SessionEvent(session_id=svc.id, type="head_changed", leaf_id=leaf), svc.workspace.id
             )

@@ -10,7 +10,7 @@ from typing import Any, TypeVar
 
 from ggd.protocol import Message, SessionUpdate, Snapshot, TreeItem, WorkspaceRef
 from ggd.protocol import errors as E
-from ggd.session import SessionConflictError, SessionFile
+from ggd.session import SessionConflictError, SessionFile, SessionNotFoundError
 
 from .naming import session_name
 from .workspaces import Workspace
@@ -77,6 +77,31 @@ class Service:
     def id(self) -> str:
         """The session id."""
         return self.file.id
+
+    @property
+    def idle(self) -> bool:
+        """No run and no file operation in flight: its entries may be released."""
+        return self.active_run_id is None and not self.lock.locked()
+
+    async def ensure_loaded(self) -> None:
+        """Rebuild a released file's entries in a worker thread, so loop-side reads stay cheap.
+
+        A no-op (no await) when loaded: code right after it may read the file on the loop.
+        A released file replaced behind our back is re-read as it is now (what a fresh open sees).
+        """
+        if self.file.loaded:
+            return
+        async with self.lock:
+            if self.file.loaded:
+                return
+            try:
+                await asyncio.to_thread(lambda: self.file.entries)
+            except SessionConflictError:
+                log.info("released session changed on disk; re-read", extra={"session": self.id})
+                try:
+                    await asyncio.to_thread(self.file.reload)
+                except SessionNotFoundError:
+                    raise E.SessionNotFoundError(f"no session with id {self.id!r}") from None
 
     async def write(self, fn: Callable[[SessionFile], T]) -> T:
         """Run a file mutation under the lock in a worker thread; a stale file -> session_conflict."""

@@ -134,6 +134,7 @@ class TurnAssembler:
         """Summarise older turns now; refused while a run is active."""
         if svc.active_run_id is not None:
             raise E.RunConflictError("the session has an active run; compact after it finishes")
+        await svc.ensure_loaded()  # resolve_model and the transcript read it on the loop
         provider, bare, _ref = self.resolve_model(svc, None)
         try:
             summary = await compact(
