@@ -122,6 +122,7 @@ class ToolExecutor:
             return
         try:
             await item.tool.precheck(item.call.arguments, self._ctx)
+            item.info = await item.tool.describe_live(item.call.arguments, self._ctx, item.info)
         except ToolError as exc:
             item.result = _error(_exc_text(exc))
             return

@@ -9,6 +9,7 @@ from .builtins import CORE_CAPABILITIES
 from .bus import SessionBus
 from .capabilities import CapabilityRegistry, sanitize_reason
 from .channels import ChannelState, Supervisor
+from .delegate import ClientDelegate, ClientToolError, CommandOutcome
 from .extension import (
     Capability,
     Channel,
@@ -42,6 +43,9 @@ __all__ = [
     "Channel",
     "ChannelContext",
     "ChannelState",
+    "ClientDelegate",
+    "ClientToolError",
+    "CommandOutcome",
     "Contribution",
     "DaemonCore",
     "DaemonServices",

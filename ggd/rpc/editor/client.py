@@ -11,7 +11,14 @@ from ggd.rpc.connection import Connection
 
 
 class ClientRequestError(Exception):
-    """The client answered one of our requests with an error (or went away)."""
+    """The client answered one of our requests with an error (or went away).
+
+    `delivered` is False only when the request never left gg (the client was already gone).
+    """
+
+    def __init__(self, message: str, *, delivered: bool = True) -> None:
+        super().__init__(message)
+        self.delivered = delivered
 
 
 @dataclass(frozen=True)
@@ -54,16 +61,21 @@ class ClientRequests:
     async def request(self, method: str, params: dict[str, Any]) -> Any:
         """Send one request and wait for the client's result."""
         if self.conn.closed:
-            raise ClientRequestError("the client is gone")
+            raise ClientRequestError("the client is gone", delivered=False)
         msg_id = f"gg-{next(self._ids)}"
         fut: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
         self._pending[msg_id] = fut
         msg = {"jsonrpc": "2.0", "id": msg_id, "method": method, "params": params}
         if not self.conn.send_raw(self.conn.encode(msg)):
             self._pending.pop(msg_id, None)
-            raise ClientRequestError("the client is not reading")
+            raise ClientRequestError("the client is not reading", delivered=False)
         try:
             return await fut
+        except asyncio.CancelledError:
+            # LSP's way to withdraw a request: the client stops its work (kills a terminal).
+            if not fut.done():
+                self.conn.notify("$/cancelRequest", {"id": msg_id}, droppable=False)
+            raise
         finally:
             self._pending.pop(msg_id, None)
 
