@@ -117,6 +117,8 @@ export interface ClientEmpty {
 /** Ask the client for a file's text as the user sees it (an unsaved buffer included). */
 export interface ClientReadTextFileParams {
   runId: string;
+  /** The tool call it serves. */
+  toolCallId?: string | null;
   /** Absolute path inside the run's workspace. */
   path: string;
 }
@@ -129,6 +131,8 @@ export interface ClientReadTextFileResult {
 /** Run a shell command in the client's terminal; `$/cancelRequest` kills it. */
 export interface ClientRunCommandParams {
   runId: string;
+  /** The tool call it serves. */
+  toolCallId?: string | null;
   /** One bash command line, as the bash tool got it. */
   command: string;
   /** The workspace folder. */
@@ -158,6 +162,8 @@ export interface ClientTools {
 /** Hand the client a file's new text after gg wrote it to disk. */
 export interface ClientWriteTextFileParams {
   runId: string;
+  /** The tool call it serves. */
+  toolCallId?: string | null;
   /** Absolute path inside the run's workspace. */
   path: string;
   content: string;

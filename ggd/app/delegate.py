@@ -2,6 +2,6 @@
 
 from __future__ import annotations
 
-from ggd.tools.client import ClientDelegate, ClientToolError, CommandOutcome
+from ggd.tools.client import TOOL_CALL_ID, ClientDelegate, ClientToolError, CommandOutcome
 
-__all__ = ["ClientDelegate", "ClientToolError", "CommandOutcome"]
+__all__ = ["TOOL_CALL_ID", "ClientDelegate", "ClientToolError", "CommandOutcome"]

@@ -11,6 +11,7 @@ class ClientReadTextFileParams(Params):
     """Ask the client for a file's text as the user sees it (an unsaved buffer included)."""
 
     run_id: str
+    tool_call_id: str | None = Field(default=None, description="The tool call it serves.")
     path: str = Field(description="Absolute path inside the run's workspace.")
 
 
@@ -25,6 +26,7 @@ class ClientWriteTextFileParams(Params):
     """Hand the client a file's new text after gg wrote it to disk."""
 
     run_id: str
+    tool_call_id: str | None = Field(default=None, description="The tool call it serves.")
     path: str = Field(description="Absolute path inside the run's workspace.")
     content: str
 
@@ -33,6 +35,7 @@ class ClientRunCommandParams(Params):
     """Run a shell command in the client's terminal; `$/cancelRequest` kills it."""
 
     run_id: str
+    tool_call_id: str | None = Field(default=None, description="The tool call it serves.")
     command: str = Field(description="One bash command line, as the bash tool got it.")
     cwd: str = Field(description="The workspace folder.")
     timeout_ms: int = Field(description="Kill the command after this long and report it.")

@@ -7,9 +7,14 @@ keep their own checks and limits either way; the delegate only supplies text and
 
 from __future__ import annotations
 
+from contextvars import ContextVar
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
+
+# The tool call a delegate request serves (set per call by the executor, each call its own
+# task), so an editor can attach a terminal to the right tool card.
+TOOL_CALL_ID: ContextVar[str] = ContextVar("gg_tool_call_id", default="")
 
 
 class ClientToolError(Exception):
@@ -64,4 +69,4 @@ class ClientDelegate(Protocol):
         ...
 
 
-__all__ = ["ClientDelegate", "ClientToolError", "CommandOutcome"]
+__all__ = ["TOOL_CALL_ID", "ClientDelegate", "ClientToolError", "CommandOutcome"]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import itertools
+from collections import deque
 from dataclasses import dataclass
 from typing import Any
 
@@ -56,6 +57,8 @@ class ClientRequests:
         self.conn = conn
         self._ids = itertools.count(1)
         self._pending: dict[str, asyncio.Future[Any]] = {}
+        # Ids gg withdrew with $/cancelRequest: their late answers are expected, not strays.
+        self._withdrawn: deque[str] = deque(maxlen=64)
         conn.on_close.append(lambda _c: self._fail_all())
 
     async def request(self, method: str, params: dict[str, Any]) -> Any:
@@ -74,6 +77,7 @@ class ClientRequests:
         except asyncio.CancelledError:
             # LSP's way to withdraw a request: the client stops its work (kills a terminal).
             if not fut.done():
+                self._withdrawn.append(msg_id)
                 self.conn.notify("$/cancelRequest", {"id": msg_id}, droppable=False)
             raise
         finally:
@@ -84,6 +88,9 @@ class ClientRequests:
         msg_id = data.get("id")
         fut = self._pending.pop(msg_id, None) if isinstance(msg_id, str) else None
         if fut is None:
+            if isinstance(msg_id, str) and msg_id in self._withdrawn:
+                self._withdrawn.remove(msg_id)
+                return True
             return False
         if not fut.done():
             if "error" in data:

@@ -8,7 +8,7 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
-from ggd.app import ClientToolError, CommandOutcome
+from ggd.app import TOOL_CALL_ID, ClientToolError, CommandOutcome
 from ggd.protocol import methods as M
 from ggd.protocol.client import ClientReadTextFileResult, ClientRunCommandResult
 from ggd.protocol.run import ClientTools
@@ -48,7 +48,8 @@ class ConnectionDelegate:
     async def _ask(self, method: str, params: dict[str, Any], within: float | None) -> Any:
         try:
             async with asyncio.timeout(within):
-                return await self.requests.request(method, {"runId": self.run_id, **params})
+                call = {"toolCallId": TOOL_CALL_ID.get()} if TOOL_CALL_ID.get() else {}
+                return await self.requests.request(method, {"runId": self.run_id, **call, **params})
         except ClientRequestError as exc:
             raise ClientToolError(str(exc), delivered=exc.delivered) from None
         except TimeoutError:
