@@ -67,6 +67,7 @@ async def run_in_client(
             out = await ctx.client.run_command(cmd, ws, time_limit, keep)
     except TimeoutError:
         out = CommandOutcome(output="", timed_out=True)
+
     except ClientToolError as exc:
         if not exc.delivered:
             return None

@@ -14,7 +14,7 @@ from ggd.app.ggclient import GgClient, GgRpcError, RequestHandler, gg_home
 from . import mapping
 from .bridge import Bridge, Terminals, client_tools, terminal_content
 from .params import mcp_servers, session_id_of, workspace_of
-from .wire import AcpError, Connection
+from .wire import AcpError, Connection, PeerError
 
 log = logging.getLogger("ggd.acp")
 
@@ -288,13 +288,15 @@ class GgAgent:
         """Ask the client (session/request_permission) and answer gg/run.approve."""
         assert self.conn is not None
         call_id = str(approval.get("toolCallId") or approval.get("id"))
+        name, args = str(approval.get("toolName")), dict(approval.get("arguments") or {})
         call = mapping.tool_call(
             s.workspace,
             call_id,
-            str(approval.get("toolName")),
+            name,
             str(approval.get("summary") or ""),
-            dict(approval.get("arguments") or {}),
+            args,
             "pending",
+            await self._buffer(s, name, args),
         )
         options = [
             {"optionId": "allow_once", "name": "Allow", "kind": "allow_once"},
@@ -325,6 +327,22 @@ class GgAgent:
             answer["scope"] = "session"
         with contextlib.suppress(GgRpcError):  # answered elsewhere, or the run ended
             await self.backends.request(s.workspace, "gg/run.approve", answer)
+
+    async def _buffer(self, s: AcpSession, name: str, args: dict[str, Any]) -> str | None:
+        """The editor's text of the file an edit changes, so its diff is against what it shows."""
+        fs = self.client_caps.get("fs") or {}
+        path = mapping.file_path(s.workspace, args.get("path"))
+        if name not in mapping.EDIT_TOOLS or path is None or not fs.get("readTextFile"):
+            return None
+        assert self.conn is not None
+        try:
+            res = await self.conn.request(
+                "fs/read_text_file", {"sessionId": s.session_id, "path": path}, 30
+            )
+        except (PeerError, ConnectionError, TimeoutError):
+            return None  # the diff is then the disk's, as gg's own fallback reads it
+        content = (res or {}).get("content")
+        return content if isinstance(content, str) else None
 
     def _with_terminal(self, s: AcpSession, update: dict[str, Any]) -> dict[str, Any]:
         """Keep a bash call's editor terminal in its tool card, from first show to its end."""

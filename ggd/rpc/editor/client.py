@@ -76,7 +76,8 @@ class ClientRequests:
             return await fut
         except asyncio.CancelledError:
             # LSP's way to withdraw a request: the client stops its work (kills a terminal).
-            if not fut.done():
+            # The task's cancel cancels fut too; only an answer already in means no need.
+            if fut.cancelled() or not fut.done():
                 self._withdrawn.append(msg_id)
                 self.conn.notify("$/cancelRequest", {"id": msg_id}, droppable=False)
             raise
