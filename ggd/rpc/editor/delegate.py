@@ -30,15 +30,17 @@ class ConnectionDelegate:
         self.run_id = ""  # set once the run exists, before any tool runs
         self.file_timeout = file_timeout
 
+    # What the client offered, even once it is gone: a request then fails undelivered, so the
+    # tool result says why gg used the disk instead of doing so silently.
     @property
     def can_read(self) -> bool:
         """The client said it serves file text."""
-        return self.tools.read_text_file and not self.requests.conn.closed
+        return self.tools.read_text_file
 
     @property
     def can_write(self) -> bool:
         """The client said it takes new file text."""
-        return self.tools.write_text_file and not self.requests.conn.closed
+        return self.tools.write_text_file
 
     @property
     def can_run(self) -> bool:

@@ -62,10 +62,12 @@ async def test_an_error_or_a_malformed_answer_is_a_client_tool_error() -> None:
         await task
 
 
-async def test_a_closed_connection_never_delivers_and_stops_offering_files() -> None:
+async def test_a_closed_connection_never_delivers() -> None:
     conn, _, delegate = _setup(read_text_file=True, terminal=True)
     conn.close()
-    assert not delegate.can_read and delegate.can_run
+    with pytest.raises(ClientToolError, match="gone") as info:
+        await delegate.read_text(Path("/w/a.py"))
+    assert not info.value.delivered
     with pytest.raises(ClientToolError) as info:
         await delegate.run_command("make", Path("/w"), 5, 100)
     assert not info.value.delivered  # so bash may run it itself: it never reached the client
