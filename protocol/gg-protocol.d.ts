@@ -110,6 +110,65 @@ export interface ChannelStatus {
   since: number;
 }
 
+/** An empty result (extra fields ignored). */
+export interface ClientEmpty {
+}
+
+/** Ask the client for a file's text as the user sees it (an unsaved buffer included). */
+export interface ClientReadTextFileParams {
+  runId: string;
+  /** The tool call it serves. */
+  toolCallId?: string | null;
+  /** Absolute path inside the run's workspace. */
+  path: string;
+}
+
+/** The file's text. */
+export interface ClientReadTextFileResult {
+  content: string;
+}
+
+/** Run a shell command in the client's terminal; `$/cancelRequest` kills it. */
+export interface ClientRunCommandParams {
+  runId: string;
+  /** The tool call it serves. */
+  toolCallId?: string | null;
+  /** One bash command line, as the bash tool got it. */
+  command: string;
+  /** The workspace folder. */
+  cwd: string;
+  /** Kill the command after this long and report it. */
+  timeoutMs: number;
+  /** Keep at most this many bytes, the end of it. */
+  outputByteLimit: number;
+}
+
+/** What the terminal reported: its output (the end of it), exit code or signal. */
+export interface ClientRunCommandResult {
+  output?: string;
+  truncated?: boolean;
+  exitCode?: number | null;
+  signal?: string | null;
+  timedOut?: boolean;
+}
+
+/** What the connection starting a run offers to do for it (server->client gg/client.*). */
+export interface ClientTools {
+  readTextFile?: boolean;
+  writeTextFile?: boolean;
+  terminal?: boolean;
+}
+
+/** Hand the client a file's new text after gg wrote it to disk. */
+export interface ClientWriteTextFileParams {
+  runId: string;
+  /** The tool call it serves. */
+  toolCallId?: string | null;
+  /** Absolute path inside the run's workspace. */
+  path: string;
+  content: string;
+}
+
 /** Older turns were summarised to fit the context budget. */
 export interface CompactionEvent {
   runId: string;
@@ -699,6 +758,7 @@ export interface RunStartParams {
   interactive?: boolean;
   model?: string | null;
   subscribe?: boolean;
+  clientTools?: ClientTools | null;
 }
 
 /** The new run's id. */
@@ -1042,6 +1102,9 @@ export interface GgMethods {
   "gg/media.get": { params: MediaGetParams; result: MediaGetResult };
   "gg/run.event": { params: RunEvent; result: void };
   "gg/session.event": { params: SessionEvent; result: void };
+  "gg/client.readTextFile": { params: ClientReadTextFileParams; result: ClientReadTextFileResult };
+  "gg/client.writeTextFile": { params: ClientWriteTextFileParams; result: ClientEmpty };
+  "gg/client.runCommand": { params: ClientRunCommandParams; result: ClientRunCommandResult };
   "gg/memory.show": { params: Empty; result: MemoryShowResult };
   "gg/memory.search": { params: MemorySearchParams; result: MemorySearchResult };
   "gg/memory.add": { params: MemoryAddParams; result: MemoryAddResult };

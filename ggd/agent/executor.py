@@ -11,6 +11,7 @@ from typing import Any
 
 from ggd.providers.types import ToolCall
 from ggd.tools.base import ApprovalInfo, Tool, ToolContext, ToolError, ToolResult
+from ggd.tools.client import TOOL_CALL_ID
 
 from .approval import Approver, needs_asking
 from .events import Sink, ToolCallFinishEvent, ToolCallStartEvent, safe_emit, truncate_for_display
@@ -122,6 +123,7 @@ class ToolExecutor:
             return
         try:
             await item.tool.precheck(item.call.arguments, self._ctx)
+            item.info = await item.tool.describe_live(item.call.arguments, self._ctx, item.info)
         except ToolError as exc:
             item.result = _error(_exc_text(exc))
             return
@@ -184,6 +186,7 @@ class ToolExecutor:
         item.started = True
         self._emit_start(item)
         args = item.call.arguments
+        TOOL_CALL_ID.set(item.call.id)  # this task's own context: parallel calls do not mix
         try:
             paths = item.tool.write_paths(args, self._ctx)
             async with self._locks.hold(paths):

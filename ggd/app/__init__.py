@@ -9,6 +9,7 @@ from .builtins import CORE_CAPABILITIES
 from .bus import SessionBus
 from .capabilities import CapabilityRegistry, sanitize_reason
 from .channels import ChannelState, Supervisor
+from .delegate import TOOL_CALL_ID, ClientDelegate, ClientToolError, CommandOutcome
 from .extension import (
     Capability,
     Channel,
@@ -36,12 +37,16 @@ from .workspaces import Workspace, WorkspaceRegistry, workspace_id
 
 __all__ = [
     "CORE_CAPABILITIES",
+    "TOOL_CALL_ID",
     "Approver",
     "Capability",
     "CapabilityRegistry",
     "Channel",
     "ChannelContext",
     "ChannelState",
+    "ClientDelegate",
+    "ClientToolError",
+    "CommandOutcome",
     "Contribution",
     "DaemonCore",
     "DaemonServices",

@@ -11,10 +11,14 @@ import asyncio
 import contextlib
 import itertools
 import json
+import logging
 import os
 import sys
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
+
+log = logging.getLogger("ggd.adapter")
 
 _HEADER_END = b"\r\n\r\n"
 MAX_FRAME = 64 * 1024 * 1024
@@ -27,6 +31,18 @@ class GgRpcError(Exception):
         super().__init__(str(error.get("message", "error")))
         self.code = error.get("code")
         self.symbol = (error.get("data") or {}).get("code")
+
+
+class ServeError(Exception):
+    """A JSON-RPC error a request handler answers ggd's request with."""
+
+    def __init__(self, code: int, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+
+
+# Serves one of ggd's server->client requests (gg/client.*): (method, params) -> result.
+RequestHandler = Callable[[str, Any], Awaitable[Any]]
 
 
 def gg_home(env: dict[str, str] | None = None) -> Path:
@@ -54,23 +70,37 @@ def live_socket(home: Path) -> str | None:
 class GgClient:
     """One JSON-RPC connection to ggd with Content-Length framing."""
 
-    def __init__(self, reader: asyncio.StreamReader, writer: Any, proc: Any = None) -> None:
+    def __init__(
+        self,
+        reader: asyncio.StreamReader,
+        writer: Any,
+        proc: Any = None,
+        on_request: RequestHandler | None = None,
+    ) -> None:
         self._reader = reader
         self._writer = writer
         self.proc = proc
+        self.on_request = on_request
         self._ids = itertools.count(1)
         self._pending: dict[int, asyncio.Future[Any]] = {}
+        self._serving: dict[Any, asyncio.Task[None]] = {}  # ggd's requests being answered
         self._task = asyncio.create_task(self._read_loop())
         self.attached = proc is None
 
     @classmethod
-    async def open(cls, workspace: Path, home: Path, name: str = "ggd --mcp") -> GgClient:
+    async def open(
+        cls,
+        workspace: Path,
+        home: Path,
+        name: str = "ggd --mcp",
+        on_request: RequestHandler | None = None,
+    ) -> GgClient:
         """Attach to the running daemon, else start a private `ggd --stdio` child."""
         sock = await asyncio.to_thread(live_socket, home)
         if sock is not None:
             try:
                 reader, writer = await asyncio.open_unix_connection(sock, limit=MAX_FRAME)
-                self = cls(reader, writer)
+                self = cls(reader, writer, on_request=on_request)
                 await self.initialize(workspace, name)
                 return self
             except OSError:
@@ -88,7 +118,7 @@ class GgClient:
             limit=MAX_FRAME,
         )
         assert proc.stdout is not None and proc.stdin is not None
-        self = cls(proc.stdout, proc.stdin, proc)
+        self = cls(proc.stdout, proc.stdin, proc, on_request)
         await self.initialize(workspace, name)
         return self
 
@@ -142,14 +172,12 @@ class GgClient:
                     else:
                         fut.set_result(msg.get("result"))
                 elif "method" in msg and "id" in msg:
-                    # A server->client request (none expected): answer so ggd is not left waiting.
-                    await self._send(
-                        {
-                            "jsonrpc": "2.0",
-                            "id": msg["id"],
-                            "error": {"code": -32601, "message": "not supported"},
-                        }
-                    )
+                    self._serve(msg)
+                elif msg.get("method") == "$/cancelRequest":
+                    # ggd withdrew a request (a run cancel, bash's timeout): stop its work.
+                    task = self._serving.get((msg.get("params") or {}).get("id"))
+                    if task is not None:
+                        task.cancel()
         except (
             asyncio.IncompleteReadError,
             ConnectionError,
@@ -162,6 +190,29 @@ class GgClient:
                 if not fut.done():
                     fut.set_exception(ConnectionError("the connection to ggd closed"))
 
+    def _serve(self, msg: dict[str, Any]) -> None:
+        rid = msg["id"]
+        task = asyncio.create_task(self._answer(rid, str(msg["method"]), msg.get("params")))
+        self._serving[rid] = task
+        task.add_done_callback(lambda _t: self._serving.pop(rid, None))
+
+    async def _answer(self, rid: Any, method: str, params: Any) -> None:
+        reply: dict[str, Any] = {"jsonrpc": "2.0", "id": rid}
+        try:
+            if self.on_request is None:
+                raise ServeError(-32601, "not supported")
+            reply["result"] = await self.on_request(method, params)
+        except ServeError as exc:
+            reply["error"] = {"code": exc.code, "message": str(exc)}
+        except asyncio.CancelledError:
+            reply["error"] = {"code": -32800, "message": "request cancelled"}
+        except Exception:
+            log.exception("answering ggd's %s failed", method)
+            reply["error"] = {"code": -32603, "message": "the adapter failed; see its log"}
+        # Answered even when ggd withdrew it: a late answer is expected and dropped there.
+        with contextlib.suppress(ConnectionError, OSError):
+            await self._send(reply)
+
     async def aclose(self) -> None:
         """Close the connection (and stop a private child)."""
         with contextlib.suppress(Exception):
@@ -169,6 +220,8 @@ class GgClient:
         self._task.cancel()
         with contextlib.suppress(BaseException):
             await self._task
+        for task in list(self._serving.values()):
+            task.cancel()
         if self.proc is not None:
             try:
                 await asyncio.wait_for(self.proc.wait(), 10)
@@ -177,4 +230,4 @@ class GgClient:
                 await self.proc.wait()
 
 
-__all__ = ["GgClient", "GgRpcError", "gg_home", "live_socket"]
+__all__ = ["GgClient", "GgRpcError", "RequestHandler", "ServeError", "gg_home", "live_socket"]

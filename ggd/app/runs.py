@@ -20,6 +20,7 @@ from ggd.protocol import events as W
 
 from .admission import RunOptions, admit
 from .approvers import Approver, InteractiveApprover
+from .delegate import ClientDelegate
 from .naming import session_name
 from .outcome import drive
 from .run import Run, Subscriber
@@ -77,8 +78,12 @@ class RunManager:
         interactive: bool = False,
         model: str | None = None,
         time_limit: float | None = None,
+        client: ClientDelegate | None = None,
     ) -> Run:
-        """Admit and start a run on a session; an approver is required (there is no default)."""
+        """Admit and start a run on a session; an approver is required (there is no default).
+
+        `client` is the editor that started it and offered to read, write or run for it.
+        """
         if approver is None:
             raise E.InternalError("a run needs an approver; none was given")
         mode = mode or self.opts.default_approval_mode
@@ -139,7 +144,7 @@ class RunManager:
         async def work() -> TurnOutcome:
             if switch is not None:  # the session remembers the model it was last run with
                 await svc.write(lambda sf: sf.append("model", {"model": switch}))
-            loop: AgentLoop = await self.turns.loop_for(run, svc, approver, provider, bare)
+            loop: AgentLoop = await self.turns.loop_for(run, svc, approver, provider, bare, client)
             return await loop.run_from_begun()  # start() already ran begin_turn
 
         run.task = asyncio.create_task(

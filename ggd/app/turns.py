@@ -26,6 +26,7 @@ from .admission import RunOptions
 from .approvers import Approver
 from .bus import SessionBus
 from .capabilities import CapabilityRegistry
+from .delegate import ClientDelegate
 from .events import to_wire
 from .extension import ScopeContext, SessionContext, ToolProvider
 from .run import Run
@@ -94,7 +95,13 @@ class TurnAssembler:
         return publish
 
     async def loop_for(
-        self, run: Run, svc: Service, approver: Approver, provider: ChatProvider, bare: str
+        self,
+        run: Run,
+        svc: Service,
+        approver: Approver,
+        provider: ChatProvider,
+        bare: str,
+        client: ClientDelegate | None = None,
     ) -> AgentLoop:
         """The agent loop of one run, with the tools every available provider built."""
         turn = await self.capabilities.build(
@@ -116,6 +123,7 @@ class TurnAssembler:
                 run_id=run.id,
                 read_roots=tuple(turn.read_roots),
                 login_shell=self.opts.bash_login_shell,
+                client=client,
             ),
             SessionTranscript(svc),
             lambda ev: _emit_agent(run, ev),

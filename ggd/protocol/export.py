@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import difflib
 import json
-from pathlib import Path
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 from pydantic import TypeAdapter
@@ -202,20 +202,24 @@ def spec_markdown(table: Table = METHODS) -> str:
         "",
         "## Methods",
         "",
-        "| method | kind | summary |",
-        "|---|---|---|",
+        "| method | kind | direction | summary |",
+        "|---|---|---|---|",
     ]
     for spec in table:
-        lines.append(f"| `{spec.name}` | {spec.kind} | {spec.summary} |")
+        way = "client->server" if spec.direction == "client" else "server->client"
+        lines.append(f"| `{spec.name}` | {spec.kind} | {way} | {spec.summary} |")
     for i, spec in enumerate(table, start=2):
         lines += ["", f"### {spec.name}", "", spec.summary, ""]
         ex = spec.example
         lines.append("```json")
         if spec.kind == "request":
-            req = {"jsonrpc": "2.0", "id": i, "method": spec.name, "params": ex.get("params", {})}
-            res = {"jsonrpc": "2.0", "id": i, "result": ex.get("result")}
-            lines.append("--> " + json.dumps(req))
-            lines.append("<-- " + json.dumps(res))
+            # gg's own requests to a client run the other way: <-- asks, --> answers.
+            ask, reply = ("-->", "<--") if spec.direction == "client" else ("<--", "-->")
+            rid: int | str = i if spec.direction == "client" else f"gg-{i}"
+            req = {"jsonrpc": "2.0", "id": rid, "method": spec.name, "params": ex.get("params", {})}
+            res = {"jsonrpc": "2.0", "id": rid, "result": ex.get("result")}
+            lines.append(f"{ask} " + json.dumps(req))
+            lines.append(f"{reply} " + json.dumps(res))
         else:
             note = {"jsonrpc": "2.0", "method": spec.name, "params": ex.get("params", {})}
             lines.append("<-- " + json.dumps(note))

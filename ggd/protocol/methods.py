@@ -10,6 +10,14 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from .base import Empty
+from .client import (
+    ClientEmpty,
+    ClientReadTextFileParams,
+    ClientReadTextFileResult,
+    ClientRunCommandParams,
+    ClientRunCommandResult,
+    ClientWriteTextFileParams,
+)
 from .dto import RunStatus, SessionUpdate, Snapshot
 from .events import RunEvent, SessionEvent
 from .run import (
@@ -26,13 +34,13 @@ from .run import (
 from .session import (
     EmptyResult,
     SessionActionParams,
+    SessionCompactParams,
+    SessionCompactResult,
+    SessionContextResult,
     SessionCreateParams,
     SessionIdParams,
     SessionListParams,
     SessionListResult,
-    SessionCompactParams,
-    SessionCompactResult,
-    SessionContextResult,
     SessionRenameParams,
 )
 from .system import MediaGetParams, MediaGetResult, SystemInfoResult, WorkspaceListResult
@@ -228,8 +236,13 @@ SESSION_CONTEXT = MethodSpec(
     scope="session",
     example={
         "params": {"sessionId": "s_1a2b"},
-        "result": {"model": "openai:gpt-4.1-mini", "contextTokens": 5120, "promptBudget": 24000,
-                   "messageCount": 14, "hasSummary": False},
+        "result": {
+            "model": "openai:gpt-4.1-mini",
+            "contextTokens": 5120,
+            "promptBudget": 24000,
+            "messageCount": 14,
+            "hasSummary": False,
+        },
     },
 )
 RUN_START = MethodSpec(
@@ -239,7 +252,12 @@ RUN_START = MethodSpec(
     RunStartResult,
     scope="session",
     example={
-        "params": {"sessionId": "s_1a2b", "prompt": "run the tests", "interactive": True},
+        "params": {
+            "sessionId": "s_1a2b",
+            "prompt": "run the tests",
+            "interactive": True,
+            "clientTools": {"readTextFile": True, "writeTextFile": True, "terminal": True},
+        },
         "result": {"runId": "r_77c0"},
     },
 )
@@ -381,6 +399,51 @@ MEDIA_GET = MethodSpec(
         },
     },
 )
+CLIENT_READ_TEXT_FILE = MethodSpec(
+    "gg/client.readTextFile",
+    "Server request (clientTools.readTextFile): a workspace file's text as the editor shows it, "
+    "unsaved edits included; on an error or a closed connection gg reads the disk.",
+    ClientReadTextFileParams,
+    ClientReadTextFileResult,
+    direction="server",
+    scope="run",
+    example={
+        "params": {"runId": "r_77c0", "path": "/home/me/app/README.md"},
+        "result": {"content": "# app (unsaved edit)\n"},
+    },
+)
+CLIENT_WRITE_TEXT_FILE = MethodSpec(
+    "gg/client.writeTextFile",
+    "Server request (clientTools.writeTextFile): a file's new text after gg wrote it to disk, "
+    "for the editor's buffer; answered before the tool call finishes.",
+    ClientWriteTextFileParams,
+    ClientEmpty,
+    direction="server",
+    scope="run",
+    example={
+        "params": {"runId": "r_77c0", "path": "/home/me/app/README.md", "content": "# app\n"},
+        "result": {},
+    },
+)
+CLIENT_RUN_COMMAND = MethodSpec(
+    "gg/client.runCommand",
+    "Server request (clientTools.terminal, no sandbox): run bash's command in the editor's "
+    "terminal; `$/cancelRequest` kills it. An error answer is never retried by gg.",
+    ClientRunCommandParams,
+    ClientRunCommandResult,
+    direction="server",
+    scope="run",
+    example={
+        "params": {
+            "runId": "r_77c0",
+            "command": "pytest -q",
+            "cwd": "/home/me/app",
+            "timeoutMs": 120000,
+            "outputByteLimit": 51200,
+        },
+        "result": {"output": "3 passed\n", "truncated": False, "exitCode": 0},
+    },
+)
 
 METHODS: tuple[MethodSpec, ...] = (
     SYSTEM_INFO,
@@ -407,6 +470,11 @@ METHODS: tuple[MethodSpec, ...] = (
     MEDIA_GET,
     RUN_EVENT,
     SESSION_EVENT,
+    CLIENT_READ_TEXT_FILE,
+    CLIENT_WRITE_TEXT_FILE,
+    CLIENT_RUN_COMMAND,
 )
 BY_NAME: dict[str, MethodSpec] = {m.name: m for m in METHODS}
-REQUESTS: tuple[MethodSpec, ...] = tuple(m for m in METHODS if m.kind == "request")
+REQUESTS: tuple[MethodSpec, ...] = tuple(
+    m for m in METHODS if m.kind == "request" and m.direction == "client"
+)

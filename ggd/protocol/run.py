@@ -10,6 +10,14 @@ from .base import Params, Result
 from .dto import ApprovalMode
 
 
+class ClientTools(Params):
+    """What the connection starting a run offers to do for it (server->client gg/client.*)."""
+
+    read_text_file: bool = False
+    write_text_file: bool = False
+    terminal: bool = False
+
+
 class RunStartParams(Params):
     """Start a run of the agent on a session."""
 
@@ -19,6 +27,8 @@ class RunStartParams(Params):
     interactive: bool = False
     model: str | None = Field(default=None, max_length=200)
     subscribe: bool = True
+    # Bound to this connection: gg asks it for file text, hands it new text, runs bash there.
+    client_tools: ClientTools | None = None
 
 
 class RunStartResult(Result):

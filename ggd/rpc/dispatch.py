@@ -19,7 +19,7 @@ from ggd.protocol import PROTOCOL_VERSION, MethodSpec
 from ggd.protocol import errors as E
 
 from .connection import Connection
-from .editor.client import EditorCaps
+from .editor.client import ClientRequests, EditorCaps
 
 if TYPE_CHECKING:
     from .editor.commands import EditorSession
@@ -55,6 +55,8 @@ class CallContext:
 
     app: Hub
     conn: Connection
+    # gg's own requests to this client (gg/client.*, LSP window/*); None off the LSP protocol.
+    requests: ClientRequests | None = None
 
 
 class GgRpcError(JsonRpcException):
@@ -203,15 +205,17 @@ def bind(server: LanguageServer, app: Hub, conn: Connection) -> frozenset[str]:
     from .editor.commands import EditorSession, register
 
     proto = server.protocol
+    requests: ClientRequests | None = None
     if isinstance(proto, GgProtocol):  # plain LSP clients: workspace/executeCommand gg.*
         proto.editor = EditorSession(app, conn)
         register(server, proto.editor)
+        requests = proto.editor.requests
 
     registry = app.core.registry
     bound: set[str] = set()
     for spec in app.methods():
-        if spec.kind != "request":
-            continue
+        if spec.kind != "request" or spec.direction != "client":
+            continue  # notifications and gg's own requests to the client have no handler
         entry = _REGISTRY.get(spec.name)
         fn: Handler | None = entry[1] if entry is not None else None
         if fn is None:
@@ -219,7 +223,7 @@ def bind(server: LanguageServer, app: Hub, conn: Connection) -> frozenset[str]:
             if owned is None:
                 continue
             fn = _capability_handler(owned[0].config_key, owned[1])
-        server.feature(spec.name)(_wrap(spec, fn, app, conn, _adapter_for(spec)))
+        server.feature(spec.name)(_wrap(spec, fn, app, conn, _adapter_for(spec), requests))
         bound.add(spec.name)
     return frozenset(bound)
 
@@ -242,7 +246,12 @@ def _capability_handler(config_key: str | None, fn: Any) -> Handler:
 
 
 def _wrap(
-    spec: MethodSpec, fn: Handler, app: Hub, conn: Connection, adapter: TypeAdapter[Any]
+    spec: MethodSpec,
+    fn: Handler,
+    app: Hub,
+    conn: Connection,
+    adapter: TypeAdapter[Any],
+    requests: ClientRequests | None = None,
 ) -> Callable[[Any], Awaitable[Any]]:
     async def feature(raw: Any) -> Any:
         try:
@@ -256,7 +265,7 @@ def _wrap(
                 params = adapter.validate_python(raw)
             except ValidationError as exc:
                 raise E.InvalidParamsError(validation_message(exc)) from None
-            return _to_result(await fn(CallContext(app, conn), params))
+            return _to_result(await fn(CallContext(app, conn, requests), params))
         except E.GgError as err:
             raise GgRpcError(err) from None
         except JsonRpcException:

@@ -5,7 +5,10 @@ from __future__ import annotations
 import abc
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
+
+if TYPE_CHECKING:
+    from ggd.tools.client import ClientDelegate
 
 Risk = Literal["read_only", "normal", "dangerous"]
 
@@ -28,6 +31,8 @@ class ToolContext:
     read_roots: tuple[Path, ...] = ()
     # bash -l re-reads /etc/profile, which resets PATH (a venv's python vanishes): opt-in only.
     login_shell: bool = False
+    # The editor that started the run, when it offered to read, write or run (clientTools).
+    client: ClientDelegate | None = None
 
 
 @dataclass
@@ -85,6 +90,12 @@ class Tool(abc.ABC):
         """Refuse a call before anyone is asked to approve it (raise ToolError); may await I/O,
         e.g. a DNS lookup that decides whether a URL is reachable at all."""
         return None
+
+    async def describe_live(
+        self, args: dict[str, Any], ctx: ToolContext, info: ApprovalInfo
+    ) -> ApprovalInfo:
+        """Refine describe() with I/O before approval (the editor's buffer); default keeps it."""
+        return info
 
     def write_paths(self, args: dict[str, Any], ctx: ToolContext) -> list[Path]:
         """Resolved paths this call writes; used for per-path locks."""

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from ggd.tools.base import ApprovalInfo, Tool, ToolContext, ToolError, ToolResult
+from ggd.tools.bash_client import UNREACHABLE, run_in_client, uses_client
 from ggd.tools.classifier import classify_command
 from ggd.tools.paths import arg_str
 from ggd.tools.sandbox import sandbox_prefix
@@ -138,11 +139,16 @@ class BashTool(Tool):
         if isinstance(timeout, bool) or not isinstance(timeout, (int, float)):
             raise ToolError("argument 'timeout' must be a number of seconds")
         timeout = max(1.0, min(MAX_TIMEOUT, float(timeout)))
+        notes: list[str] = []
+        if uses_client(ctx):
+            delegated = await run_in_client(cmd, ctx, timeout, KEEP_BYTES)
+            if delegated is not None:
+                return delegated
+            notes.append(UNREACHABLE)
         ws = ctx.workspace.resolve()
         env = dict(ctx.env) if ctx.env is not None else dict(os.environ)
         # A non-login shell keeps the daemon's environment (PATH of an activated venv, pyenv...).
         argv = [_shell(env), "-lc" if ctx.login_shell else "-c", cmd]
-        notes: list[str] = []
         sandboxed = False
         if ctx.sandbox:
             prefix, why = await sandbox_prefix(ws)

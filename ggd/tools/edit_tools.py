@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from ggd.tools.base import ApprovalInfo, Tool, ToolContext, ToolError, ToolResult
+from ggd.tools.client_io import buffer_text, push_text
 from ggd.tools.fs_tools import SNIFF_BYTES, is_binary
 from ggd.tools.paths import (
     arg_str,
@@ -97,14 +98,24 @@ def unified_diff(before: str, after: str, rel: str) -> str:
     return "".join(line if line.endswith("\n") else line + "\n" for line in lines)
 
 
-def _overwrite_diff(raw: str, content: str, ctx: ToolContext) -> str | None:
+def _buffered(raw: str, ctx: ToolContext) -> bool:
+    """Whether the run's editor serves this file's text (its unsaved buffer)."""
+    return ctx.client is not None and ctx.client.can_read and is_inside(raw, ctx)
+
+
+def _overwrite_diff(
+    raw: str, content: str, ctx: ToolContext, before: str | None = None
+) -> str | None:
     """What an overwrite changes, as a diff (None when the old file is not readable text)."""
     path = candidate(raw, ctx)
-    try:
-        if path.stat().st_size > MAX_DIFF_BYTES:
+    if before is None:
+        try:
+            if path.stat().st_size > MAX_DIFF_BYTES:
+                return None
+            before = _load_text(path, raw)
+        except (OSError, ToolError):
             return None
-        before = _load_text(path, raw)
-    except (OSError, ToolError):
+    elif len(before) > MAX_DIFF_BYTES:
         return None
     diff = unified_diff(before, content, relative(path, ctx))
     if not diff:
@@ -150,25 +161,58 @@ class EditTool(Tool):
         """Needs approval with a unified diff (pre-approved under .gg/agent/)."""
         raw = arg_str(args, "path")
         diff = None
-        if is_inside(raw, ctx):
+        # With the editor's buffer as the base, describe_live computes the diff from it.
+        if is_inside(raw, ctx) and not _buffered(raw, ctx):
             path = resolve_in_workspace(raw, ctx)
             before = _load_text(path, raw)
             after, _ = apply_edits(before, args.get("edits"))
             diff = unified_diff(before, after, relative(path, ctx))
         return _write_info(self.summary(args), raw, ctx, diff or "")
 
+    async def describe_live(
+        self, args: dict[str, Any], ctx: ToolContext, info: ApprovalInfo
+    ) -> ApprovalInfo:
+        """The diff against the text the user sees (the editor's buffer), before approval."""
+        raw = arg_str(args, "path")
+        if not _buffered(raw, ctx):
+            return info
+        path = resolve_in_workspace(raw, ctx)
+        before = await self._base(path, raw, ctx)
+        after, _ = apply_edits(before, args.get("edits"))
+        info.details = unified_diff(before, after, relative(path, ctx))
+        return info
+
     def write_paths(self, args: dict[str, Any], ctx: ToolContext) -> list[Path]:
         """The edited file."""
         return _write_paths(args.get("path"), ctx)
 
+    async def _base(self, path: Path, raw: str, ctx: ToolContext) -> str:
+        text, _ = await buffer_text(path, raw, ctx)
+        return text if text is not None else await asyncio.to_thread(_load_text, path, raw)
+
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
-        """Apply the edits atomically."""
+        """Apply the edits atomically to the text the user sees; the editor gets the result."""
         raw = arg_str(args, "path")
         path = resolve_in_workspace(raw, ctx)
-        return await asyncio.to_thread(self._edit, path, raw, args.get("edits"), ctx)
+        before, fallback = await buffer_text(path, raw, ctx)
+        result, after = await asyncio.to_thread(
+            self._edit, path, raw, args.get("edits"), ctx, before
+        )
+        details = result.details if result.details is not None else {}
+        details["source"] = "editor" if before is not None else "disk"
+        if fallback:
+            details["clientFallback"] = fallback
+        note = await push_text(path, after, ctx)
+        if note:
+            details["bufferNotUpdated"] = note
+            result.output += f" Note: {note}."
+        return result
 
-    def _edit(self, path: Path, raw: str, edits: Any, ctx: ToolContext) -> ToolResult:
-        before = _load_text(path, raw)
+    def _edit(
+        self, path: Path, raw: str, edits: Any, ctx: ToolContext, before: str | None
+    ) -> tuple[ToolResult, str]:
+        if before is None:
+            before = _load_text(path, raw)
         after, _ = apply_edits(before, edits)
         rel = relative(path, ctx)
         diff = unified_diff(before, after, rel)
@@ -180,10 +224,9 @@ class EditTool(Tool):
             1 for ln in diff.splitlines() if ln.startswith("-") and not ln.startswith("---")
         )
         n = len(edits)
-        return ToolResult(
-            f"Edited {rel}: {n} edit{'s' if n != 1 else ''} applied (+{added} -{removed} lines).",
-            details={"diff": diff, "path": rel, "added": added, "removed": removed},
-        )
+        text = f"Edited {rel}: {n} edit{'s' if n != 1 else ''} applied (+{added} -{removed} lines)."
+        details = {"diff": diff, "path": rel, "added": added, "removed": removed}
+        return ToolResult(text, details=details), after
 
 
 class WriteTool(Tool):
@@ -225,18 +268,41 @@ class WriteTool(Tool):
         """The written file."""
         return _write_paths(args.get("path"), ctx)
 
+    async def describe_live(
+        self, args: dict[str, Any], ctx: ToolContext, info: ApprovalInfo
+    ) -> ApprovalInfo:
+        """An overwrite's diff against the editor's buffer when the editor serves it."""
+        raw = arg_str(args, "path")
+        if not _buffered(raw, ctx) or info.extra.get("action") != "overwrite":
+            return info
+        before, _ = await buffer_text(resolve_in_workspace(raw, ctx), raw, ctx)
+        diff = _overwrite_diff(raw, arg_str(args, "content"), ctx, before) if before else None
+        if diff is not None:
+            info.details = diff
+        return info
+
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
-        """Write atomically, creating parent folders."""
+        """Write atomically, creating parent folders; the editor's buffer gets the new text."""
         raw = arg_str(args, "path")
         content = arg_str(args, "content")
         path = resolve_in_workspace(raw, ctx)
-        return await asyncio.to_thread(self._write, path, raw, content, ctx)
+        before = None
+        if _buffered(raw, ctx) and path.is_file():
+            before, _ = await buffer_text(path, raw, ctx)
+        result = await asyncio.to_thread(self._write, path, raw, content, ctx, before)
+        note = await push_text(path, content, ctx)
+        if note and result.details is not None:
+            result.details["bufferNotUpdated"] = note
+            result.output += f" Note: {note}."
+        return result
 
-    def _write(self, path: Path, raw: str, content: str, ctx: ToolContext) -> ToolResult:
+    def _write(
+        self, path: Path, raw: str, content: str, ctx: ToolContext, before: str | None
+    ) -> ToolResult:
         if path.is_dir():
             raise ToolError(f"'{raw}' is a directory")
         created = not path.exists()
-        diff = None if created else _overwrite_diff(raw, content, ctx)
+        diff = None if created else _overwrite_diff(raw, content, ctx, before)
         path.parent.mkdir(parents=True, exist_ok=True)
         data = content.encode("utf-8")
         atomic_write(path, data)

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from ggd.tools.base import ApprovalInfo, Tool, ToolContext, ToolError, ToolResult
+from ggd.tools.client_io import buffer_text
 from ggd.tools.paths import (
     arg_int,
     arg_str,
@@ -66,12 +67,21 @@ class ReadTool(Tool):
         return read_only_info(self.summary(args), arg_str(args, "path"), ctx)
 
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
-        """Read the requested lines."""
+        """Read the requested lines (from the editor's buffer when the run's client serves it)."""
         raw = arg_str(args, "path")
         path = resolve_readable(raw, ctx)
         offset = arg_int(args, "offset", 1, 1, 1 << 40)
         limit = arg_int(args, "limit", MAX_LINES, 1, MAX_LINES)
-        return await asyncio.to_thread(self._read, path, raw, offset, limit)
+        text, fallback = await buffer_text(path, raw, ctx)
+        if text is not None:
+            result = page(text.splitlines(), raw, offset, limit)
+            assert result.details is not None
+            result.details["source"] = "editor"
+            return result
+        result = await asyncio.to_thread(self._read, path, raw, offset, limit)
+        if fallback and result.details is not None:
+            result.details["clientFallback"] = fallback
+        return result
 
     def _read(self, path: Path, raw: str, offset: int, limit: int) -> ToolResult:
         if path.is_dir():
@@ -86,32 +96,36 @@ class ReadTool(Tool):
             raise ToolError(f"cannot read '{raw}': {exc.strerror}") from None
         if is_binary(data[:SNIFF_BYTES]):
             raise ToolError(f"'{raw}' is a binary file; the read tool shows text only")
-        lines = data.decode("utf-8", errors="replace").splitlines()
-        total = len(lines)
-        if total == 0:
-            return ToolResult("[empty file]", details={"lines": 0})
-        if offset > total:
-            raise ToolError(f"offset {offset} is past the end of the file ({total} lines)")
-        out: list[str] = []
-        size = 0
-        last = offset - 1
-        for n in range(offset, min(total, offset + limit - 1) + 1):
-            line = lines[n - 1]
-            if len(line) > MAX_LINE_CHARS:
-                line = line[:MAX_LINE_CHARS] + " [line truncated]"
-            entry = f"{n:>6}\t{line}"
-            cost = len(entry.encode()) + 1
-            if size + cost > MAX_BYTES and out:
-                break
-            out.append(entry)
-            size += cost
-            last = n
-        if last < total:
-            out.append(
-                f"[showing lines {offset}-{last} of {total}; "
-                f"call read with offset={last + 1} to continue]"
-            )
-        return ToolResult("\n".join(out), details={"lines": total, "from": offset, "to": last})
+        return page(data.decode("utf-8", errors="replace").splitlines(), raw, offset, limit)
+
+
+def page(lines: list[str], raw: str, offset: int, limit: int) -> ToolResult:
+    """Lines offset.. of a text, numbered like cat -n, within the line and byte limits."""
+    total = len(lines)
+    if total == 0:
+        return ToolResult("[empty file]", details={"lines": 0})
+    if offset > total:
+        raise ToolError(f"offset {offset} is past the end of the file ({total} lines)")
+    out: list[str] = []
+    size = 0
+    last = offset - 1
+    for n in range(offset, min(total, offset + limit - 1) + 1):
+        line = lines[n - 1]
+        if len(line) > MAX_LINE_CHARS:
+            line = line[:MAX_LINE_CHARS] + " [line truncated]"
+        entry = f"{n:>6}\t{line}"
+        cost = len(entry.encode()) + 1
+        if size + cost > MAX_BYTES and out:
+            break
+        out.append(entry)
+        size += cost
+        last = n
+    if last < total:
+        out.append(
+            f"[showing lines {offset}-{last} of {total}; "
+            f"call read with offset={last + 1} to continue]"
+        )
+    return ToolResult("\n".join(out), details={"lines": total, "from": offset, "to": last})
 
 
 class ListTool(Tool):

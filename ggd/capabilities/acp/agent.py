@@ -5,14 +5,15 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ggd.app.ggclient import GgClient, GgRpcError, gg_home
+from ggd.app.ggclient import GgClient, GgRpcError, RequestHandler, gg_home
 
 from . import mapping
+from .bridge import Bridge, Terminals, client_tools, terminal_content
+from .params import mcp_servers, session_id_of, workspace_of
 from .wire import AcpError, Connection, PeerError
 
 log = logging.getLogger("ggd.acp")
@@ -21,7 +22,6 @@ PROTOCOL_VERSION = 1
 WAIT_MS = 25_000
 TERMINAL = ("run_completed", "run_failed", "run_canceled")
 NOT_FOUND = -32002  # ACP's resource-not-found
-_SAFE = re.compile(r"[^A-Za-z0-9_.-]+")
 
 
 @dataclass
@@ -34,14 +34,16 @@ class AcpSession:
     run_id: str | None = None
     canceled: bool = False
     cancel_event: asyncio.Event = field(default_factory=asyncio.Event)
+    terms: Terminals = field(default_factory=Terminals)
 
 
 class GgBackends:
     """One gg protocol connection per workspace (gg binds a connection to its root)."""
 
-    def __init__(self) -> None:
+    def __init__(self, on_request: RequestHandler | None = None) -> None:
         self._clients: dict[Path, GgClient] = {}
         self._lock = asyncio.Lock()
+        self._on_request = on_request  # ggd's gg/client.* requests for runs we started
 
     async def request(
         self, workspace: Path, method: str, params: dict[str, Any], within: float = 60.0
@@ -60,7 +62,9 @@ class GgBackends:
     async def _client(self, workspace: Path) -> GgClient:
         async with self._lock:
             if workspace not in self._clients:
-                self._clients[workspace] = await GgClient.open(workspace, gg_home(), "ggd --acp")
+                self._clients[workspace] = await GgClient.open(
+                    workspace, gg_home(), "ggd --acp", self._on_request
+                )
             return self._clients[workspace]
 
     async def _drop(self, workspace: Path) -> None:
@@ -75,77 +79,23 @@ class GgBackends:
             await self._drop(ws)
 
 
-def _workspace(params: dict[str, Any]) -> Path:
-    cwd = params.get("cwd")
-    if not isinstance(cwd, str) or not Path(cwd).is_absolute():
-        raise AcpError(-32602, "cwd must be an absolute path to the project folder")
-    path = Path(cwd).resolve()
-    if not path.is_dir():
-        raise AcpError(-32602, "cwd is not an existing folder")
-    return path
-
-
-def _pairs(items: Any, what: str) -> dict[str, str]:
-    if not isinstance(items, list):
-        raise AcpError(-32602, f"{what} must be a list of {{name, value}}")
-    out: dict[str, str] = {}
-    for item in items:
-        if not isinstance(item, dict) or not isinstance(item.get("name"), str):
-            raise AcpError(-32602, f"{what} must be a list of {{name, value}}")
-        out[item["name"]] = str(item.get("value", ""))
-    return out
-
-
-def mcp_servers(params: dict[str, Any]) -> list[dict[str, Any]]:
-    """ACP's mcpServers as gg/mcp.session.set servers (names made tool-name safe)."""
-    raw = params.get("mcpServers") or []
-    if not isinstance(raw, list):
-        raise AcpError(-32602, "mcpServers must be a list")
-    out: list[dict[str, Any]] = []
-    for s in raw:
-        if not isinstance(s, dict) or not isinstance(s.get("name"), str):
-            raise AcpError(-32602, "each of mcpServers needs a name")
-        name = _SAFE.sub("-", s["name"]).strip("-._")[:48] or "server"
-        kind = s.get("type", "stdio")
-        if kind == "http":
-            out.append(
-                {
-                    "name": name,
-                    "url": s.get("url"),
-                    "headers": _pairs(s.get("headers", []), "headers"),
-                }
-            )
-        elif kind == "stdio" and "command" in s:
-            out.append(
-                {
-                    "name": name,
-                    "command": s.get("command"),
-                    "args": [str(a) for a in s.get("args") or []],
-                    "env": _pairs(s.get("env", []), "env"),
-                }
-            )
-        else:
-            raise AcpError(
-                -32602, f"MCP server {name}: gg takes stdio and http servers, not {kind}"
-            )
-    return out
-
-
-def _session_id(params: dict[str, Any]) -> str:
-    sid = params.get("sessionId")
-    if not isinstance(sid, str) or not sid:
-        raise AcpError(-32602, "sessionId is required")
-    return sid
-
-
 class GgAgent:
     """The ACP agent side: answers the client's requests by driving ggd."""
 
     def __init__(self) -> None:
         self.conn: Connection | None = None
-        self.backends = GgBackends()
+        self.bridge = Bridge(self._connection, self._run_session, self._update)
+        self.backends = GgBackends(self.bridge.serve)
         self.sessions: dict[str, AcpSession] = {}
         self.client_caps: dict[str, Any] = {}
+
+    def _connection(self) -> Connection:
+        assert self.conn is not None
+        return self.conn
+
+    def _run_session(self, run_id: str) -> tuple[str, Terminals] | None:
+        s = next((s for s in self.sessions.values() if s.run_id == run_id), None)
+        return None if s is None else (s.session_id, s.terms)
 
     # -- dispatch ---------------------------------------------------------------------------
 
@@ -175,7 +125,7 @@ class GgAgent:
         self.conn.notify("session/update", {"sessionId": sid, "update": update})
 
     def _session(self, params: dict[str, Any]) -> AcpSession:
-        sid = _session_id(params)
+        sid = session_id_of(params)
         s = self.sessions.get(sid)
         if s is None:
             raise AcpError(NOT_FOUND, "Unknown session: create it with session/new or session/load")
@@ -209,7 +159,7 @@ class GgAgent:
 
     async def new_session(self, params: dict[str, Any]) -> dict[str, Any]:
         """session/new: a gg session in the folder cwd names."""
-        ws = _workspace(params)
+        ws = workspace_of(params)
         servers = mcp_servers(params)
         created = await self.backends.request(ws, "gg/session.create", {"name": "ACP session"})
         s = AcpSession(str(created["sessionId"]), ws)
@@ -218,7 +168,7 @@ class GgAgent:
         return {"sessionId": s.session_id, "modes": self._modes(s)}
 
     async def _attach(self, params: dict[str, Any]) -> tuple[AcpSession, dict[str, Any]]:
-        ws, sid = _workspace(params), _session_id(params)
+        ws, sid = workspace_of(params), session_id_of(params)
         servers = mcp_servers(params)
         try:
             snap = await self.backends.request(ws, "gg/session.open", {"sessionId": sid})
@@ -291,6 +241,10 @@ class GgAgent:
             "subscribe": False,
             "approvalMode": s.mode,
         }
+        tools = client_tools(self.client_caps)
+        if tools is not None:  # ggd asks us (gg/client.*) and we ask the editor (fs/*, terminal/*)
+            start["clientTools"] = tools
+        s.terms = Terminals()
         s.canceled = False
         s.cancel_event.clear()
         run_id = str((await self.backends.request(s.workspace, "gg/run.start", start))["runId"])
@@ -307,7 +261,6 @@ class GgAgent:
 
     async def _follow(self, s: AcpSession, run_id: str) -> dict[str, Any]:
         after = 0
-        starts: dict[str, dict[str, Any]] = {}
         while True:
             res = await self.backends.request(
                 s.workspace,
@@ -318,14 +271,9 @@ class GgAgent:
             for ev in res.get("events", []):
                 after = max(after, int(ev.get("sequence", 0)))
                 kind = ev.get("type")
-                if kind == "tool_call_start":
-                    starts[str(ev.get("toolCallId"))] = ev
-                if kind == "tool_call_finish" and not ev.get("isError"):
-                    # The buffer holds the new text before the client hears the call completed.
-                    await self._sync_buffer(s, starts.get(str(ev.get("toolCallId"))))
                 update = mapping.event_update(s.workspace, ev)
                 if update is not None:
-                    self._update(s.session_id, update)
+                    self._update(s.session_id, self._with_terminal(s, update))
                 if kind == "approval_requested":
                     await self._permission(s, run_id, dict(ev.get("approval") or {}))
                 elif kind in TERMINAL:
@@ -340,13 +288,15 @@ class GgAgent:
         """Ask the client (session/request_permission) and answer gg/run.approve."""
         assert self.conn is not None
         call_id = str(approval.get("toolCallId") or approval.get("id"))
+        name, args = str(approval.get("toolName")), dict(approval.get("arguments") or {})
         call = mapping.tool_call(
             s.workspace,
             call_id,
-            str(approval.get("toolName")),
+            name,
             str(approval.get("summary") or ""),
-            dict(approval.get("arguments") or {}),
+            args,
             "pending",
+            await self._buffer(s, name, args),
         )
         options = [
             {"optionId": "allow_once", "name": "Allow", "kind": "allow_once"},
@@ -378,31 +328,33 @@ class GgAgent:
         with contextlib.suppress(GgRpcError):  # answered elsewhere, or the run ended
             await self.backends.request(s.workspace, "gg/run.approve", answer)
 
-    async def _sync_buffer(self, s: AcpSession, start: dict[str, Any] | None) -> None:
-        """After gg wrote a file, hand its content to the editor with fs/write_text_file."""
+    async def _buffer(self, s: AcpSession, name: str, args: dict[str, Any]) -> str | None:
+        """The editor's text of the file an edit changes, so its diff is against what it shows."""
         fs = self.client_caps.get("fs") or {}
-        if (
-            start is None
-            or start.get("toolName") not in mapping.EDIT_TOOLS
-            or not fs.get("writeTextFile")
-        ):
-            return
-        args = dict(start.get("arguments") or {})
-        diff = mapping.proposed_diff(
-            s.workspace, "write", {"path": args.get("path"), "content": ""}
-        )
-        if diff is None:
-            return
-        path = str(diff["path"])
-        try:
-            content = await asyncio.to_thread(Path(path).read_text, encoding="utf-8")
-        except (OSError, UnicodeDecodeError):
-            return
+        path = mapping.file_path(s.workspace, args.get("path"))
+        if name not in mapping.EDIT_TOOLS or path is None or not fs.get("readTextFile"):
+            return None
         assert self.conn is not None
-        with contextlib.suppress(PeerError, ConnectionError):
-            await self.conn.request(
-                "fs/write_text_file", {"sessionId": s.session_id, "path": path, "content": content}
+        try:
+            res = await self.conn.request(
+                "fs/read_text_file", {"sessionId": s.session_id, "path": path}, 30
             )
+        except (PeerError, ConnectionError, TimeoutError):
+            return None  # the diff is then the disk's, as gg's own fallback reads it
+        content = (res or {}).get("content")
+        return content if isinstance(content, str) else None
+
+    def _with_terminal(self, s: AcpSession, update: dict[str, Any]) -> dict[str, Any]:
+        """Keep a bash call's editor terminal in its tool card, from first show to its end."""
+        call = str(update.get("toolCallId") or "")
+        if not call:
+            return update
+        if update.get("sessionUpdate") == "tool_call":
+            s.terms.announced.add(call)
+        tid = s.terms.by_call.get(call)
+        if tid is not None:
+            update["content"] = [terminal_content(tid), *(update.get("content") or [])]
+        return update
 
 
 _METHODS: dict[str, Any] = {

@@ -50,6 +50,11 @@ def _abs(workspace: Path, raw: Any) -> str | None:
     return str(p if p.is_absolute() else (workspace / p).resolve())
 
 
+def file_path(workspace: Path, raw: Any) -> str | None:
+    """A tool's path argument as the absolute path an editor names the file by."""
+    return _abs(workspace, raw)
+
+
 def _read(path: str) -> str | None:
     try:
         return Path(path).read_text(encoding="utf-8")
@@ -57,12 +62,14 @@ def _read(path: str) -> str | None:
         return None
 
 
-def proposed_diff(workspace: Path, name: str, args: dict[str, Any]) -> dict[str, Any] | None:
-    """The diff a write or edit would make, computed from the file on disk (None if unknown)."""
+def proposed_diff(
+    workspace: Path, name: str, args: dict[str, Any], base: str | None = None
+) -> dict[str, Any] | None:
+    """The diff a write or edit would make to base (the editor's buffer), else to the disk file."""
     path = _abs(workspace, args.get("path"))
     if path is None or name not in EDIT_TOOLS:
         return None
-    old = _read(path)
+    old = base if base is not None else _read(path)
     if name == "write":
         new = args.get("content")
         if not isinstance(new, str):
@@ -79,7 +86,13 @@ def proposed_diff(workspace: Path, name: str, args: dict[str, Any]) -> dict[str,
 
 
 def tool_call(
-    workspace: Path, call_id: str, name: str, title: str, args: dict[str, Any], status: str
+    workspace: Path,
+    call_id: str,
+    name: str,
+    title: str,
+    args: dict[str, Any],
+    status: str,
+    base: str | None = None,
 ) -> dict[str, Any]:
     """A ToolCall (the body of a tool_call update or of a permission request)."""
     call: dict[str, Any] = {
@@ -92,7 +105,7 @@ def tool_call(
     path = _abs(workspace, args.get("path"))
     if path is not None:
         call["locations"] = [{"path": path}]
-    diff = proposed_diff(workspace, name, args)
+    diff = proposed_diff(workspace, name, args, base)
     if diff is not None:
         call["content"] = [diff]
     return call
@@ -203,6 +216,7 @@ __all__ = [
     "MODES",
     "MODE_IDS",
     "event_update",
+    "file_path",
     "history",
     "prompt_text",
     "proposed_diff",

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import itertools
+from collections import deque
 from dataclasses import dataclass
 from typing import Any
 
@@ -11,7 +12,14 @@ from ggd.rpc.connection import Connection
 
 
 class ClientRequestError(Exception):
-    """The client answered one of our requests with an error (or went away)."""
+    """The client answered one of our requests with an error (or went away).
+
+    `delivered` is False only when the request never left gg (the client was already gone).
+    """
+
+    def __init__(self, message: str, *, delivered: bool = True) -> None:
+        super().__init__(message)
+        self.delivered = delivered
 
 
 @dataclass(frozen=True)
@@ -49,21 +57,30 @@ class ClientRequests:
         self.conn = conn
         self._ids = itertools.count(1)
         self._pending: dict[str, asyncio.Future[Any]] = {}
+        # Ids gg withdrew with $/cancelRequest: their late answers are expected, not strays.
+        self._withdrawn: deque[str] = deque(maxlen=64)
         conn.on_close.append(lambda _c: self._fail_all())
 
     async def request(self, method: str, params: dict[str, Any]) -> Any:
         """Send one request and wait for the client's result."""
         if self.conn.closed:
-            raise ClientRequestError("the client is gone")
+            raise ClientRequestError("the client is gone", delivered=False)
         msg_id = f"gg-{next(self._ids)}"
         fut: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
         self._pending[msg_id] = fut
         msg = {"jsonrpc": "2.0", "id": msg_id, "method": method, "params": params}
         if not self.conn.send_raw(self.conn.encode(msg)):
             self._pending.pop(msg_id, None)
-            raise ClientRequestError("the client is not reading")
+            raise ClientRequestError("the client is not reading", delivered=False)
         try:
             return await fut
+        except asyncio.CancelledError:
+            # LSP's way to withdraw a request: the client stops its work (kills a terminal).
+            # The task's cancel cancels fut too; only an answer already in means no need.
+            if fut.cancelled() or not fut.done():
+                self._withdrawn.append(msg_id)
+                self.conn.notify("$/cancelRequest", {"id": msg_id}, droppable=False)
+            raise
         finally:
             self._pending.pop(msg_id, None)
 
@@ -72,6 +89,9 @@ class ClientRequests:
         msg_id = data.get("id")
         fut = self._pending.pop(msg_id, None) if isinstance(msg_id, str) else None
         if fut is None:
+            if isinstance(msg_id, str) and msg_id in self._withdrawn:
+                self._withdrawn.remove(msg_id)
+                return True
             return False
         if not fut.done():
             if "error" in data:

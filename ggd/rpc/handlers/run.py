@@ -19,6 +19,7 @@ from ggd.protocol.run import (
 from ggd.protocol.session import EmptyResult
 
 from ..dispatch import CallContext, handler
+from ..editor.delegate import ConnectionDelegate
 
 
 def _runs(ctx: CallContext) -> RunManager:
@@ -36,6 +37,11 @@ async def run_start(ctx: CallContext, params: RunStartParams) -> RunStartResult:
     """Start a run; subscribes the caller unless subscribe is false."""
     svc = await ctx.app.runtime.service(params.session_id, ctx.app.workspace(ctx.conn))
     runs = _runs(ctx)
+    tools = params.client_tools
+    client = None
+    if tools is not None and ctx.requests is not None:
+        if tools.read_text_file or tools.write_text_file or tools.terminal:
+            client = ConnectionDelegate(ctx.requests, tools)
     run = await runs.start(
         svc,
         params.prompt,
@@ -43,7 +49,11 @@ async def run_start(ctx: CallContext, params: RunStartParams) -> RunStartResult:
         mode=params.approval_mode,
         interactive=params.interactive,
         model=params.model,
+        client=client,
     )
+    if client is not None:
+        # Before this handler yields: the run's task has not run a tool yet.
+        client.run_id = run.id
     if params.subscribe:
         run.subscribe(ctx.conn, 0)
         ctx.conn.run_subs.add(run.id)

@@ -1,0 +1,59 @@
+"""gg/client.*: requests the daemon sends to the connection that started a run with clientTools."""
+
+from __future__ import annotations
+
+from pydantic import ConfigDict, Field
+
+from .base import Params, Result, WireModel
+
+
+class ClientReadTextFileParams(Params):
+    """Ask the client for a file's text as the user sees it (an unsaved buffer included)."""
+
+    run_id: str
+    tool_call_id: str | None = Field(default=None, description="The tool call it serves.")
+    path: str = Field(description="Absolute path inside the run's workspace.")
+
+
+class ClientReadTextFileResult(Result):
+    """The file's text."""
+
+    model_config = ConfigDict(extra="ignore")
+    content: str
+
+
+class ClientWriteTextFileParams(Params):
+    """Hand the client a file's new text after gg wrote it to disk."""
+
+    run_id: str
+    tool_call_id: str | None = Field(default=None, description="The tool call it serves.")
+    path: str = Field(description="Absolute path inside the run's workspace.")
+    content: str
+
+
+class ClientRunCommandParams(Params):
+    """Run a shell command in the client's terminal; `$/cancelRequest` kills it."""
+
+    run_id: str
+    tool_call_id: str | None = Field(default=None, description="The tool call it serves.")
+    command: str = Field(description="One bash command line, as the bash tool got it.")
+    cwd: str = Field(description="The workspace folder.")
+    timeout_ms: int = Field(description="Kill the command after this long and report it.")
+    output_byte_limit: int = Field(description="Keep at most this many bytes, the end of it.")
+
+
+class ClientRunCommandResult(Result):
+    """What the terminal reported: its output (the end of it), exit code or signal."""
+
+    model_config = ConfigDict(extra="ignore")
+    output: str = ""
+    truncated: bool = False
+    exit_code: int | None = None
+    signal: str | None = None
+    timed_out: bool = False
+
+
+class ClientEmpty(WireModel):
+    """An empty result (extra fields ignored)."""
+
+    model_config = ConfigDict(extra="ignore")
