@@ -86,40 +86,46 @@ def _tree_text(data: dict[str, Any]) -> str:
     return text
 
 
-def tree_nodes(entries: Sequence[Entry], active_ids: set[str]) -> list[TreeNode]:
-    """One TreeNode per message entry in file order; parents precede children in a file."""
-    # entry id -> the node of the nearest message at/above it: one lookup and one store per
-    # entry, and the node itself carries the depth (a hot loop: one pass per snapshot).
+def tree_nodes(entries: Sequence[Entry], active: bytes | bytearray) -> list[TreeNode]:
+    """One TreeNode per message entry in file order; active[i] marks entries[i] active.
+
+    Parents precede children in a file, so one pass suffices.
+    """
+    # entry id -> the node of the nearest message at/above it (one store per entry; a lookup
+    # only where the parent is not the previous line); the node carries the depth.
     above: dict[str | None, TreeNode | None] = {None: None}
     nodes: list[TreeNode] = []
     add = nodes.append
     limit = TREE_TEXT_CHARS
-    for e in entries:
-        anc = above[e.parent_id]
+    cut = limit - 1
+    prev: Entry | None = None
+    prev_node: TreeNode | None = None
+    for e, on in zip(entries, active, strict=True):
+        # The common chain: this entry's parent is the previous line, whose nearest message
+        # node is still in hand, so the dict lookup is skipped.
+        pid = e.parent_id
+        anc = prev_node if prev is not None and pid == prev.id else above[pid]
+        prev = e
         if e.kind != "message":
-            above[e.id] = anc
+            above[e.id] = prev_node = anc
             continue
-        eid = e.id
         data = e.data
         text = data.get("content")
         if type(text) is not str:
             text = _tree_text(data)
         else:
             if len(text) > limit:
-                text = text[: limit - 1] + "…"
+                text = text[:cut] + "…"
             if "\n" in text or "\t" in text or "\r" in text:
                 text = " ".join(text.split())
         role = data.get("role")
-        node = TreeNode(
-            eid,
-            None if anc is None else anc.id,
-            0 if anc is None else anc.depth + 1,
-            role if type(role) is str else "",
-            text,
-            eid in active_ids,
-            e.timestamp,
-        )
-        above[eid] = node
+        role = role if type(role) is str else ""
+        eid = e.id
+        if anc is None:
+            node = TreeNode(eid, None, 0, role, text, on == 1, e.timestamp)
+        else:
+            node = TreeNode(eid, anc.id, anc.depth + 1, role, text, on == 1, e.timestamp)
+        above[eid] = prev_node = node
         add(node)
     return nodes
 

@@ -123,8 +123,7 @@ class SessionRepository:
         parsed = codec.parse(data)
         if parsed.header.id != path.stem:
             raise SessionFormatError("session header names another session id")
-        leaf = parsed.entries[-1].id if parsed.entries else None
-        active = projection.path_to(parsed.by_id, leaf)
+        active = parsed.chain.path(parsed.entries, len(parsed.entries) - 1)
         return projection.summarize(parsed.header, parsed.entries, active)
 
     def list(
