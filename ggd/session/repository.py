@@ -53,6 +53,7 @@ class SessionRepository:
         self._clock = clock
         self._lease_timeout = lease_timeout
         journal.ensure_private_dir(self.root)
+        self._list_cache = listing.ListCache(self.root)
 
     def _path(self, session_id: str) -> Path:
         return self.root / f"{session_id}{_SUFFIX}"
@@ -136,7 +137,7 @@ class SessionRepository:
         """
         if limit < 1:
             raise ValueError("limit must be at least 1")
-        rows = listing.scan(self.root, _session_id_of, self._summarize)
+        rows = listing.scan(self.root, _session_id_of, self._summarize, self._list_cache)
         if workspace_id is not None:
             rows = [r for r in rows if r.workspace_id == workspace_id]
         rows.sort(key=lambda r: (r.updated_at, r.id), reverse=True)
