@@ -1,9 +1,8 @@
-"""Chain index of an entry list: where a line's parent is not the line before it.
+"""Chain index of an entry list: each id's position, and where a parent is not the line before.
 
 Appends default to the leaf, so almost every entry's parent is the previous line. Recording
-only the exceptions ("breaks") lets the active path be cut out of the list as a few slices
-instead of walking 100k parent links one dict lookup at a time, and lets the file's
-parent-precedes-child rule be checked with C-level list operations.
+only the exceptions ("breaks") lets a root..node path be cut out of the list as a few slices
+instead of walking 100k parent links one dict lookup at a time.
 """
 
 from __future__ import annotations
@@ -17,65 +16,70 @@ __all__ = ["Chain", "index"]
 
 
 class Chain:
-    """Breaks of an entry list (indexes whose parent is not the previous entry; 0 included)."""
+    """Positions by id, and breaks: indexes whose parent is not the previous entry (0 included)."""
 
-    __slots__ = ("_breaks", "_pos")
+    __slots__ = ("breaks", "pos")
 
-    def __init__(self, breaks: list[int]) -> None:
-        self._breaks = breaks
-        self._pos: dict[str, int] | None = None  # id -> index, built on the first jump
+    def __init__(self, pos: dict[str, int], breaks: list[int]) -> None:
+        self.pos = pos
+        self.breaks = breaks
+
+    def __contains__(self, entry_id: object) -> bool:
+        return entry_id in self.pos
 
     def extend(self, entries: Sequence[Entry], start: int) -> None:
-        """Record entries[start:] (just appended to the list this chain describes)."""
-        pos = self._pos
+        """Record entries[start:], just appended to the list this chain describes."""
+        pos = self.pos
         for i in range(start, len(entries)):
             e = entries[i]
             if i == 0 or e.parent_id != entries[i - 1].id:
-                self._breaks.append(i)
-            if pos is not None:
-                pos[e.id] = i
+                self.breaks.append(i)
+            pos[e.id] = i
 
-    def path(self, entries: Sequence[Entry], end: int) -> list[Entry]:
-        """Entries root..entries[end] following parentId (empty for end < 0)."""
-        segments: list[Sequence[Entry]] = []
-        breaks = self._breaks
+    def _segments(self, entries: Sequence[Entry], end: int) -> list[tuple[int, int]]:
+        """(start, stop) index ranges of the path root..entries[end], leaf first."""
+        out: list[tuple[int, int]] = []
+        breaks = self.breaks
         while end >= 0:
             # No break lies in (start, end], so entries[start..end] is one parent chain.
             start = breaks[bisect_right(breaks, end) - 1]
-            segments.append(entries[start : end + 1])
+            out.append((start, end + 1))
             pid = entries[start].parent_id
             if pid is None:
                 break
-            end = self._position(entries, pid)
-        if len(segments) == 1:
-            return list(segments[0])
-        out: list[Entry] = []
-        for seg in reversed(segments):
-            out.extend(seg)
+            end = self.pos[pid]
         return out
+
+    def path(self, entries: Sequence[Entry], end: int) -> list[Entry]:
+        """Entries root..entries[end] following parentId (empty for end < 0)."""
+        segments = self._segments(entries, end)
+        if len(segments) == 1:
+            start, stop = segments[0]
+            return list(entries[start:stop])
+        out: list[Entry] = []
+        for start, stop in reversed(segments):
+            out.extend(entries[start:stop])
+        return out
+
+    def path_to(self, entries: Sequence[Entry], entry_id: str | None) -> list[Entry]:
+        """Entries root..entry_id (empty for None); KeyError for an unknown id."""
+        return [] if entry_id is None else self.path(entries, self.pos[entry_id])
 
     def active_flags(self, entries: Sequence[Entry], end: int) -> bytearray:
         """One byte per entry: 1 where the entry is on the path root..entries[end]."""
         flags = bytearray(len(entries))
-        breaks = self._breaks
-        while end >= 0:
-            start = breaks[bisect_right(breaks, end) - 1]
-            flags[start : end + 1] = b"\x01" * (end + 1 - start)
-            pid = entries[start].parent_id
-            if pid is None:
-                break
-            end = self._position(entries, pid)
+        for start, stop in self._segments(entries, end):
+            flags[start:stop] = b"\x01" * (stop - start)
         return flags
 
-    def _position(self, entries: Sequence[Entry], entry_id: str) -> int:
-        if self._pos is None:
-            self._pos = {e.id: i for i, e in enumerate(entries)}
-        return self._pos[entry_id]
+    def targets(self, entries: Sequence[Entry]) -> set[str]:
+        """Ids named as parent by an entry that is not the line after them."""
+        return {pid for i in self.breaks[1:] if (pid := entries[i].parent_id) is not None}
 
 
-def index(entries: list[Entry]) -> tuple[dict[str, Entry], Chain] | None:
-    """by_id and the chain of decoded entries, or None if an id repeats or a parent is late."""
-    by_id: dict[str, Entry] = {}
+def index(entries: list[Entry]) -> Chain | None:
+    """The chain of decoded entries, or None if an id repeats or a parent does not precede."""
+    pos: dict[str, int] = {}
     breaks = [0]
     add = breaks.append
     prev: str | None = None
@@ -84,12 +88,12 @@ def index(entries: list[Entry]) -> tuple[dict[str, Entry], Chain] | None:
         pid = e.parent_id
         if pid != prev:
             # Not the previous line (which is known to be indexed): it must be earlier.
-            if pid is not None and pid not in by_id:
+            if pid is not None and pid not in pos:
                 return None
             add(i)
         prev = e.id
-        by_id[prev] = e
+        pos[prev] = i
         i += 1
-    if len(by_id) != i:
+    if len(pos) != i:
         return None  # an id is used twice
-    return by_id, Chain(breaks)
+    return Chain(pos, breaks if i else [])

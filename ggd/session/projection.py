@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Container, Sequence
 from typing import Any
 
 from .model import Entry, SessionHeader, SessionSummary, TreeNode
@@ -86,28 +86,32 @@ def _tree_text(data: dict[str, Any]) -> str:
     return text
 
 
-def tree_nodes(entries: Sequence[Entry], active: bytes | bytearray) -> list[TreeNode]:
+def tree_nodes(
+    entries: Sequence[Entry], active: bytes | bytearray, targets: Container[str]
+) -> list[TreeNode]:
     """One TreeNode per message entry in file order; active[i] marks entries[i] active.
 
-    Parents precede children in a file, so one pass suffices.
+    targets holds the ids some entry names as parent without being the line after it
+    (Chain.targets): only their nodes are remembered, as parents precede children.
     """
-    # entry id -> the node of the nearest message at/above it (one store per entry; a lookup
-    # only where the parent is not the previous line); the node carries the depth.
-    above: dict[str | None, TreeNode | None] = {None: None}
+    # id of a target -> the node of the nearest message at/above it (None: no message);
+    # every other entry's parent is the previous line, whose node is still in hand.
+    above: dict[str, TreeNode | None] = {}
     nodes: list[TreeNode] = []
     add = nodes.append
     limit = TREE_TEXT_CHARS
     cut = limit - 1
-    prev: Entry | None = None
+    prev_id: str | None = None
     prev_node: TreeNode | None = None
     for e, on in zip(entries, active, strict=True):
-        # The common chain: this entry's parent is the previous line, whose nearest message
-        # node is still in hand, so the dict lookup is skipped.
         pid = e.parent_id
-        anc = prev_node if prev is not None and pid == prev.id else above[pid]
-        prev = e
+        eid = e.id
+        anc = prev_node if pid == prev_id else (None if pid is None else above[pid])
+        prev_id = eid
         if e.kind != "message":
-            above[e.id] = prev_node = anc
+            prev_node = anc
+            if eid in targets:
+                above[eid] = anc
             continue
         data = e.data
         text = data.get("content")
@@ -119,13 +123,15 @@ def tree_nodes(entries: Sequence[Entry], active: bytes | bytearray) -> list[Tree
             if "\n" in text or "\t" in text or "\r" in text:
                 text = " ".join(text.split())
         role = data.get("role")
-        role = role if type(role) is str else ""
-        eid = e.id
+        if type(role) is not str:
+            role = ""
         if anc is None:
             node = TreeNode(eid, None, 0, role, text, on == 1, e.timestamp)
         else:
             node = TreeNode(eid, anc.id, anc.depth + 1, role, text, on == 1, e.timestamp)
-        above[eid] = prev_node = node
+        prev_node = node
+        if eid in targets:
+            above[eid] = node
         add(node)
     return nodes
 
