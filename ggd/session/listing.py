@@ -76,6 +76,8 @@ class ListCache:
         # (index.json stamp when read or written, rows): swapped whole, so a list running in
         # another worker thread sees one consistent state.
         self._state: tuple[_Stamp | None, _Rows] | None = None
+        # File name -> session id (None: not a session file), so each name is checked once.
+        self.names: dict[str, str | None] = {}
 
     def rows(self) -> _Rows:
         """The cached rows (read from index.json when it changed since we last saw it)."""
@@ -113,12 +115,17 @@ def scan(
     """
     cache = cache or ListCache(root)
     cached = cache.rows()
+    names = cache.names
     fresh: _Rows = {}
     out: list[SessionSummary] = []
     dirty = False
     with os.scandir(root) as it:
         for de in it:
-            sid = is_session_file(de.name)
+            name = de.name
+            try:
+                sid = names[name]
+            except KeyError:
+                sid = names[name] = is_session_file(name)
             if sid is None:
                 continue
             try:
