@@ -71,15 +71,11 @@ class Parsed:
 
     header: SessionHeader
     entries: list[Entry]
+    by_id: dict[str, Entry]
     chain: Chain
     valid_length: int
     torn: bool
     tail: bytes
-
-    @property
-    def by_id(self) -> dict[str, Entry]:
-        """Entries by id (built on demand: the chain keeps positions, not entries)."""
-        return {e.id: e for e in self.entries}
 
 
 class _Malformed(Exception):
@@ -149,7 +145,7 @@ def _build_fast(objs: Any, entries: list[Entry], by_id: dict[str, Entry]) -> Non
 
 def _chain_of(entries: list[Entry]) -> Chain:
     """The chain of entries already validated one by one."""
-    chain = Chain({}, [])
+    chain = Chain([])
     chain.extend(entries, 0)
     return chain
 
@@ -202,11 +198,11 @@ def parse(data: bytes) -> Parsed:
                 typed = _ENTRIES.decode(b"[" + body.replace(b"\n", b",") + b"]")
         except msgspec.MsgspecError:
             typed = None
-        chain = index(typed) if typed is not None else None
-        if typed is not None and chain is not None:
+        indexed = index(typed) if typed is not None else None
+        if typed is not None and indexed is not None:
             valid = end
             tail = data[max(0, valid - _TAIL_BYTES) : valid]
-            return Parsed(header, typed, chain, valid, end < len(data), tail)
+            return Parsed(header, typed, *indexed, valid, end < len(data), tail)
         objs: Any = None
         try:
             with bulk_allocation():
@@ -222,7 +218,7 @@ def parse(data: bytes) -> Parsed:
             return _parse_slow(data, header, nl + 1, end)
     valid = end
     tail = data[max(0, valid - _TAIL_BYTES) : valid]
-    return Parsed(header, entries, _chain_of(entries), valid, end < len(data), tail)
+    return Parsed(header, entries, by_id, _chain_of(entries), valid, end < len(data), tail)
 
 
 def _parse_slow(data: bytes, header: SessionHeader, start: int, end: int) -> Parsed:
@@ -250,4 +246,4 @@ def _parse_slow(data: bytes, header: SessionHeader, start: int, end: int) -> Par
         pos = nxt + 1
         valid = pos
     tail = data[max(0, valid - _TAIL_BYTES) : valid]
-    return Parsed(header, entries, _chain_of(entries), valid, torn, tail)
+    return Parsed(header, entries, by_id, _chain_of(entries), valid, torn, tail)

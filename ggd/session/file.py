@@ -18,7 +18,7 @@ __all__ = ["SessionFile"]
 log = logging.getLogger("ggd.session")
 
 Clock = Callable[[], int]
-_View = tuple[list[Entry], Chain]
+_View = tuple[list[Entry], dict[str, Entry], Chain]
 
 
 class _Creator(Protocol):
@@ -54,7 +54,7 @@ class SessionFile:
         self._clock = clock
         self._lease_timeout = lease_timeout
         self._creator = creator
-        # (entries in file order, their chain: positions by id); None after release() until
+        # (entries in file order, entries by id, their chain); None after release() until
         # the next read.
         self._view: _View | None = None
         self._active: list[Entry] | None = None
@@ -84,7 +84,7 @@ class SessionFile:
         if parsed.header.id != self._path.stem:
             raise SessionFormatError("session header names another session id")
         self._header = parsed.header
-        self._view = (parsed.entries, parsed.chain)
+        self._view = (parsed.entries, parsed.by_id, parsed.chain)
         self._active = None
         self._fp = journal.Fingerprint(dev, ino, parsed.valid_length, parsed.tail)
 
@@ -119,7 +119,7 @@ class SessionFile:
         parsed = codec.parse(data[: fp.size])
         if parsed.torn or parsed.header.id != self._header.id:
             raise SessionConflictError("session changed since it was read; reload and retry")
-        self._view = (parsed.entries, parsed.chain)
+        self._view = (parsed.entries, parsed.by_id, parsed.chain)
         return self._view
 
     @property
@@ -127,7 +127,7 @@ class SessionFile:
         return (self._view or self._restore())[0]
 
     @property
-    def _chain(self) -> Chain:
+    def _by_id(self) -> dict[str, Entry]:
         return (self._view or self._restore())[1]
 
     # -- identity and entries ------------------------------------------------------------
@@ -149,9 +149,7 @@ class SessionFile:
 
     def get(self, entry_id: str) -> Entry | None:
         """The entry with this id, or None."""
-        entries, chain = self._view or self._restore()
-        i = chain.pos.get(entry_id)
-        return None if i is None else entries[i]
+        return self._by_id.get(entry_id)
 
     @property
     def leaf_id(self) -> str | None:
@@ -165,7 +163,7 @@ class SessionFile:
             SessionConflictError: after release(), the file was replaced or rewritten.
         """
         if self._active is None:
-            entries, chain = self._view or self._restore()
+            entries, _, chain = self._view or self._restore()
             self._active = chain.path(entries, len(entries) - 1)
         return list(self._active)
 
@@ -175,7 +173,7 @@ class SessionFile:
 
     def tree(self) -> list[TreeNode]:
         """A TreeNode for every message entry, in file order."""
-        entries, chain = self._view or self._restore()
+        entries, _, chain = self._view or self._restore()
         with codec.bulk_allocation():
             flags = chain.active_flags(entries, len(entries) - 1)
             return projection.tree_nodes(entries, flags, chain.targets(entries))
@@ -233,7 +231,7 @@ class SessionFile:
     ) -> list[Entry]:
         """Append a chain of entries (each the parent of the next) in one locked write."""
         parent = self.leaf_id if isinstance(parent_id, _Leaf) else parent_id
-        if parent is not None and parent not in self._chain:
+        if parent is not None and parent not in self._by_id:
             raise ValueError(f"unknown parent entry {parent!r}")
         now = self._clock()
         fresh: list[Entry] = []
@@ -251,7 +249,9 @@ class SessionFile:
         payload = b"".join(codec.encode_line(e.to_json()) for e in fresh)
         with journal.lease(self._lock_path, self._lease_timeout):
             self._fp = journal.append_checked(self._path, self._fp, payload)
-        entries, chain = self._view or self._restore()
+        entries, by_id, chain = self._view or self._restore()
+        for e in fresh:
+            by_id[e.id] = e
         start = len(entries)
         entries.extend(fresh)
         chain.extend(entries, start)
@@ -261,7 +261,7 @@ class SessionFile:
     def _new_entry_id(self, taken: set[str]) -> str:
         while True:
             eid = secrets.token_hex(4)
-            if eid not in self._chain and eid not in taken:
+            if eid not in self._by_id and eid not in taken:
                 taken.add(eid)
                 return eid
 
@@ -270,7 +270,7 @@ class SessionFile:
 
         None starts an empty branch (the head becomes a new root): "before the first message".
         """
-        if node_id is not None and node_id not in self._chain:
+        if node_id is not None and node_id not in self._by_id:
             raise ValueError(f"unknown entry {node_id!r}")
         return self.append("head", {}, node_id)
 
@@ -286,9 +286,9 @@ class SessionFile:
         None forks from before the first entry: an empty session that remembers its origin.
         `name` names the copy (default: this session's name).
         """
-        if node_id is not None and node_id not in self._chain:
+        if node_id is not None and node_id not in self._by_id:
             raise ValueError(f"unknown entry {node_id!r}")
-        path = self._chain.path_to(self._entries, node_id)
+        path = projection.path_to(self._by_id, node_id)
         parent = {"sessionId": self.id, "nodeId": node_id, "kind": "fork"}
         return self._copy(path, parent, name)
 

@@ -61,20 +61,22 @@ def reference_tree(entries: list[Entry], active: set[str]) -> list[tuple[object,
 def test_chain_path_and_flags_match_walking_parent_links(spec, split) -> None:
     entries = build(spec)
     head = entries[: min(split, len(entries))]
-    chain = index(head)
-    assert chain is not None
-    # Appends after the open keep the chain exact.
+    indexed = index(head)
+    assert indexed is not None
+    by_id, chain = indexed
+    assert by_id == {e.id: e for e in head}
+    # Appends after the open keep the chain exact (some after a jump was resolved).
     grown = list(head)
+    chain.path(grown, len(grown) - 1)
     for e in entries[len(head) :]:
         grown.append(e)
+        by_id[e.id] = e
         chain.extend(grown, len(grown) - 1)
-    by_id = {e.id: e for e in grown}
-    assert chain.pos == {e.id: i for i, e in enumerate(grown)}
+        chain.path(grown, len(grown) - 1)
     for end in range(-1, len(grown)):
         node = grown[end].id if end >= 0 else None
         expected = path_to(by_id, node)
         assert chain.path(grown, end) == expected
-        assert chain.path_to(grown, node) == expected
         flags = chain.active_flags(grown, end)
         assert [e.id for e, on in zip(grown, flags, strict=True) if on] == sorted(
             e.id for e in expected
@@ -98,7 +100,7 @@ def test_index_refuses_a_late_parent_a_repeated_id_and_a_first_entry_with_a_pare
     self_parent = Entry("message", "cccccccc", "cccccccc", 3, {})
     assert index([a, self_parent]) is None
     ok = index([a, b, Entry("head", "cccccccc", None, 3, {}), d])
-    assert isinstance(ok, Chain) and ok.breaks == [0, 2, 3]
+    assert ok is not None and isinstance(ok[1], Chain) and ok[1].breaks == [0, 2, 3]
 
 
 def test_a_file_with_a_late_parent_is_reported_at_its_line(tmp_path: Path) -> None:
