@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import os
 import secrets
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -54,37 +55,41 @@ def ensure_private_dir(path: Path) -> None:
         os.chmod(path, DIR_MODE)
 
 
-def _private_opener(path: str, flags: int) -> int:
-    fd = os.open(path, flags, FILE_MODE)
-    return fd
+_LOCK_FLAGS = portalocker.LockFlags.EXCLUSIVE | portalocker.LockFlags.NON_BLOCKING
+_LOCK_RETRY_SECONDS = 0.002
 
 
 @contextlib.contextmanager
 def lease(lock_path: Path, timeout: float) -> Iterator[None]:
     """Hold the cross-process writer lease (flock on a sidecar file; dies with the process)."""
-    # NON_BLOCKING + timeout: portalocker retries until the deadline; a blocking flock would
-    # ignore the timeout and could wait forever behind a hung (but alive) writer.
-    lock = portalocker.Lock(
-        str(lock_path),
-        mode="a",
-        timeout=timeout,
-        check_interval=0.002,
-        flags=portalocker.LockFlags.EXCLUSIVE | portalocker.LockFlags.NON_BLOCKING,
-        opener=_private_opener,
-    )
+    # portalocker's function on a raw descriptor, not its Lock object: same flock, a quarter
+    # of the cost (the lease is taken on every append). NON_BLOCKING + our own deadline: a
+    # blocking flock would ignore the timeout and could wait forever behind a hung writer.
+    fd = os.open(lock_path, os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_CLOEXEC, FILE_MODE)
     try:
-        lock.acquire()
-    except portalocker.LockException as exc:
-        raise SessionConflictError(
-            "session is busy: another writer holds it; retry in a moment"
-        ) from exc
-    try:
-        fh = lock.fh
-        if fh is not None and (os.fstat(fh.fileno()).st_mode & 0o777) != FILE_MODE:
-            os.fchmod(fh.fileno(), FILE_MODE)  # a lock file made by someone else's umask
-        yield
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                portalocker.lock(fd, _LOCK_FLAGS)
+                break
+            except portalocker.AlreadyLocked:
+                if time.monotonic() >= deadline:
+                    raise SessionConflictError(
+                        "session is busy: another writer holds it; retry in a moment"
+                    ) from None
+                time.sleep(_LOCK_RETRY_SECONDS)
+            except portalocker.LockException as exc:
+                raise SessionConflictError(
+                    "session is busy: another writer holds it; retry in a moment"
+                ) from exc
+        try:
+            if (os.fstat(fd).st_mode & 0o777) != FILE_MODE:
+                os.fchmod(fd, FILE_MODE)  # a lock file made by someone else's umask
+            yield
+        finally:
+            portalocker.unlock(fd)
     finally:
-        lock.release()
+        os.close(fd)
 
 
 def read_file(path: Path) -> tuple[bytes, int, int]:
