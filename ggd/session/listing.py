@@ -8,6 +8,9 @@ import logging
 import os
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
+
+import msgspec
 
 from . import journal
 from .model import SessionSummary
@@ -28,12 +31,75 @@ def _stamp(st: os.stat_result) -> _Stamp:
     return (st.st_size, st.st_mtime_ns, st.st_ino, st.st_dev)
 
 
+class _WireSummary(msgspec.Struct, rename="camel"):
+    id: str
+    workspace_id: str
+    name: str | None
+    model: str | None
+    created_at: int
+    updated_at: int
+    message_count: int
+    preview: str
+    parent: dict[str, Any] | None = None
+    first_prompt: str = ""
+
+
+class _WireRow(msgspec.Struct):
+    stamp: tuple[int, int, int, int]
+    summary: _WireSummary
+
+
+class _WireIndex(msgspec.Struct):
+    version: int
+    sessions: dict[str, _WireRow]
+
+
+# A well-formed index.json decodes in one typed C pass; anything else (a malformed row, an
+# older version) takes the tolerant path below, which keeps the good rows.
+_INDEX = msgspec.json.Decoder(_WireIndex)
+
+
+def _load_typed(data: bytes) -> _Rows | None:
+    try:
+        index = _INDEX.decode(data)
+    except msgspec.MsgspecError:
+        return None
+    if index.version != _CACHE_VERSION:
+        return {}
+    return {
+        sid: (
+            row.stamp,
+            SessionSummary(
+                (w := row.summary).id,
+                w.workspace_id,
+                w.name,
+                w.model,
+                w.created_at,
+                w.updated_at,
+                w.message_count,
+                w.preview,
+                w.parent,
+                w.first_prompt,
+            ),
+        )
+        for sid, row in index.sessions.items()
+    }
+
+
 def _load_cache(path: Path) -> _Rows:
     try:
-        obj = json.loads(path.read_bytes())
+        data = path.read_bytes()
     except FileNotFoundError:
         return {}
-    except (OSError, ValueError):
+    except OSError:
+        log.warning("session list cache is unreadable; rebuilding it")
+        return {}
+    typed = _load_typed(data)
+    if typed is not None:
+        return typed
+    try:
+        obj = json.loads(data)
+    except ValueError:
         log.warning("session list cache is unreadable; rebuilding it")
         return {}
     if not isinstance(obj, dict) or obj.get("version") != _CACHE_VERSION:

@@ -119,3 +119,17 @@ def test_a_deleted_session_leaves_the_memory_and_the_index(repo: SessionReposito
     (repo.root / f"{gone}.jsonl").unlink()
     assert [r.id for r in repo.list()[0]] == [keep]
     assert set(json.loads((repo.root / "index.json").read_text())["sessions"]) == {keep}
+
+
+def test_one_malformed_row_costs_only_that_row(repo: SessionRepository) -> None:
+    good = _session(repo, "q1")
+    bad = _session(repo, "q2")
+    repo.list()
+    cache = repo.root / "index.json"
+    obj = json.loads(cache.read_text())
+    obj["sessions"][good]["summary"]["preview"] = "from cache"  # its stamp still matches
+    obj["sessions"][bad]["summary"]["messageCount"] = "many"
+    cache.write_text(json.dumps(obj))
+    fresh = SessionRepository(repo.root)  # a new process: index.json is all it has
+    assert _row(fresh, good).preview == "from cache"
+    assert _row(fresh, bad).message_count == 1
