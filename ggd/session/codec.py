@@ -11,6 +11,7 @@ from typing import Any
 
 import msgspec
 
+from .chain import Chain, index
 from .errors import SessionFormatError
 from .model import Entry, SessionHeader
 
@@ -71,6 +72,7 @@ class Parsed:
     header: SessionHeader
     entries: list[Entry]
     by_id: dict[str, Entry]
+    chain: Chain
     valid_length: int
     torn: bool
     tail: bytes
@@ -141,15 +143,11 @@ def _build_fast(objs: Any, entries: list[Entry], by_id: dict[str, Entry]) -> Non
     raise _corrupt(len(entries) + 2, "invalid entry")  # pragma: no cover - _add agrees
 
 
-def _index_checked(entries: list[Entry]) -> dict[str, Entry] | None:
-    """by_id of entries already typed by msgspec, or None if an id repeats or a parent is late."""
-    by_id: dict[str, Entry] = {}
-    for e in entries:
-        pid = e.parent_id
-        if e.id in by_id or (pid is not None and pid not in by_id):
-            return None
-        by_id[e.id] = e
-    return by_id
+def _chain_of(entries: list[Entry]) -> Chain:
+    """The chain of entries already validated one by one."""
+    chain = Chain([])
+    chain.extend(entries, 0)
+    return chain
 
 
 def _corrupt(line_no: int, why: str) -> SessionFormatError:
@@ -200,11 +198,11 @@ def parse(data: bytes) -> Parsed:
                 typed = _ENTRIES.decode(b"[" + body.replace(b"\n", b",") + b"]")
         except msgspec.MsgspecError:
             typed = None
-        index = _index_checked(typed) if typed is not None else None
-        if typed is not None and index is not None:
+        indexed = index(typed) if typed is not None else None
+        if typed is not None and indexed is not None:
             valid = end
             tail = data[max(0, valid - _TAIL_BYTES) : valid]
-            return Parsed(header, typed, index, valid, end < len(data), tail)
+            return Parsed(header, typed, *indexed, valid, end < len(data), tail)
         objs: Any = None
         try:
             with bulk_allocation():
@@ -220,7 +218,7 @@ def parse(data: bytes) -> Parsed:
             return _parse_slow(data, header, nl + 1, end)
     valid = end
     tail = data[max(0, valid - _TAIL_BYTES) : valid]
-    return Parsed(header, entries, by_id, valid, end < len(data), tail)
+    return Parsed(header, entries, by_id, _chain_of(entries), valid, end < len(data), tail)
 
 
 def _parse_slow(data: bytes, header: SessionHeader, start: int, end: int) -> Parsed:
@@ -248,4 +246,4 @@ def _parse_slow(data: bytes, header: SessionHeader, start: int, end: int) -> Par
         pos = nxt + 1
         valid = pos
     tail = data[max(0, valid - _TAIL_BYTES) : valid]
-    return Parsed(header, entries, by_id, valid, torn, tail)
+    return Parsed(header, entries, by_id, _chain_of(entries), valid, torn, tail)

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from . import codec, journal, projection
+from .chain import Chain
 from .errors import SessionConflictError, SessionFormatError, SessionNotFoundError
 from .model import LEAF, Entry, SessionHeader, TreeNode, _Leaf
 
@@ -17,6 +18,7 @@ __all__ = ["SessionFile"]
 log = logging.getLogger("ggd.session")
 
 Clock = Callable[[], int]
+_View = tuple[list[Entry], dict[str, Entry], Chain]
 
 
 class _Creator(Protocol):
@@ -52,8 +54,9 @@ class SessionFile:
         self._clock = clock
         self._lease_timeout = lease_timeout
         self._creator = creator
-        # (entries in file order, entries by id); None after release() until the next read.
-        self._view: tuple[list[Entry], dict[str, Entry]] | None = None
+        # (entries in file order, entries by id, their chain); None after release() until
+        # the next read.
+        self._view: _View | None = None
         self._active: list[Entry] | None = None
         self.reload()
 
@@ -81,7 +84,7 @@ class SessionFile:
         if parsed.header.id != self._path.stem:
             raise SessionFormatError("session header names another session id")
         self._header = parsed.header
-        self._view = (parsed.entries, parsed.by_id)
+        self._view = (parsed.entries, parsed.by_id, parsed.chain)
         self._active = None
         self._fp = journal.Fingerprint(dev, ino, parsed.valid_length, parsed.tail)
 
@@ -102,7 +105,7 @@ class SessionFile:
         self._view = None
         self._active = None
 
-    def _restore(self) -> tuple[list[Entry], dict[str, Entry]]:
+    def _restore(self) -> _View:
         fp = self._fp
         try:
             data, dev, ino = journal.read_file(self._path)
@@ -116,7 +119,7 @@ class SessionFile:
         parsed = codec.parse(data[: fp.size])
         if parsed.torn or parsed.header.id != self._header.id:
             raise SessionConflictError("session changed since it was read; reload and retry")
-        self._view = (parsed.entries, parsed.by_id)
+        self._view = (parsed.entries, parsed.by_id, parsed.chain)
         return self._view
 
     @property
@@ -160,7 +163,8 @@ class SessionFile:
             SessionConflictError: after release(), the file was replaced or rewritten.
         """
         if self._active is None:
-            self._active = projection.path_to(self._by_id, self.leaf_id)
+            entries, _, chain = self._view or self._restore()
+            self._active = chain.path(entries, len(entries) - 1)
         return list(self._active)
 
     def messages(self) -> list[dict[str, Any]]:
@@ -169,8 +173,10 @@ class SessionFile:
 
     def tree(self) -> list[TreeNode]:
         """A TreeNode for every message entry, in file order."""
+        entries, _, chain = self._view or self._restore()
         with codec.bulk_allocation():
-            return projection.tree_nodes(self._entries, {e.id for e in self.active_path()})
+            flags = chain.active_flags(entries, len(entries) - 1)
+            return projection.tree_nodes(entries, flags, chain.targets(entries))
 
     # -- projections ---------------------------------------------------------------------
 
@@ -243,10 +249,12 @@ class SessionFile:
         payload = b"".join(codec.encode_line(e.to_json()) for e in fresh)
         with journal.lease(self._lock_path, self._lease_timeout):
             self._fp = journal.append_checked(self._path, self._fp, payload)
-        entries, by_id = self._view or self._restore()
+        entries, by_id, chain = self._view or self._restore()
         for e in fresh:
             by_id[e.id] = e
+        start = len(entries)
         entries.extend(fresh)
+        chain.extend(entries, start)
         self._active = None
         return fresh
 

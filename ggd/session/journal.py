@@ -5,11 +5,17 @@ from __future__ import annotations
 import contextlib
 import os
 import secrets
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 import portalocker
+
+try:
+    import fcntl
+except ImportError:  # not POSIX: portalocker's own locker
+    fcntl = None  # type: ignore[assignment]
 
 from .errors import SessionConflictError
 
@@ -54,37 +60,61 @@ def ensure_private_dir(path: Path) -> None:
         os.chmod(path, DIR_MODE)
 
 
-def _private_opener(path: str, flags: int) -> int:
-    fd = os.open(path, flags, FILE_MODE)
-    return fd
+_LOCK_FLAGS = portalocker.LockFlags.EXCLUSIVE | portalocker.LockFlags.NON_BLOCKING
+_LOCK_RETRY_SECONDS = 0.002
+
+
+def _try_lock(fd: int) -> bool:
+    """Take an exclusive flock on fd without waiting; False when someone else holds it."""
+    if fcntl is not None:
+        # What portalocker does on POSIX, minus its flag validation (~10 µs per append).
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            return False
+        return True
+    try:
+        portalocker.lock(fd, _LOCK_FLAGS)
+    except portalocker.AlreadyLocked:
+        return False
+    return True
+
+
+def _unlock(fd: int) -> None:
+    if fcntl is not None:
+        fcntl.flock(fd, fcntl.LOCK_UN)
+    else:
+        portalocker.unlock(fd)
 
 
 @contextlib.contextmanager
 def lease(lock_path: Path, timeout: float) -> Iterator[None]:
     """Hold the cross-process writer lease (flock on a sidecar file; dies with the process)."""
-    # NON_BLOCKING + timeout: portalocker retries until the deadline; a blocking flock would
-    # ignore the timeout and could wait forever behind a hung (but alive) writer.
-    lock = portalocker.Lock(
-        str(lock_path),
-        mode="a",
-        timeout=timeout,
-        check_interval=0.002,
-        flags=portalocker.LockFlags.EXCLUSIVE | portalocker.LockFlags.NON_BLOCKING,
-        opener=_private_opener,
-    )
+    # A raw descriptor, not a portalocker.Lock object: the same flock at a fraction of the
+    # cost (the lease is taken on every append). NON_BLOCKING + our own deadline: a blocking
+    # flock would ignore the timeout and could wait forever behind a hung writer.
+    fd = os.open(lock_path, os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_CLOEXEC, FILE_MODE)
     try:
-        lock.acquire()
-    except portalocker.LockException as exc:
-        raise SessionConflictError(
-            "session is busy: another writer holds it; retry in a moment"
-        ) from exc
-    try:
-        fh = lock.fh
-        if fh is not None and (os.fstat(fh.fileno()).st_mode & 0o777) != FILE_MODE:
-            os.fchmod(fh.fileno(), FILE_MODE)  # a lock file made by someone else's umask
-        yield
+        deadline = time.monotonic() + timeout
+        try:
+            while not _try_lock(fd):
+                if time.monotonic() >= deadline:
+                    raise SessionConflictError(
+                        "session is busy: another writer holds it; retry in a moment"
+                    )
+                time.sleep(_LOCK_RETRY_SECONDS)
+        except (OSError, portalocker.LockException) as exc:
+            raise SessionConflictError(
+                "session is busy: another writer holds it; retry in a moment"
+            ) from exc
+        try:
+            if (os.fstat(fd).st_mode & 0o777) != FILE_MODE:
+                os.fchmod(fd, FILE_MODE)  # a lock file made by someone else's umask
+            yield
+        finally:
+            _unlock(fd)
     finally:
-        lock.release()
+        os.close(fd)
 
 
 def read_file(path: Path) -> tuple[bytes, int, int]:

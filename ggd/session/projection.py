@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Container, Sequence
 from typing import Any
 
 from .model import Entry, SessionHeader, SessionSummary, TreeNode
@@ -86,40 +86,52 @@ def _tree_text(data: dict[str, Any]) -> str:
     return text
 
 
-def tree_nodes(entries: Sequence[Entry], active_ids: set[str]) -> list[TreeNode]:
-    """One TreeNode per message entry in file order; parents precede children in a file."""
-    # entry id -> the node of the nearest message at/above it: one lookup and one store per
-    # entry, and the node itself carries the depth (a hot loop: one pass per snapshot).
-    above: dict[str | None, TreeNode | None] = {None: None}
+def tree_nodes(
+    entries: Sequence[Entry], active: bytes | bytearray, targets: Container[str]
+) -> list[TreeNode]:
+    """One TreeNode per message entry in file order; active[i] marks entries[i] active.
+
+    targets holds the ids some entry names as parent without being the line after it
+    (Chain.targets): only their nodes are remembered, as parents precede children.
+    """
+    # id of a target -> the node of the nearest message at/above it (None: no message);
+    # every other entry's parent is the previous line, whose node is still in hand.
+    above: dict[str, TreeNode | None] = {}
     nodes: list[TreeNode] = []
     add = nodes.append
     limit = TREE_TEXT_CHARS
-    for e in entries:
-        anc = above[e.parent_id]
-        if e.kind != "message":
-            above[e.id] = anc
-            continue
+    cut = limit - 1
+    prev_id: str | None = None
+    prev_node: TreeNode | None = None
+    for e, on in zip(entries, active, strict=True):
+        pid = e.parent_id
         eid = e.id
+        anc = prev_node if pid == prev_id else (None if pid is None else above[pid])
+        prev_id = eid
+        if e.kind != "message":
+            prev_node = anc
+            if eid in targets:
+                above[eid] = anc
+            continue
         data = e.data
         text = data.get("content")
         if type(text) is not str:
             text = _tree_text(data)
         else:
             if len(text) > limit:
-                text = text[: limit - 1] + "…"
+                text = text[:cut] + "…"
             if "\n" in text or "\t" in text or "\r" in text:
                 text = " ".join(text.split())
         role = data.get("role")
-        node = TreeNode(
-            eid,
-            None if anc is None else anc.id,
-            0 if anc is None else anc.depth + 1,
-            role if type(role) is str else "",
-            text,
-            eid in active_ids,
-            e.timestamp,
-        )
-        above[eid] = node
+        if type(role) is not str:
+            role = ""
+        if anc is None:
+            node = TreeNode(eid, None, 0, role, text, on == 1, e.timestamp)
+        else:
+            node = TreeNode(eid, anc.id, anc.depth + 1, role, text, on == 1, e.timestamp)
+        prev_node = node
+        if eid in targets:
+            above[eid] = node
         add(node)
     return nodes
 

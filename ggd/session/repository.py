@@ -53,6 +53,7 @@ class SessionRepository:
         self._clock = clock
         self._lease_timeout = lease_timeout
         journal.ensure_private_dir(self.root)
+        self._list_cache = listing.ListCache(self.root)
 
     def _path(self, session_id: str) -> Path:
         return self.root / f"{session_id}{_SUFFIX}"
@@ -123,8 +124,7 @@ class SessionRepository:
         parsed = codec.parse(data)
         if parsed.header.id != path.stem:
             raise SessionFormatError("session header names another session id")
-        leaf = parsed.entries[-1].id if parsed.entries else None
-        active = projection.path_to(parsed.by_id, leaf)
+        active = parsed.chain.path(parsed.entries, len(parsed.entries) - 1)
         return projection.summarize(parsed.header, parsed.entries, active)
 
     def list(
@@ -137,7 +137,7 @@ class SessionRepository:
         """
         if limit < 1:
             raise ValueError("limit must be at least 1")
-        rows = listing.scan(self.root, _session_id_of, self._summarize)
+        rows = listing.scan(self.root, _session_id_of, self._summarize, self._list_cache)
         if workspace_id is not None:
             rows = [r for r in rows if r.workspace_id == workspace_id]
         rows.sort(key=lambda r: (r.updated_at, r.id), reverse=True)
