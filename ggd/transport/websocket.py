@@ -260,28 +260,36 @@ class WebSocketListener:
             conn.written(frames)
 
 
+# Server frames are never masked and this listener negotiates no extension (compression=None),
+# so a text frame is a fixed header and the body: built here rather than by a websockets Frame
+# object per message, which cost more than the rest of an event's path.
+_SMALL_HEADERS = [bytes((0x81, n)) for n in range(126)]
+
+
+def text_frames(bodies: list[bytes]) -> bytes:
+    """RFC 6455 unmasked, unfragmented text frames of UTF-8 bodies, concatenated."""
+    parts: list[bytes] = []
+    for body in bodies:
+        n = len(body)
+        if n < 126:
+            parts.append(_SMALL_HEADERS[n])
+        elif n < 65536:
+            parts.append(b"\x81\x7e" + n.to_bytes(2, "big"))
+        else:
+            parts.append(b"\x81\x7f" + n.to_bytes(8, "big"))
+        parts.append(body)
+    return b"".join(parts)
+
+
 async def _send_batch(ws: ServerConnection, frames: list[bytes]) -> None:
     """Send queued messages as text frames with one socket write and one drain.
 
-    The bodies are UTF-8 JSON already, so they go out as-is (no str round trip); framing them
-    all before writing turns a burst of events into one write instead of one per event.
+    The bodies are UTF-8 JSON already, so they go out as-is (no str round trip). send_context
+    checks the connection is open, then on exit writes whatever websockets itself queued (a
+    pong, a close) and waits for the socket's flow control; whole frames never interleave.
     """
     async with ws.send_context():
-        for frame in frames:
-            ws.protocol.send_text(frame)
-        chunks = ws.protocol.data_to_send()
-        if all(chunks):
-            # send_context's own send_data would write chunk by chunk; it finds nothing left.
-            ws.transport.write(b"".join(chunks))
-        else:  # a close is in there (an empty chunk means EOF): keep websockets' own handling
-            for chunk in chunks:
-                if chunk:
-                    ws.transport.write(chunk)
-                elif ws.transport.can_write_eof():
-                    with contextlib.suppress(Exception):
-                        ws.transport.write_eof()
-                else:
-                    ws.transport.close()
+        ws.transport.write(text_frames(frames))
 
 
 def _text(status: HTTPStatus, body: str) -> Response:
