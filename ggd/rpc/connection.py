@@ -35,6 +35,9 @@ class Connection:
     initialized: bool = False
     workspace_id: str | None = None
     client_name: str = ""
+    # Opted in at initialize (`initializationOptions.batchFrames`, WebSocket only): messages
+    # queued together go out as one JSON array per frame (see the WebSocket writer).
+    batch_frames: bool = False
     session_subs: set[str] = field(default_factory=set)
     run_subs: set[str] = field(default_factory=set)
     on_close: list[Callable[[Connection], None]] = field(default_factory=list)

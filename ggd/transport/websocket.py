@@ -250,7 +250,7 @@ class WebSocketListener:
                 return
             try:
                 if batched:
-                    await _send_batch(ws, frames)
+                    await _send_batch(ws, batch_frames(frames) if conn.batch_frames else frames)
                 else:  # pragma: no cover - a websockets without the sans-I/O core
                     for frame in frames:
                         await ws.send(frame, text=True)
@@ -279,6 +279,31 @@ def text_frames(bodies: list[bytes]) -> bytes:
             parts.append(b"\x81\x7f" + n.to_bytes(8, "big"))
         parts.append(body)
     return b"".join(parts)
+
+
+# Upper bound of one array frame: well under the 1 MiB a websockets client takes by default.
+BATCH_MAX_BYTES = 256 * 1024
+
+
+def batch_frames(bodies: list[bytes]) -> list[bytes]:
+    """Consecutive messages joined into JSON arrays of at most BATCH_MAX_BYTES, order kept.
+
+    For connections that opted in: each array element is one whole JSON-RPC message, so every
+    event keeps its own sequence; a message alone (or too big to share) goes as itself.
+    """
+    if len(bodies) < 2:
+        return bodies
+    out: list[bytes] = []
+    group: list[bytes] = []
+    size = 1
+    for body in bodies:
+        if group and size + len(body) + 1 > BATCH_MAX_BYTES:
+            out.append(group[0] if len(group) == 1 else b"[" + b",".join(group) + b"]")
+            group, size = [], 1
+        group.append(body)
+        size += len(body) + 1
+    out.append(group[0] if len(group) == 1 else b"[" + b",".join(group) + b"]")
+    return out
 
 
 async def _send_batch(ws: ServerConnection, frames: list[bytes]) -> None:
