@@ -25,6 +25,7 @@ import os
 import statistics
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -47,8 +48,13 @@ class LeanClient:
     benchmark's own client the bottleneck at tens of thousands of events.)
     """
 
-    def __init__(self, batch: bool = False) -> None:
+    def __init__(self, batch: bool = False, cpu_probe: Callable[[], float] | None = None) -> None:
         self.batch = batch
+        # The driver reads the daemon's CPU at its first text_delta frame and at the terminal
+        # one: the streaming part of the run, without its start, the bash step and the end.
+        self.cpu_probe = cpu_probe
+        self.cpu_at_first_delta: float | None = None
+        self.cpu_at_terminal: float | None = None
         self.frames: list[tuple[float, str]] = []
         self.done = asyncio.Event()
         self.subscribed_ms = 0.0
@@ -96,6 +102,8 @@ class LeanClient:
             async for msg in self._ws:
                 text = msg if isinstance(msg, str) else msg.decode()
                 self.frames.append((time.time(), text))
+                if self.cpu_probe is not None:
+                    self._probe(text)
                 # Cheap checks on the hot path; full parsing waits until the run is over.
                 if text[:1] == "[":  # a batch: responses may be inside
                     if '"id":' in text:
@@ -107,6 +115,13 @@ class LeanClient:
                     self._ack(json.loads(text))
                 elif any(m in text for m in TERMINAL_MARKERS):
                     self.done.set()
+
+    def _probe(self, text: str) -> None:
+        assert self.cpu_probe is not None
+        if self.cpu_at_first_delta is None and '"type":"text_delta"' in text:
+            self.cpu_at_first_delta = self.cpu_probe()
+        elif any(m in text for m in TERMINAL_MARKERS):
+            self.cpu_at_terminal = self.cpu_probe()
 
     def _ack(self, resp: dict[str, Any]) -> None:
         fut = self._acks.pop(resp.get("id"), None)
@@ -185,7 +200,7 @@ async def scenario(
         stream,
     ]
     with bench_daemon(script, zero_latency=pace_ms <= 0) as b:
-        driver = LeanClient(batch)
+        driver = LeanClient(batch, cpu_probe=lambda: cpu_seconds(b.pid))
         subs = [LeanClient(batch) for _ in range(n_subs)]
         try:
             await asyncio.gather(*(c.open(b.daemon.ws_url) for c in [driver, *subs]))
@@ -213,6 +228,8 @@ async def scenario(
     stream_start = float(deltas[0]["timestamp"]) if deltas else float(done["timestamp"])
     emit_span_s = (float(done["timestamp"]) - stream_start) / 1000
     per = [analyse(s, final_seq, stream_start) for s in subs]
+    first, last = driver.cpu_at_first_delta, driver.cpu_at_terminal
+    stream_cpu = last - first if first is not None and last is not None else 0.0
     lat = [x for p in per for x in p["latency_ms"]]
     rates = [p["events_per_s"] for p in per]
     return {
@@ -244,6 +261,8 @@ async def scenario(
         "wall_s": wall,
         "daemon_cpu_s": cpu,
         "daemon_cpu_per_event_us": cpu * 1e6 / max(1, final_seq),
+        "daemon_stream_cpu_s": stream_cpu,
+        "daemon_stream_cpu_per_event_us": stream_cpu * 1e6 / max(1, len(deltas)),
         "daemon_peak_rss_mib": rss / 1024,
         "client_cpu_s": own,
         "loadavg_1m": os.getloadavg()[0],
@@ -278,6 +297,7 @@ def print_table(results: list[dict[str, Any]], chars: int, chunk: int) -> None:
         ("wall: start to last end (s)", lambda r: f"{r['wall_s']:.2f}"),
         ("daemon CPU user+sys (s)", lambda r: f"{r['daemon_cpu_s']:.2f}"),
         ("daemon CPU / event (us)", lambda r: f"{r['daemon_cpu_per_event_us']:.0f}"),
+        ("streaming CPU / delta (us)", lambda r: f"{r['daemon_stream_cpu_per_event_us']:.1f}"),
         ("daemon peak RSS (MiB)", lambda r: f"{r['daemon_peak_rss_mib']:.1f}"),
         ("bench client CPU (s)", lambda r: f"{r['client_cpu_s']:.2f}"),
         ("load average, 1 min", lambda r: f"{r['loadavg_1m']:.1f}"),

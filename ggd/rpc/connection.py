@@ -112,9 +112,15 @@ class Connection:
         self._queue.clear()
         return frames
 
+    def take_frames(self) -> list[bytes]:
+        """Whatever is queued right now, without waiting (pending until `written()` too)."""
+        frames = list(self._queue)
+        self._queue.clear()
+        return frames
+
     def written(self, frames: list[bytes]) -> None:
         """The writer finished sending frames; they stop counting against the limits."""
-        self._pending -= sum(len(f) for f in frames)
+        self._pending -= sum(map(len, frames))
 
     @property
     def pending_bytes(self) -> int:
