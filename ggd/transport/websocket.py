@@ -1,4 +1,4 @@
-"""The WebSocket listener: /ws JSON-RPC (one message per text frame), /healthz, /health, the web UI."""
+"""The WebSocket listener: /ws JSON-RPC (a message per text frame, or arrays when asked), /healthz, /health, the web UI."""
 
 from __future__ import annotations
 
