@@ -83,17 +83,14 @@ class SSEStream:
             chunk, self._buf = self._buf + chunk, b""
         if self._slow:
             return self._feed_text(self._text.decode(chunk))
-        data = self._buf + chunk if self._buf else chunk
+        blocks = (self._buf + chunk if self._buf else chunk).split(b"\n\n")
+        self._buf = blocks.pop()  # the start of an event still to come
         out: list[str] = []
-        start = 0
-        while (end := data.find(b"\n\n", start)) >= 0:
-            block = data[start:end]
-            start = end + 2
-            if block.startswith(b"data: ") and b"\n" not in block:
+        for block in blocks:
+            if block[:6] == b"data: " and b"\n" not in block:
                 out.append(block[6:].decode("utf-8", "replace"))
             else:
                 out += self._feed_text(block.decode("utf-8", "replace") + "\n\n")
-        self._buf = data[start:]
         return out
 
     def flush(self) -> list[str]:
