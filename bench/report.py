@@ -94,6 +94,19 @@ AIMS: dict[str, Aim] = {
         "<=", 20, "ms", "rate: paced[].daemon_emit_events_per_s"
     ),
     "run_events: paced[10 subs].lost_events": Aim("==", 0),
+    # the same with batchFrames (clients that opt in get queued messages as one array per frame)
+    "run_events: batched[1 subs].per_subscriber_events_per_s.min": Aim(">=", 100_000, "ev/s"),
+    "run_events: batched[10 subs].per_subscriber_events_per_s.min": Aim(">=", 50_000, "ev/s"),
+    "run_events: batched[1 subs].lost_events": Aim("==", 0),
+    "run_events: batched[10 subs].lost_events": Aim("==", 0),
+    "run_events: batched[1 subs].daemon_stream_cpu_per_event_us": Aim(
+        "<=", 10, "us", "first delta to the end, without the run's start"
+    ),
+    "run_events: batched[10 subs].daemon_stream_cpu_per_event_us": Aim("<=", 10, "us"),
+    "run_events: paced_batched[10 subs].latency_p99_ms": Aim(
+        "<=", 20, "ms", "rate: paced_batched[].daemon_emit_events_per_s"
+    ),
+    "run_events: paced_batched[10 subs].lost_events": Aim("==", 0),
     # 4. context cost (the harness's default config; perf-context measures the full one)
     "harness: tasks[10 steps].first_request_bytes": Aim("<=", 8192, "B"),
     "context: first_request_bytes": Aim("<=", 8192, "B", "every capability configured"),

@@ -1,6 +1,7 @@
 """gg/run.event fan-out: throughput and latency to 1 and to 10 WebSocket subscribers.
 
-    .venv/bin/python bench/run_events.py [--chars 20000] [--chunk 1] [--subscribers 1,10] [--json]
+    .venv/bin/python bench/run_events.py [--chars 20000] [--chunk 1] [--subscribers 1,10]
+        [--modes frames,batched] [--paced-ms 0.1] [--json]
 
 One run per scenario on a fresh ggd: the zero-latency fake model first asks for `bash sleep 1`
 (yolo) so every subscriber is attached before the stream starts, then streams `--chars` characters
@@ -8,6 +9,9 @@ of text in `--chunk`-character deltas (one text_delta event each). The run is st
 WebSocket "driver" client (which also receives every event); N extra WebSocket clients call
 gg/run.subscribe {afterSequence: 0}. Latency is receive time minus the event's `timestamp`
 (daemon wall clock, whole ms, so figures are biased up by ~0.5 ms); only live events count.
+Mode "frames": one WebSocket frame per message (what every client gets by default); "batched":
+the clients opt in with initializationOptions.batchFrames and get queued messages as JSON arrays.
+The paced scenario (10 subscribers) has the fake send one delta every --paced-ms on a schedule.
 """
 
 from __future__ import annotations
@@ -21,6 +25,7 @@ import os
 import statistics
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -43,7 +48,13 @@ class LeanClient:
     benchmark's own client the bottleneck at tens of thousands of events.)
     """
 
-    def __init__(self) -> None:
+    def __init__(self, batch: bool = False, cpu_probe: Callable[[], float] | None = None) -> None:
+        self.batch = batch
+        # The driver reads the daemon's CPU at its first text_delta frame and at the terminal
+        # one: the streaming part of the run, without its start, the bash step and the end.
+        self.cpu_probe = cpu_probe
+        self.cpu_at_first_delta: float | None = None
+        self.cpu_at_terminal: float | None = None
         self.frames: list[tuple[float, str]] = []
         self.done = asyncio.Event()
         self.subscribed_ms = 0.0
@@ -58,7 +69,12 @@ class LeanClient:
             url, additional_headers={"Authorization": f"Bearer {TOKEN}"}, max_size=2**25
         )
         self._reader = asyncio.create_task(self._read())
-        await self.call("initialize", {"processId": None, "capabilities": {}})
+        params: dict[str, Any] = {"processId": None, "capabilities": {}}
+        if self.batch:
+            params["initializationOptions"] = {"batchFrames": True}
+        result = await self.call("initialize", params)
+        if self.batch and not result["capabilities"]["experimental"]["gg"].get("batchFrames"):
+            raise RuntimeError("the daemon did not grant batchFrames")
         await self._ws.send(json.dumps({"jsonrpc": "2.0", "method": "initialized", "params": {}}))
 
     async def subscribe(self, run_id: str) -> None:
@@ -86,14 +102,31 @@ class LeanClient:
             async for msg in self._ws:
                 text = msg if isinstance(msg, str) else msg.decode()
                 self.frames.append((time.time(), text))
+                if self.cpu_probe is not None:
+                    self._probe(text)
                 # Cheap checks on the hot path; full parsing waits until the run is over.
-                if "gg/run.event" not in text[:80]:
-                    resp = json.loads(text)
-                    fut = self._acks.pop(resp.get("id"), None)
-                    if fut is not None and not fut.done():
-                        fut.set_result(resp)
+                if text[:1] == "[":  # a batch: responses may be inside
+                    if '"id":' in text:
+                        for resp in json.loads(text):
+                            self._ack(resp)
+                    if any(m in text for m in TERMINAL_MARKERS):
+                        self.done.set()
+                elif "gg/run.event" not in text[:80]:
+                    self._ack(json.loads(text))
                 elif any(m in text for m in TERMINAL_MARKERS):
                     self.done.set()
+
+    def _probe(self, text: str) -> None:
+        assert self.cpu_probe is not None
+        if self.cpu_at_first_delta is None and '"type":"text_delta"' in text:
+            self.cpu_at_first_delta = self.cpu_probe()
+        elif any(m in text for m in TERMINAL_MARKERS):
+            self.cpu_at_terminal = self.cpu_probe()
+
+    def _ack(self, resp: dict[str, Any]) -> None:
+        fut = self._acks.pop(resp.get("id"), None)
+        if fut is not None and not fut.done():
+            fut.set_result(resp)
 
     async def wait_done(self) -> bool:
         """Wait for the terminal event; False if the stream went idle without it."""
@@ -120,7 +153,11 @@ class LeanClient:
         """(receive time in ms, event params) of every gg/run.event received."""
         out = []
         for t, text in self.frames:
-            if "gg/run.event" in text[:80]:
+            if text[:1] == "[":
+                for msg in json.loads(text):
+                    if msg.get("method") == "gg/run.event":
+                        out.append((t * 1000, msg["params"]))
+            elif "gg/run.event" in text[:80]:
                 out.append((t * 1000, json.loads(text)["params"]))
         return out
 
@@ -145,22 +182,26 @@ def analyse(sub: LeanClient, final_seq: int, stream_start_ms: float) -> dict[str
     }
 
 
-async def scenario(n_subs: int, chars: int, chunk: int, pace_ms: float = 0.0) -> dict[str, Any]:
+async def scenario(
+    n_subs: int, chars: int, chunk: int, pace_ms: float = 0.0, batch: bool = False
+) -> dict[str, Any]:
     """One run streamed to n_subs extra WebSocket subscribers on a fresh daemon.
 
-    pace_ms > 0: the fake waits that long between deltas (a paced stream, for latency).
+    pace_ms > 0: the fake sends one delta every pace_ms on a schedule (a paced stream, for
+    latency at a set rate). batch: every client opts in to batched frames.
     """
     text = ("lorem ipsum dolor sit amet " * (chars // 27 + 1))[:chars]
     stream: dict[str, Any] = {"text": text, "chunkSize": chunk}
     if pace_ms > 0:
         stream["delayMs"] = pace_ms
+        stream["paced"] = True
     script = [
         {"toolCalls": [{"name": "bash", "arguments": {"command": "sleep 1"}}]},
         stream,
     ]
     with bench_daemon(script, zero_latency=pace_ms <= 0) as b:
-        driver = LeanClient()
-        subs = [LeanClient() for _ in range(n_subs)]
+        driver = LeanClient(batch, cpu_probe=lambda: cpu_seconds(b.pid))
+        subs = [LeanClient(batch) for _ in range(n_subs)]
         try:
             await asyncio.gather(*(c.open(b.daemon.ws_url) for c in [driver, *subs]))
             sid = (await driver.call("gg/session.create", {}))["sessionId"]
@@ -187,10 +228,15 @@ async def scenario(n_subs: int, chars: int, chunk: int, pace_ms: float = 0.0) ->
     stream_start = float(deltas[0]["timestamp"]) if deltas else float(done["timestamp"])
     emit_span_s = (float(done["timestamp"]) - stream_start) / 1000
     per = [analyse(s, final_seq, stream_start) for s in subs]
+    first, last = driver.cpu_at_first_delta, driver.cpu_at_terminal
+    stream_cpu = last - first if first is not None and last is not None else 0.0
     lat = [x for p in per for x in p["latency_ms"]]
     rates = [p["events_per_s"] for p in per]
     return {
         "subscribers": n_subs,
+        "batch_frames": batch,
+        "paced_ms": pace_ms,
+        "frames_per_subscriber": statistics.median([len(s.frames) for s in subs]) if subs else 0,
         "run_status": status["status"],
         "events_in_run": final_seq,
         "text_deltas": len(deltas),
@@ -215,6 +261,8 @@ async def scenario(n_subs: int, chars: int, chunk: int, pace_ms: float = 0.0) ->
         "wall_s": wall,
         "daemon_cpu_s": cpu,
         "daemon_cpu_per_event_us": cpu * 1e6 / max(1, final_seq),
+        "daemon_stream_cpu_s": stream_cpu,
+        "daemon_stream_cpu_per_event_us": stream_cpu * 1e6 / max(1, len(deltas)),
         "daemon_peak_rss_mib": rss / 1024,
         "client_cpu_s": own,
         "loadavg_1m": os.getloadavg()[0],
@@ -225,7 +273,10 @@ def print_table(results: list[dict[str, Any]], chars: int, chunk: int) -> None:
     """A readable table, one column per scenario."""
     print(f"run_events: {chars} chars in {chunk}-char deltas, zero-latency fake, WebSocket")
     rows: list[tuple[str, Any]] = [
+        ("frames", lambda r: "batched" if r["batch_frames"] else "one/message"),
+        ("stream", lambda r: "paced" if r["paced_ms"] else "burst"),
         ("extra subscribers", lambda r: f"{r['subscribers']}"),
+        ("frames per subscriber", lambda r: f"{r['frames_per_subscriber']:,.0f}"),
         ("events in run", lambda r: f"{r['events_in_run']}"),
         ("daemon emit rate (ev/s)", lambda r: f"{r['daemon_emit_events_per_s'] or 0:,.0f}"),
         (
@@ -246,13 +297,15 @@ def print_table(results: list[dict[str, Any]], chars: int, chunk: int) -> None:
         ("wall: start to last end (s)", lambda r: f"{r['wall_s']:.2f}"),
         ("daemon CPU user+sys (s)", lambda r: f"{r['daemon_cpu_s']:.2f}"),
         ("daemon CPU / event (us)", lambda r: f"{r['daemon_cpu_per_event_us']:.0f}"),
+        ("streaming CPU / delta (us)", lambda r: f"{r['daemon_stream_cpu_per_event_us']:.1f}"),
         ("daemon peak RSS (MiB)", lambda r: f"{r['daemon_peak_rss_mib']:.1f}"),
         ("bench client CPU (s)", lambda r: f"{r['client_cpu_s']:.2f}"),
         ("load average, 1 min", lambda r: f"{r['loadavg_1m']:.1f}"),
     ]
     for label, fmt in rows:
         print(f"{label:<30}" + "".join(f"{fmt(r):>14}" for r in results))
-    print("wall includes the scripted `sleep 1` bash step; all clients share one Python process")
+    print("wall includes the scripted `sleep 1` bash step; all clients share one Python process;")
+    print("paced: the fake sends a delta every --paced-ms (10,000 of them); burst: all at once")
 
 
 def main() -> int:
@@ -262,31 +315,39 @@ def main() -> int:
     ap.add_argument("--chunk", type=int, default=1, help="characters per text delta (1..4)")
     ap.add_argument("--subscribers", default="1,10", help="comma-separated subscriber counts")
     ap.add_argument(
+        "--modes", default="frames,batched", help="frames (one per message), batched, or both"
+    )
+    ap.add_argument(
         "--paced-ms",
         type=float,
         default=0.1,
-        help="delay between deltas of the paced latency scenario (10 subscribers); 0 skips it",
+        help="schedule of the paced latency scenario (10 subscribers; 0.1 = 10k/s); 0 skips it",
     )
     ap.add_argument("--json", action="store_true", help="print JSON instead of a table")
     args = ap.parse_args()
     exit_on_signals()
     counts = [max(1, min(50, int(x))) for x in args.subscribers.split(",") if x.strip()]
+    modes = [m.strip() for m in args.modes.split(",") if m.strip() in ("frames", "batched")]
     chars = max(1, min(200_000, args.chars))
-    results = [asyncio.run(scenario(n, chars, max(1, args.chunk))) for n in counts]
-    paced = []
-    if args.paced_ms > 0:
-        paced = [asyncio.run(scenario(10, min(chars, 10_000), max(1, args.chunk), args.paced_ms))]
+    chunk = max(1, args.chunk)
+    out: dict[str, Any] = {"chars": chars, "chunk": chunk}
+    # "scenarios"/"paced" keep one frame per message (every client); "batched*" opt in.
+    for mode, key in (("frames", "scenarios"), ("batched", "batched")):
+        batch = mode == "batched"
+        if mode not in modes:
+            out[key], out["paced" if key == "scenarios" else "paced_batched"] = [], []
+            continue
+        runs = [asyncio.run(scenario(n, chars, chunk, batch=batch)) for n in counts]
+        paced = []
+        if args.paced_ms > 0:
+            paced = [asyncio.run(scenario(10, min(chars, 10_000), chunk, args.paced_ms, batch))]
+        out[key] = runs
+        out["paced" if key == "scenarios" else "paced_batched"] = paced
     if args.json:
-        out = {"chars": chars, "chunk": args.chunk, "scenarios": results, "paced": paced}
         print(json.dumps(out, indent=2))
-    else:
-        print_table(results, chars, args.chunk)
-        for p in paced:
-            print(
-                f"paced ({args.paced_ms} ms between deltas, 10 subs):"
-                f" emit {p['daemon_emit_events_per_s'] or 0:,.0f} ev/s,"
-                f" p99 {p['latency_p99_ms']:.1f} ms, lost {p['lost_events']}"
-            )
+        return 0
+    table = [*out["scenarios"], *out["batched"], *out["paced"], *out["paced_batched"]]
+    print_table(table, chars, chunk)
     return 0
 
 

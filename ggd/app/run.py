@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import itertools
+import json
 import logging
 import secrets
 import time
@@ -29,6 +30,10 @@ _DELTA_TYPES: dict[type[W.RunEventBase], str] = {
 }
 
 _approval_ids = itertools.count(1)
+
+# The C string encoder json.dumps(ensure_ascii=False) itself uses: a delta's body is assembled
+# around it byte for byte as encode_message would produce it (tests/unit/app/test_runs_core.py).
+_encode_str: Callable[[str], str] = json.encoder.encode_basestring
 
 
 class Subscriber(Protocol):
@@ -85,37 +90,69 @@ class Run:
     on_pending_change: Callable[[Run], None] | None = None
     # The final answer of a completed run (what a scheduler or a chat channel reports back).
     result: str | None = None
+    # encode_message's bytes of a delta up to its sessionId value (built on the first delta).
+    _body_prefix: bytes | None = field(default=None, repr=False)
 
     # -- the event log ------------------------------------------------------------------------
 
     def emit(self, cls: type[W.RunEventBase], **fields: Any) -> dict[str, Any]:
         """Number, validate, record and fan out one event; never awaits a client."""
-        seq = self.ring.last_sequence + 1
         text = fields.get("text")
         if cls in _DELTA_TYPES and len(fields) == 1 and type(text) is str:
-            # Deltas are most of a run's events and their only field is a str: the dict the
-            # model would dump, built directly (tests/unit/app/test_runs_core.py checks equality).
-            wire: dict[str, Any] = {
-                "runId": self.id,
-                "sessionId": self.session_id,
-                "sequence": seq,
-                "timestamp": now_ms(),
-                "type": _DELTA_TYPES[cls],
-                "text": text,
-            }
-        else:
-            model = cls(
-                run_id=self.id,
-                session_id=self.session_id,
-                sequence=seq,
-                timestamp=now_ms(),
-                **fields,
-            )
-            wire = model.wire()
-        type_ = wire["type"]
+            return self.emit_delta(_DELTA_TYPES[cls], text)
+        model = cls(
+            run_id=self.id,
+            session_id=self.session_id,
+            sequence=self.ring.last_sequence + 1,
+            timestamp=now_ms(),
+            **fields,
+        )
+        wire = model.wire()
         # Encode once: the ring measures it and every subscriber gets the same bytes.
         body = encode_message({"jsonrpc": "2.0", "method": RUN_EVENT.name, "params": wire})
+        self._record(wire, body)
+        return wire
+
+    def emit_delta(self, type_: str, text: str) -> dict[str, Any]:
+        """Emit a text_delta or thinking_delta: most of a run's events, so the cheapest path.
+
+        The wire dict is the one the model would dump, built directly, and the body is
+        encode_message's bytes assembled around the encoded text (both checked by
+        tests/unit/app/test_runs_core.py), so no model and no json.dumps per delta.
+        """
+        seq = self.ring.last_sequence + 1
+        ts = now_ms()
+        wire: dict[str, Any] = {
+            "runId": self.id,
+            "sessionId": self.session_id,
+            "sequence": seq,
+            "timestamp": ts,
+            "type": type_,
+            "text": text,
+        }
+        prefix = self._body_prefix
+        if prefix is None:
+            prefix = self._body_prefix = (
+                encode_message(
+                    {"jsonrpc": "2.0", "method": RUN_EVENT.name, "params": {"runId": self.id}}
+                )[:-2]
+                + b',"sessionId":'
+                + _encode_str(self.session_id).encode()
+            )
+        body = b'%s,"sequence":%d,"timestamp":%d,"type":"%s","text":%s}}' % (
+            prefix,
+            seq,
+            ts,
+            type_.encode(),
+            _encode_str(text).encode(),
+        )
+        self._record(wire, body)
+        return wire
+
+    def _record(self, wire: dict[str, Any], body: bytes) -> None:
+        """Append an encoded event to the ring and hand its bytes to every subscriber."""
         self.ring.append(wire, size=len(body))
+        type_ = wire["type"]
         if type_ in TERMINAL_STATUS:
             self.status = TERMINAL_STATUS[type_]
             self.completed_at = wire["timestamp"]
@@ -132,7 +169,6 @@ class Run:
             self._changed.set()
             self._changed = asyncio.Event()
             self._waiting = 0
-        return wire
 
     def subscribe(self, sub: Subscriber, after: int) -> int:
         """Replay events after `after`, then stream live ones; nothing missed or doubled."""

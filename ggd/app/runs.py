@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import gc
 import logging
 import time
 from collections import OrderedDict
@@ -125,6 +126,7 @@ class RunManager:
             if svc.active_run_id == run.id:
                 svc.active_run_id = None
             raise
+        _freeze_start_up()
         run.emit(W.RunStartedEvent, prompt=prompt)
         log.info(
             "run started",
@@ -231,6 +233,22 @@ class RunManager:
         for rid, run in list(self.finished.items()):
             if run.finished_mono is not None and now - run.finished_mono > self.opts.keep_seconds:
                 del self.finished[rid]
+
+
+_frozen = False
+
+
+def _freeze_start_up() -> None:
+    """Once, at the first run: what start-up built (modules, method tables, providers) moves
+    to the collector's permanent generation.
+
+    Otherwise every full collection during a streaming run rescans all of it: ~50 ms each on
+    this machine, several µs of every event of a 20k-event run.
+    """
+    global _frozen
+    if not _frozen:
+        _frozen = True
+        gc.freeze()
 
 
 __all__ = ["RunManager", "RunOptions"]

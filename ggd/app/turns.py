@@ -13,6 +13,8 @@ from ggd.agent import (
     ApprovalDecision,
     CompactionSettings,
     PathLocks,
+    TextDeltaEvent,
+    ThinkingDeltaEvent,
     compact,
     estimate_tokens,
 )
@@ -174,6 +176,14 @@ class TurnAssembler:
 
 
 def _emit_agent(run: Run, ev: Any) -> None:
+    # Deltas are nearly every event of a run: straight to the delta path, no field dict.
+    kind = type(ev)
+    if kind is TextDeltaEvent and type(ev.text) is str:
+        run.emit_delta("text_delta", ev.text)
+        return
+    if kind is ThinkingDeltaEvent and type(ev.text) is str:
+        run.emit_delta("thinking_delta", ev.text)
+        return
     cls, fields = to_wire(ev)
     run.emit(cls, **fields)
 

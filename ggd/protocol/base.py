@@ -50,6 +50,10 @@ class Empty(Params):
     """No params, or an empty result."""
 
 
+# One encoder for every message: json.dumps with options builds a new JSONEncoder per call.
+_ENCODER = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False)
+
+
 def encode_message(message: dict[str, Any]) -> bytes:
     """One JSON-RPC message as compact UTF-8 JSON: the bytes every transport sends."""
-    return json.dumps(message, separators=(",", ":"), ensure_ascii=False).encode()
+    return _ENCODER.encode(message).encode()

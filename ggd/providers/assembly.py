@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import codecs
 import json
+import re
 from dataclasses import dataclass, field
 from typing import Any
+
+import msgspec
 
 from ggd.providers.types import (
     Completed,
@@ -16,9 +20,12 @@ from ggd.providers.types import (
     Usage,
 )
 
-__all__ = ["SSEDecoder", "StreamAssembler"]
+__all__ = ["SSEDecoder", "SSEStream", "StreamAssembler"]
 
 DONE = "[DONE]"
+
+# A streamed answer is one JSON chunk per delta: msgspec decodes them about 3x faster than json.
+_decode = msgspec.json.Decoder().decode
 
 
 class SSEDecoder:
@@ -48,6 +55,72 @@ class SSEDecoder:
             return None
         data, self._data = "\n".join(self._data), []
         return data
+
+
+_NEWLINE = re.compile(r"\r\n|\r|\n")
+
+
+class SSEStream:
+    """Bytes of an event stream -> the data payloads of its complete events, chunk by chunk.
+
+    The usual event is one `data: ...` line and a blank line, split here straight from the bytes
+    (no per-line text decoding and no async step per line); anything else (comments, several
+    fields, multi-line data) goes through SSEDecoder line by line, and once a CR shows up the
+    whole rest of the stream does, so every SSE line ending keeps working.
+    """
+
+    def __init__(self) -> None:
+        self._buf = b""
+        self._lines = SSEDecoder()
+        self._partial = ""
+        self._slow = False
+        self._text = codecs.getincrementaldecoder("utf-8")("replace")
+
+    def feed(self, chunk: bytes) -> list[str]:
+        """Consume bytes; return the data of every event they completed."""
+        if not self._slow and b"\r" in chunk:
+            self._slow = True
+            chunk, self._buf = self._buf + chunk, b""
+        if self._slow:
+            return self._feed_text(self._text.decode(chunk))
+        blocks = (self._buf + chunk if self._buf else chunk).split(b"\n\n")
+        self._buf = blocks.pop()  # the start of an event still to come
+        out: list[str] = []
+        for block in blocks:
+            if block[:6] == b"data: " and b"\n" not in block:
+                out.append(block[6:].decode("utf-8", "replace"))
+            else:
+                out += self._feed_text(block.decode("utf-8", "replace") + "\n\n")
+        return out
+
+    def flush(self) -> list[str]:
+        """At the end of the stream: the data of a last event not followed by a blank line."""
+        if self._slow:
+            out = self._feed_text(self._text.decode(b"", final=True))
+        else:
+            out = self._feed_text(self._buf.decode("utf-8", "replace"))
+            self._buf = b""
+        if self._partial:
+            line, self._partial = self._partial, ""
+            data = self._lines.feed(line)
+            if data is not None:
+                out.append(data)
+        tail = self._lines.flush()
+        return [*out, tail] if tail is not None else out
+
+    def _feed_text(self, text: str) -> list[str]:
+        text = self._partial + text
+        hold = ""
+        if text.endswith("\r"):  # maybe the first half of a CRLF
+            text, hold = text[:-1], "\r"
+        lines = _NEWLINE.split(text)
+        self._partial = lines.pop() + hold
+        out: list[str] = []
+        for line in lines:
+            data = self._lines.feed(line)
+            if data is not None:
+                out.append(data)
+        return out
 
 
 @dataclass
@@ -81,9 +154,12 @@ class StreamAssembler:
             self.done = True
             return []
         try:
-            chunk = json.loads(data)
+            chunk = _decode(data)
         except ValueError:
-            raise self.error("the server sent malformed stream data", "bad_response") from None
+            try:  # what msgspec refuses and json takes (NaN, Infinity) stays accepted
+                chunk = json.loads(data)
+            except ValueError:
+                raise self.error("the server sent malformed stream data", "bad_response") from None
         if not isinstance(chunk, dict):
             raise self.error("the server sent malformed stream data", "bad_response")
         return self.feed_chunk(chunk)

@@ -10,7 +10,7 @@ from typing import Any
 
 import httpx
 
-from ggd.providers.assembly import SSEDecoder, StreamAssembler
+from ggd.providers.assembly import SSEStream, StreamAssembler
 from ggd.providers.errors import from_httpx, from_status, retry_after_seconds
 from ggd.providers.types import ChatProvider, ChatRequest, ProviderError, StreamEvent
 
@@ -123,19 +123,21 @@ class OpenAICompatProvider(ChatProvider):
                 for ev in asm.feed_data((await response.aread()).decode("utf-8", "replace")):
                     yield ev
             else:
-                decoder = SSEDecoder()
-                async for line in response.aiter_lines():
-                    data = decoder.feed(line)
-                    if data is None:
-                        continue
-                    for ev in asm.feed_data(data):
-                        yield ev
+                sse = SSEStream()
+                async for chunk in response.aiter_bytes():
+                    for data in sse.feed(chunk):
+                        for ev in asm.feed_data(data):
+                            yield ev
+                        if asm.done:
+                            break
                     if asm.done:
                         break
-                tail = decoder.flush()
-                if tail is not None and not asm.done:
-                    for ev in asm.feed_data(tail):
-                        yield ev
+                if not asm.done:
+                    for data in sse.flush():
+                        for ev in asm.feed_data(data):
+                            yield ev
+                        if asm.done:
+                            break
         except httpx.HTTPError as exc:
             raise from_httpx(
                 exc, provider=self.name, streaming=True, partial_text=asm.partial_text

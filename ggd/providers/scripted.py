@@ -6,8 +6,10 @@ client's real SSE parsing path is what every test and the demo exercise.
 
 Step keys (all optional): text, thinking, thinkingField ("reasoning_content" | "reasoning"),
 toolCalls [{id?, name, arguments | rawArguments}], usage ({prompt, completion} | true), chunkSize,
-status, headers, errorBody, torn (true | frames to send), finishReason, delayMs, hang,
-expect {lastUser, lastTool}, repeat.
+status, headers, errorBody, torn (true | frames to send), finishReason, delayMs, paced (delayMs
+is a schedule: frame i is due i*delayMs after the first, frames already due go out together, so
+a rate finer than the server's sleep granularity holds on average), hang, expect {lastUser,
+lastTool}, repeat.
 """
 
 from __future__ import annotations
@@ -40,6 +42,7 @@ _STEP_KEYS = frozenset(
         "torn",
         "finishReason",
         "delayMs",
+        "paced",
         "hang",
         "expect",
         "repeat",
@@ -61,6 +64,7 @@ class Reply:
     body: bytes | None = None
     frames: list[bytes] = field(default_factory=list)
     delay_s: float = 0.0
+    paced: bool = False  # delay_s is the schedule's period, not a sleep between frames
     torn_after: int | None = None  # frames sent before the connection is dropped
     hang: bool = False  # after the frames, never finish
     mismatch: str | None = None  # an `expect` failure, for the test to see
@@ -295,4 +299,4 @@ def _stream_reply(
     if usage and (request.get("stream_options") or {}).get("include_usage"):
         frames.append(frame(None, usage=usage))
     frames.append(b"data: [DONE]\n\n")
-    return Reply(headers=headers, frames=frames, delay_s=delay)
+    return Reply(headers=headers, frames=frames, delay_s=delay, paced=step.get("paced") is True)

@@ -35,6 +35,9 @@ class Connection:
     initialized: bool = False
     workspace_id: str | None = None
     client_name: str = ""
+    # Opted in at initialize (`initializationOptions.batchFrames`, WebSocket only): messages
+    # queued together go out as one JSON array per frame (see the WebSocket writer).
+    batch_frames: bool = False
     session_subs: set[str] = field(default_factory=set)
     run_subs: set[str] = field(default_factory=set)
     on_close: list[Callable[[Connection], None]] = field(default_factory=list)
@@ -62,15 +65,16 @@ class Connection:
         """Queue bytes; droppable ones are shed past the soft limit. False when not queued."""
         if self.closed:
             return False
-        if droppable and self._pending + len(data) > SOFT_LIMIT:
+        pending = self._pending + len(data)  # every event of every subscriber passes here
+        if droppable and pending > SOFT_LIMIT:
             self.dropped_notifications += 1
             return False
-        if self._pending + len(data) > HARD_LIMIT:
+        if pending > HARD_LIMIT:
             log.warning("closing connection: client stopped reading", extra={"conn": self.id})
             self.close()
             return False
         self._queue.append(data)
-        self._pending += len(data)
+        self._pending = pending
         self._wakeup.set()
         return True
 
@@ -88,7 +92,9 @@ class Connection:
         """
         if body is None:
             body = encode_message({"jsonrpc": "2.0", "method": method, "params": params})
-        return self.send_raw(self.frame(body), droppable=droppable)
+        if self.framer is not None:
+            body = self.framer(body)
+        return self.send_raw(body, droppable=droppable)
 
     def respond_error(self, msg_id: Any, error: dict[str, Any]) -> None:
         """Send an error response (id may be None for unparsable requests)."""
@@ -109,9 +115,15 @@ class Connection:
         self._queue.clear()
         return frames
 
+    def take_frames(self) -> list[bytes]:
+        """Whatever is queued right now, without waiting (pending until `written()` too)."""
+        frames = list(self._queue)
+        self._queue.clear()
+        return frames
+
     def written(self, frames: list[bytes]) -> None:
         """The writer finished sending frames; they stop counting against the limits."""
-        self._pending -= sum(len(f) for f in frames)
+        self._pending -= sum(map(len, frames))
 
     @property
     def pending_bytes(self) -> int:

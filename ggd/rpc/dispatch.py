@@ -127,15 +127,19 @@ class GgProtocol(LanguageServerProtocol):
             ws = self.app.bind_workspace(self.conn, params)
         except E.GgError as err:  # e.g. an unknown initializationOptions.workspaceId
             raise GgRpcError(err) from None
+        opts = params.initialization_options
+        if isinstance(opts, dict) and opts.get("batchFrames") is True and not self.conn.framed:
+            # Only a client that asked gets arrays: LSP libraries (VS Code, Neovim) cannot.
+            self.conn.batch_frames = True
         result.capabilities.experimental = {
             "gg": {
                 "protocolVersion": PROTOCOL_VERSION,
                 "capabilities": self.app.capabilities(ws),
                 "workspace": {"id": ws.id, "name": ws.name},
+                "batchFrames": self.conn.batch_frames,
             }
         }
         self.editor.caps = EditorCaps.from_initialize(params.capabilities)
-        opts = params.initialization_options
         if isinstance(opts, dict) and opts.get("editorCommands") is False:
             # A gg client with commands of its own (the VS Code extension): not advertised, so
             # its LSP library does not register gg.ask & co. a second time.

@@ -46,6 +46,10 @@ class RpcClient:
         self._close: Callable[[], Any] | None = None
         self.proc: asyncio.subprocess.Process | None = None
         self.closed = asyncio.Event()
+        # WebSocket frames received, and how many were JSON arrays (initializationOptions
+        # batchFrames): each element of one is a whole message, handled in order.
+        self.frames_received = 0
+        self.batches_received = 0
 
     # -- constructors ------------------------------------------------------------------------
 
@@ -161,7 +165,14 @@ class RpcClient:
     async def _read_ws(self, ws: ClientConnection) -> None:
         try:
             async for msg in ws:
-                await self._dispatch(json.loads(msg))
+                self.frames_received += 1
+                decoded = json.loads(msg)
+                if isinstance(decoded, list):
+                    self.batches_received += 1
+                    for one in decoded:
+                        await self._dispatch(one)
+                else:
+                    await self._dispatch(decoded)
         except Exception:
             return
         finally:
@@ -226,13 +237,16 @@ class RpcClient:
         root: Path | None = None,
         name: str = "tests",
         capabilities: dict[str, Any] | None = None,
+        options: dict[str, Any] | None = None,
     ) -> dict[str, Any]:
-        """LSP initialize + initialized."""
+        """LSP initialize + initialized (options: initializationOptions)."""
         params: dict[str, Any] = {
             "processId": None,
             "clientInfo": {"name": name},
             "capabilities": capabilities or {},
         }
+        if options is not None:
+            params["initializationOptions"] = options
         if root is not None:
             params["rootUri"] = root.resolve().as_uri()
         result = await self.request("initialize", params)

@@ -20,6 +20,7 @@ import signal
 import socket
 import sys
 import threading
+import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
@@ -207,6 +208,9 @@ class _Handler(BaseHTTPRequestHandler):
         try:
             if self.model.zero_latency and reply.torn_after is None and not reply.hang:
                 self._chunk(b"".join(reply.frames))
+            elif reply.paced and reply.delay_s > 0:
+                if not self._paced(reply.frames, reply.delay_s, stopping):
+                    return
             else:
                 for i, frame in enumerate(reply.frames):
                     if i and reply.delay_s and stopping.wait(reply.delay_s):
@@ -223,6 +227,20 @@ class _Handler(BaseHTTPRequestHandler):
             self.wfile.flush()
         except (BrokenPipeError, ConnectionResetError, OSError):
             return  # the client went away; nothing to clean up
+
+    def _paced(self, frames: list[bytes], period: float, stopping: threading.Event) -> bool:
+        """Frame i at start + i*period; frames already due go together. False: stopping."""
+        start = time.monotonic()
+        i = 0
+        while i < len(frames):
+            wait = start + i * period - time.monotonic()
+            if wait > 0 and stopping.wait(wait):
+                return False
+            due = int((time.monotonic() - start) / period) + 1
+            j = min(len(frames), max(i + 1, due))
+            self._chunk(b"".join(frames[i:j]))
+            i = j
+        return True
 
     def _chunk(self, data: bytes) -> None:
         self.wfile.write(f"{len(data):x}\r\n".encode() + data + b"\r\n")

@@ -34,6 +34,8 @@ export interface GgServerCapabilities {
   protocolVersion: string;
   capabilities: string[];
   workspace?: { id: string; name: string } | null;
+  /** Granted initializationOptions.batchFrames: frames may hold a JSON array of messages. */
+  batchFrames?: boolean;
 }
 
 /** What a transport learned from `initialize`. */

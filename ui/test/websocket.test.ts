@@ -155,6 +155,32 @@ describe("WebSocketTransport", () => {
     expect(socket.sent.at(-1)).toMatchObject({ id: 77, error: { code: -32601 } });
   });
 
+  it("asks for batched frames and handles every message of an array in order", async () => {
+    const { transport, factory } = makeTransport({ workspaceId: "w9" });
+    const seen: Array<[string, unknown]> = [];
+    transport.onNotification((method, params) => seen.push([method, params]));
+    const socket = factory.last();
+    socket.open();
+    expect(socket.requests("initialize")[0].params).toMatchObject({
+      initializationOptions: { batchFrames: true, workspaceId: "w9" },
+    });
+    socket.acceptInitialize();
+    const pending = transport.request<{ ok: boolean }>("gg/run.subscribe", {});
+    const req = socket.requests("gg/run.subscribe")[0];
+    socket.receive([
+      { jsonrpc: "2.0", method: "gg/run.event", params: { sequence: 1 } },
+      { jsonrpc: "2.0", method: "gg/run.event", params: { sequence: 2 } },
+      { jsonrpc: "2.0", id: req.id, result: { ok: true } },
+      { jsonrpc: "2.0", method: "gg/run.event", params: { sequence: 3 } },
+    ]);
+    expect(seen).toEqual([
+      ["gg/run.event", { sequence: 1 }],
+      ["gg/run.event", { sequence: 2 }],
+      ["gg/run.event", { sequence: 3 }],
+    ]);
+    await expect(pending).resolves.toEqual({ ok: true });
+  });
+
   it("close() sends exit, closes the socket and never reconnects", () => {
     const { transport, factory, states } = makeTransport();
     factory.last().open();

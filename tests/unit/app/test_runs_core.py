@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 from typing import Any
 
 import pytest
@@ -10,6 +11,7 @@ import pytest
 from ggd.app.policy import decide, start_refusal
 from ggd.app.ring import EventRing
 from ggd.app.run import Run
+from ggd.protocol import encode_message
 from ggd.protocol import errors as E
 from ggd.protocol import events as W
 
@@ -150,6 +152,45 @@ async def test_a_delta_emitted_on_the_fast_path_is_the_model_s_own_wire_dict(
     )
     assert wire == model.wire()
     assert list(wire) == list(model.wire())
+
+
+class _Capture:
+    """A subscriber that keeps the encoded bodies it is handed."""
+
+    closed = False
+
+    def __init__(self) -> None:
+        self.bodies: list[bytes] = []
+
+    def notify(
+        self,
+        method: str,
+        params: dict[str, Any],
+        *,
+        droppable: bool = True,
+        body: bytes | None = None,
+    ) -> bool:
+        assert body is not None
+        self.bodies.append(body)
+        return True
+
+
+@pytest.mark.parametrize(
+    "text", ["héllo", 'a "quoted" \\ back\\slash', "tab\tnew\nline\x00\x1f", "日本語 🎉", " "]
+)
+async def test_a_delta_s_bytes_are_exactly_what_encode_message_makes_of_its_wire_dict(
+    text: str,
+) -> None:
+    run = Run(session_id='s_"odd"', interactive=False, approval_mode="yolo", model="m")
+    sub = _Capture()
+    run.subscribe(sub, 0)
+    wires = [run.emit(W.TextDeltaEvent, text=text), run.emit(W.ThinkingDeltaEvent, text=text)]
+    wires.append(run.emit_delta("text_delta", text))
+    expected = [
+        encode_message({"jsonrpc": "2.0", "method": "gg/run.event", "params": w}) for w in wires
+    ]
+    assert sub.bodies == expected
+    assert [json.loads(b)["params"]["text"] for b in sub.bodies] == [text] * 3
 
 
 async def test_a_waiter_is_woken_by_the_next_event_after_quiet_emits() -> None:

@@ -165,6 +165,16 @@ def test_repeat_big_scripts_and_zero_latency(fake: Any) -> None:
     assert fm.remaining == 195
 
 
+def test_a_paced_stream_delivers_every_frame_in_order(fake: Any) -> None:
+    text = "paced at a fixed rate"
+    fm = fake([{"text": text, "chunkSize": 1, "delayMs": 0.2, "paced": True}])
+    payloads = sse_payloads(chat(fm).text)
+    assert payloads[-1] == "[DONE]"
+    deltas = [json.loads(p)["choices"] for p in payloads[:-1]]
+    content = "".join(c[0]["delta"].get("content") or "" for c in deltas if c)
+    assert content == text
+
+
 def test_scripts_load_from_files_and_reject_unknown_keys(tmp_path: Path) -> None:
     path = tmp_path / "s.json"
     path.write_text(json.dumps({"steps": [{"text": "a", "repeat": 2}, {"text": "b"}]}))

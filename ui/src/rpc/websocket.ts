@@ -155,7 +155,9 @@ export class WebSocketTransport extends ListenerTransport {
   private sendInitialize(socket: WebSocketLike): void {
     const id = this.nextId++;
     this.initializeId = id;
-    const initializationOptions = this.options.workspaceId ? { workspaceId: this.options.workspaceId } : undefined;
+    // batchFrames: the daemon may send several queued messages as one JSON array per frame.
+    const initializationOptions: Record<string, unknown> = { batchFrames: true };
+    if (this.options.workspaceId) initializationOptions.workspaceId = this.options.workspaceId;
     socket.send(
       JSON.stringify({
         jsonrpc: "2.0",
@@ -175,12 +177,23 @@ export class WebSocketTransport extends ListenerTransport {
   }
 
   private receive(text: string): void {
-    let message: WireMessage;
+    let decoded: WireMessage | WireMessage[];
     try {
-      message = JSON.parse(text) as WireMessage;
+      decoded = JSON.parse(text) as WireMessage | WireMessage[];
     } catch {
       return;
     }
+    if (Array.isArray(decoded)) {
+      // A batched frame: whole messages, handled in order as if each had its own frame.
+      for (const message of decoded) {
+        if (message !== null && typeof message === "object") this.handle(message);
+      }
+      return;
+    }
+    this.handle(decoded);
+  }
+
+  private handle(message: WireMessage): void {
     if (message.method !== undefined) {
       if (message.id !== undefined && message.id !== null) {
         // The UI serves no server-to-client requests; answer so the daemon never waits.
