@@ -83,7 +83,12 @@ def main(argv: list[str] | None = None) -> int:
         from ggd.capabilities.acp import main as acp_main
 
         return acp_main()
-    from .app import DaemonApp, StartupError
+    from .codecache import attrs_code_cache
+    from .home import resolve_home
+
+    # The app imports pygls and so lsprotocol's attrs classes: their generated code is cached.
+    with attrs_code_cache(resolve_home()):
+        from .app import DaemonApp, StartupError
     from .takeover import AlreadyServing
 
     try:

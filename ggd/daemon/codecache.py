@@ -1,0 +1,134 @@
+"""A cache of the code attrs generates while lsprotocol's ~550 classes are defined.
+
+pygls' LSP types (`lsprotocol.types`) are attrs classes; attrs writes each class's `__init__`,
+`__repr__`, `__eq__`... as Python source and compiles it at import, every start (~0.15 s of the
+~0.27 s that import costs). The compiled code depends only on that source and its file name, so
+the code objects are kept in GG_HOME/cache/ (marshal, like a .pyc) keyed by a hash of both, and
+attrs gets them back instead of compiling. The file holds exactly what the last start used, so an
+upgraded attrs or lsprotocol rewrites it; a missing, corrupt or foreign-Python file is a cold
+start, never an error. It holds code this process runs: it lives in the owner-only GG_HOME, like
+the config that already names the commands and providers ggd trusts.
+"""
+
+from __future__ import annotations
+import __future__
+
+import builtins
+import contextlib
+import hashlib
+import importlib.util
+import marshal
+import os
+import sys
+import types
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+# The interpreter's bytecode magic: code objects from another Python are never loaded.
+_MAGIC = importlib.util.MAGIC_NUMBER
+
+
+class CodeCache:
+    """Code objects by hash of (file name, source, flags), loaded from and saved to one file."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.stored: dict[bytes, types.CodeType] = _load(path)
+        self.used: dict[bytes, types.CodeType] = {}
+        self.misses = 0
+
+    def compile(self, source: str, filename: str, flags: int) -> types.CodeType:
+        """The code of one generated script: from the cache, else compiled (and remembered)."""
+        key = hashlib.blake2b(
+            f"{flags}\0{filename}\0{source}".encode("utf-8", "surrogatepass"), digest_size=16
+        ).digest()
+        code = self.stored.get(key)
+        if code is None:
+            self.misses += 1
+            code = builtins.compile(source, filename, "exec", flags, dont_inherit=True)
+        self.used[key] = code
+        return code
+
+    def save(self) -> None:
+        """Write what this start used when it differs from the file (atomic, owner-only)."""
+        if not self.used or (self.misses == 0 and len(self.used) == len(self.stored)):
+            return
+        tmp = self.path.with_name(f".{self.path.name}.{os.getpid()}.tmp")
+        try:
+            self.path.parent.mkdir(mode=0o700, exist_ok=True)
+            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+            with os.fdopen(fd, "wb") as fh:
+                fh.write(_MAGIC + marshal.dumps(self.used))
+            os.replace(tmp, self.path)
+        except (OSError, ValueError):
+            # A read-only or missing GG_HOME: the next start compiles again, nothing breaks.
+            with contextlib.suppress(OSError):
+                tmp.unlink(missing_ok=True)
+
+
+def _load(path: Path) -> dict[bytes, types.CodeType]:
+    try:
+        data = path.read_bytes()
+    except OSError:
+        return {}
+    if not data.startswith(_MAGIC):
+        return {}
+    try:
+        table = marshal.loads(data[len(_MAGIC) :])
+    except (EOFError, ValueError, TypeError):
+        return {}
+    if not isinstance(table, dict):
+        return {}
+    return {
+        k: v for k, v in table.items() if isinstance(k, bytes) and isinstance(v, types.CodeType)
+    }
+
+
+def _future_flags(namespace: dict[str, Any]) -> int:
+    """The `from __future__` flags a module was compiled with (its generated code gets them too)."""
+    flags = 0
+    for value in namespace.values():
+        if isinstance(value, __future__._Feature):
+            flags |= value.compiler_flag
+    return flags
+
+
+@contextlib.contextmanager
+def attrs_code_cache(home: Path | None) -> Iterator[CodeCache | None]:
+    """While active, attrs takes the code of the classes it builds from GG_HOME/cache/.
+
+    Only attrs' own `compile(script, filename, "exec")` call is served; any other call goes to
+    the builtin unchanged. Without an existing GG_HOME, or without attrs, nothing is patched.
+    """
+    if home is None or not home.is_dir():
+        yield None
+        return
+    try:
+        import attr._make as make
+    except ImportError:
+        yield None
+        return
+    tag = sys.implementation.cache_tag or "py"
+    cache = CodeCache(home / "cache" / f"attrs-code.{tag}.bin")
+    flags = _future_flags(vars(make))
+
+    def compile_(source: Any, filename: Any, mode: Any, *args: Any, **kwargs: Any) -> Any:
+        if args or kwargs or mode != "exec" or not isinstance(source, str):
+            return builtins.compile(source, filename, mode, *args, **kwargs)
+        return cache.compile(source, str(filename), flags)
+
+    had = "compile" in vars(make)
+    previous = vars(make).get("compile")
+    make.compile = compile_  # type: ignore[attr-defined]
+    try:
+        yield cache
+    finally:
+        if had:
+            make.compile = previous  # type: ignore[attr-defined]
+        else:
+            del make.compile  # type: ignore[attr-defined]
+        cache.save()
+
+
+__all__ = ["CodeCache", "attrs_code_cache"]
