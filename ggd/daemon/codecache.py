@@ -1,10 +1,11 @@
-"""A cache of the code attrs generates while lsprotocol's ~550 classes are defined.
+"""A cache of the code attrs and dataclasses generate while ggd's modules are imported.
 
-pygls' LSP types (`lsprotocol.types`) are attrs classes; attrs writes each class's `__init__`,
-`__repr__`, `__eq__`... as Python source and compiles it at import, every start (~0.15 s of the
-~0.27 s that import costs). The compiled code depends only on that source and its file name, so
-the code objects are kept in GG_HOME/cache/ (marshal, like a .pyc) keyed by a hash of both, and
-attrs gets them back instead of compiling. The file holds exactly what the last start used, so an
+pygls' LSP types (`lsprotocol.types`) are ~550 attrs classes, and ggd and its libraries define
+~160 dataclasses; both write each class's `__init__`, `__repr__`, `__eq__`... as Python source
+and compile it at import, every start (~0.15 s of lsprotocol's ~0.27 s, and tens of ms more).
+The compiled code depends only on that source, its file name and the compiler flags, so the code
+objects are kept in GG_HOME/cache/ (marshal, like a .pyc) keyed by a hash of all three, and the
+generators get them back instead of compiling. The file holds exactly what the last start used, so an
 upgraded attrs or lsprotocol rewrites it; a missing, corrupt or foreign-Python file is a cold
 start, never an error. It holds code this process runs: it lives in the owner-only GG_HOME, like
 the config that already names the commands and providers ggd trusts.
@@ -95,40 +96,73 @@ def _future_flags(namespace: dict[str, Any]) -> int:
 
 
 @contextlib.contextmanager
-def attrs_code_cache(home: Path | None) -> Iterator[CodeCache | None]:
-    """While active, attrs takes the code of the classes it builds from GG_HOME/cache/.
+def startup_code_cache(home: Path | None) -> Iterator[CodeCache | None]:
+    """While active, attrs and dataclasses take the code they generate from GG_HOME/cache/.
 
-    Only attrs' own `compile(script, filename, "exec")` call is served; any other call goes to
-    the builtin unchanged. Without an existing GG_HOME, or without attrs, nothing is patched.
+    Only attrs' own `compile(script, filename, "exec")` and dataclasses' `exec(source, globals,
+    locals)` are served; any other call goes to the builtin unchanged. Without an existing
+    GG_HOME nothing is patched.
     """
     if home is None or not home.is_dir():
         yield None
         return
-    try:
-        import attr._make as make
-    except ImportError:
-        yield None
-        return
+    import dataclasses
+
     tag = sys.implementation.cache_tag or "py"
-    cache = CodeCache(home / "cache" / f"attrs-code.{tag}.bin")
-    flags = _future_flags(vars(make))
+    cache = CodeCache(home / "cache" / f"startup-code.{tag}.bin")
+    with contextlib.ExitStack() as stack:
+        try:
+            import attr._make as make
+        except ImportError:
+            pass
+        else:
+            stack.enter_context(_shadow(make, "compile", _attrs_compile(cache, make)))
+        stack.enter_context(_shadow(dataclasses, "exec", _dataclasses_exec(cache, dataclasses)))
+        try:
+            yield cache
+        finally:
+            stack.close()
+            cache.save()
+
+
+def _attrs_compile(cache: CodeCache, module: types.ModuleType) -> Any:
+    """attrs' `compile(script, filename, "exec")`, served from the cache."""
+    flags = _future_flags(vars(module))
 
     def compile_(source: Any, filename: Any, mode: Any, *args: Any, **kwargs: Any) -> Any:
         if args or kwargs or mode != "exec" or not isinstance(source, str):
             return builtins.compile(source, filename, mode, *args, **kwargs)
         return cache.compile(source, str(filename), flags)
 
-    had = "compile" in vars(make)
-    previous = vars(make).get("compile")
-    make.compile = compile_  # type: ignore[attr-defined]
+    return compile_
+
+
+def _dataclasses_exec(cache: CodeCache, module: types.ModuleType) -> Any:
+    """dataclasses' `exec(source, globals, locals)` of a generated method, compiled from the cache."""
+    flags = _future_flags(vars(module))
+
+    def exec_(source: Any, *args: Any, **kwargs: Any) -> Any:
+        if kwargs or not isinstance(source, str):
+            return builtins.exec(source, *args, **kwargs)
+        # exec() of a string compiles it as "<string>" with the calling module's future flags.
+        return builtins.exec(cache.compile(source, "<string>", flags), *args)
+
+    return exec_
+
+
+@contextlib.contextmanager
+def _shadow(module: types.ModuleType, name: str, value: Any) -> Iterator[None]:
+    """A module-level name that shadows the builtin of that name while active."""
+    namespace = vars(module)
+    had, previous = name in namespace, namespace.get(name)
+    namespace[name] = value
     try:
-        yield cache
+        yield
     finally:
         if had:
-            make.compile = previous  # type: ignore[attr-defined]
+            namespace[name] = previous
         else:
-            del make.compile  # type: ignore[attr-defined]
-        cache.save()
+            namespace.pop(name, None)
 
 
-__all__ = ["CodeCache", "attrs_code_cache"]
+__all__ = ["CodeCache", "startup_code_cache"]

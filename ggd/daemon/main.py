@@ -77,14 +77,14 @@ def _import_app() -> None:
     """
     gc.disable()
     try:
-        from ggd.providers import tls
-
-        from .codecache import attrs_code_cache
+        from .codecache import startup_code_cache
         from .home import resolve_home
 
-        tls.warm()  # the CA bundle is parsed on another core while the imports below run
-        # The app imports pygls and so lsprotocol's attrs classes: their generated code is cached.
-        with attrs_code_cache(resolve_home()):
+        # attrs (lsprotocol's ~550 classes) and dataclasses take their generated code from here.
+        with startup_code_cache(resolve_home()):
+            from ggd.providers import tls
+
+            tls.warm()  # the CA bundle is parsed on another core while the imports below run
             from . import app  # noqa: F401 - imported here, used by main()
     finally:
         gc.freeze()

@@ -1,4 +1,4 @@
-"""The attrs code cache: lsprotocol's generated methods come back from GG_HOME/cache intact."""
+"""The start-up code cache: generated attrs and dataclass methods come back from GG_HOME/cache."""
 
 from __future__ import annotations
 
@@ -7,17 +7,29 @@ import subprocess
 import sys
 from pathlib import Path
 
-from ggd.daemon.codecache import CodeCache, attrs_code_cache
+from ggd.daemon.codecache import CodeCache, startup_code_cache
 
 # Imports lsprotocol.types under the cache in a fresh interpreter (this one may have it already)
 # and reports what the cache did plus facts about the classes attrs built.
 PROBE = """
 import json, sys
 from pathlib import Path
-from ggd.daemon.codecache import attrs_code_cache
+from ggd.daemon.codecache import startup_code_cache
 import attr._make
-with attrs_code_cache(Path(sys.argv[1])) as cache:
+import dataclasses
+with startup_code_cache(Path(sys.argv[1])) as cache:
     from lsprotocol import types as lsp
+
+    @dataclasses.dataclass(frozen=True, order=True)
+    class Point:
+        x: int
+        label: str = "a"
+p = Point(1)
+try:
+    p.x = 2
+    frozen = False
+except dataclasses.FrozenInstanceError:
+    frozen = True
 from pygls.protocol import default_converter
 conv = default_converter()
 params = conv.structure(
@@ -29,7 +41,8 @@ print(json.dumps({
     "active": cache is not None,
     "misses": cache.misses if cache else None,
     "used": len(cache.used) if cache else None,
-    "patched_after": "compile" in vars(attr._make),
+    "patched_after": "compile" in vars(attr._make) or "exec" in vars(dataclasses),
+    "dc": [repr(p), p == Point(1, "a"), p < Point(2), frozen, hash(p) == hash(Point(1))],
     "repr": repr(lsp.WorkDoneProgressCancelParams(token="t")),
     "eq": pos == lsp.Position(line=1, character=2) and pos != lsp.Position(line=1, character=3),
     "pid": params.process_id,
@@ -47,7 +60,7 @@ def _probe(home: Path) -> dict[str, object]:
 
 
 def _cache_file(home: Path) -> Path:
-    (found,) = (home / "cache").glob("attrs-code.*.bin")
+    (found,) = (home / "cache").glob("startup-code.*.bin")
     return found
 
 
@@ -58,11 +71,12 @@ def test_a_second_start_compiles_nothing_and_builds_the_same_classes(tmp_path: P
     assert cache.stat().st_mode & 0o077 == 0  # owner-only, like the rest of GG_HOME
     second = _probe(tmp_path)
     assert second["misses"] == 0 and second["used"] == first["used"]
-    for key in ("repr", "eq", "pid", "enc", "init_file"):
+    for key in ("repr", "eq", "pid", "enc", "init_file", "dc"):
         assert second[key] == first[key]
     assert second["repr"] == "WorkDoneProgressCancelParams(token='t')" and second["eq"] is True
     assert second["pid"] == 7 and second["enc"] == ["utf-8"]
-    assert not second["patched_after"]  # attrs' own compile is back once the import is done
+    assert second["dc"] == ["Point(x=1, label='a')", True, True, True, True]
+    assert not second["patched_after"]  # the builtins are back once the imports are done
 
 
 def test_a_corrupt_or_foreign_cache_is_a_cold_start_then_rewritten(tmp_path: Path) -> None:
@@ -102,7 +116,7 @@ def test_other_compile_calls_pass_through_and_stale_entries_are_pruned(tmp_path:
     assert reloaded.misses == 0 and ns2["f"](1) == 2  # type: ignore[operator]
     reloaded.save()  # g was not used: the file now holds f only
     assert len(CodeCache(path).stored) == 1
-    with attrs_code_cache(tmp_path) as active:
+    with startup_code_cache(tmp_path) as active:
         import attr._make as make
 
         patched = vars(make)["compile"]

@@ -31,4 +31,4 @@ def test_the_import_phase_reenables_the_collector_and_freezes_what_it_made(
     assert facts["app"] and facts["gc_enabled"]
     # Start-up objects sit in the permanent generation: later full collections skip them.
     assert facts["frozen"] > 100_000
-    assert list((tmp_path / "cache").glob("attrs-code.*.bin"))  # the code cache was written
+    assert list((tmp_path / "cache").glob("startup-code.*.bin"))  # the code cache was written
