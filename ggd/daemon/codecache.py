@@ -17,6 +17,7 @@ import __future__
 import builtins
 import contextlib
 import hashlib
+import importlib
 import importlib.util
 import marshal
 import os
@@ -31,12 +32,18 @@ _MAGIC = importlib.util.MAGIC_NUMBER
 
 
 class CodeCache:
-    """Code objects by hash of (file name, source, flags), loaded from and saved to one file."""
+    """Code objects by hash of (file name, source, flags), loaded from and saved to one file.
+
+    Some generated source differs at every start (attrs writes a frozen class's `__hash__`
+    with the per-process string hash of its name): its file name is remembered as volatile,
+    so a start whose only misses are those does not rewrite the file.
+    """
 
     def __init__(self, path: Path) -> None:
         self.path = path
-        self.stored: dict[bytes, types.CodeType] = _load(path)
+        self.stored, self.volatile = _load(path)
         self.used: dict[bytes, types.CodeType] = {}
+        self.missed: set[str] = set()
         self.misses = 0
 
     def compile(self, source: str, filename: str, flags: int) -> types.CodeType:
@@ -47,20 +54,30 @@ class CodeCache:
         code = self.stored.get(key)
         if code is None:
             self.misses += 1
+            self.missed.add(filename)
             code = builtins.compile(source, filename, "exec", flags, dont_inherit=True)
         self.used[key] = code
         return code
 
     def save(self) -> None:
-        """Write what this start used when it differs from the file (atomic, owner-only)."""
-        if not self.used or (self.misses == 0 and len(self.used) == len(self.stored)):
+        """Write the file when this start compiled something new (atomic, owner-only).
+
+        Entries of other entry points (a --ws daemon imports more) are kept; when most of the
+        file went unused (attrs or a library was upgraded) it is pruned to what this start used.
+        """
+        if not self.used or self.missed <= self.volatile:
             return
+        # What missed although a cache was there is new code or code that differs every start.
+        volatile = sorted(self.missed) if self.stored else []
+        table = dict(self.used)
+        if len(self.stored) - (len(self.used) - self.misses) < len(self.used):
+            table = {**self.stored, **self.used}
         tmp = self.path.with_name(f".{self.path.name}.{os.getpid()}.tmp")
         try:
             self.path.parent.mkdir(mode=0o700, exist_ok=True)
             fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
             with os.fdopen(fd, "wb") as fh:
-                fh.write(_MAGIC + marshal.dumps(self.used))
+                fh.write(_MAGIC + marshal.dumps((table, volatile)))
             os.replace(tmp, self.path)
         except (OSError, ValueError):
             # A read-only or missing GG_HOME: the next start compiles again, nothing breaks.
@@ -68,22 +85,26 @@ class CodeCache:
                 tmp.unlink(missing_ok=True)
 
 
-def _load(path: Path) -> dict[bytes, types.CodeType]:
+def _load(path: Path) -> tuple[dict[bytes, types.CodeType], set[str]]:
     try:
         data = path.read_bytes()
     except OSError:
-        return {}
+        return {}, set()
     if not data.startswith(_MAGIC):
-        return {}
+        return {}, set()
     try:
-        table = marshal.loads(data[len(_MAGIC) :])
+        loaded = marshal.loads(data[len(_MAGIC) :])
     except (EOFError, ValueError, TypeError):
-        return {}
-    if not isinstance(table, dict):
-        return {}
-    return {
+        return {}, set()
+    if not isinstance(loaded, tuple) or len(loaded) != 2:
+        return {}, set()
+    table, volatile = loaded
+    if not isinstance(table, dict) or not isinstance(volatile, list):
+        return {}, set()
+    code = {
         k: v for k, v in table.items() if isinstance(k, bytes) and isinstance(v, types.CodeType)
     }
+    return code, {v for v in volatile if isinstance(v, str)}
 
 
 def _future_flags(namespace: dict[str, Any]) -> int:
@@ -97,10 +118,10 @@ def _future_flags(namespace: dict[str, Any]) -> int:
 
 @contextlib.contextmanager
 def startup_code_cache(home: Path | None) -> Iterator[CodeCache | None]:
-    """While active, attrs and dataclasses take the code they generate from GG_HOME/cache/.
+    """While active, attrs, cattrs and dataclasses take the code they generate from GG_HOME/cache/.
 
-    Only attrs' own `compile(script, filename, "exec")` and dataclasses' `exec(source, globals,
-    locals)` are served; any other call goes to the builtin unchanged. Without an existing
+    Only attrs' and cattrs' `compile(script, filename, "exec")` and dataclasses' `exec(source,
+    globals, locals)` are served; any other call goes to the builtin unchanged. Without an existing
     GG_HOME nothing is patched.
     """
     if home is None or not home.is_dir():
@@ -111,12 +132,12 @@ def startup_code_cache(home: Path | None) -> Iterator[CodeCache | None]:
     tag = sys.implementation.cache_tag or "py"
     cache = CodeCache(home / "cache" / f"startup-code.{tag}.bin")
     with contextlib.ExitStack() as stack:
-        try:
-            import attr._make as make
-        except ImportError:
-            pass
-        else:
-            stack.enter_context(_shadow(make, "compile", _attrs_compile(cache, make)))
+        for name in ("attr._make", "cattrs.gen"):
+            try:
+                module = importlib.import_module(name)
+            except ImportError:
+                continue
+            stack.enter_context(_shadow(module, "compile", _attrs_compile(cache, module)))
         stack.enter_context(_shadow(dataclasses, "exec", _dataclasses_exec(cache, dataclasses)))
         try:
             yield cache
@@ -126,7 +147,7 @@ def startup_code_cache(home: Path | None) -> Iterator[CodeCache | None]:
 
 
 def _attrs_compile(cache: CodeCache, module: types.ModuleType) -> Any:
-    """attrs' `compile(script, filename, "exec")`, served from the cache."""
+    """attrs' (and cattrs') `compile(script, filename, "exec")`, served from the cache."""
     flags = _future_flags(vars(module))
 
     def compile_(source: Any, filename: Any, mode: Any, *args: Any, **kwargs: Any) -> Any:

@@ -76,6 +76,9 @@ def _import_app() -> None:
     scanned again), so later full collections in the serving daemon skip it too.
     """
     gc.disable()
+    # httpx imports its own command line (click, pygments: ~10 ms, click comes with mcp's
+    # uvicorn) when those are installed; ggd never runs it. A None entry makes httpx skip it.
+    sys.modules.setdefault("httpx._main", None)  # type: ignore[arg-type]
     try:
         from .codecache import startup_code_cache
         from .home import resolve_home
@@ -85,7 +88,11 @@ def _import_app() -> None:
             from ggd.providers import tls
 
             tls.warm()  # the CA bundle is parsed on another core while the imports below run
+            from ggd.transport.endpoint import prepare
+
             from . import app  # noqa: F401 - imported here, used by main()
+
+            prepare()
     finally:
         gc.freeze()
         gc.enable()

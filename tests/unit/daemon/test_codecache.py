@@ -66,11 +66,17 @@ def _cache_file(home: Path) -> Path:
 
 def test_a_second_start_compiles_nothing_and_builds_the_same_classes(tmp_path: Path) -> None:
     first = _probe(tmp_path)
-    assert first["active"] and first["misses"] == first["used"] and first["used"] > 300
+    assert first["active"] and first["misses"] >= first["used"] > 300
     cache = _cache_file(tmp_path)
     assert cache.stat().st_mode & 0o077 == 0  # owner-only, like the rest of GG_HOME
     second = _probe(tmp_path)
-    assert second["misses"] == 0 and second["used"] == first["used"]
+    # Only source that differs per process (a frozen attrs class's __hash__ embeds the
+    # randomized string hash of its name) still compiles; it is remembered as volatile...
+    assert second["misses"] <= 2 and second["used"] == first["used"]
+    written = cache.stat().st_mtime_ns
+    third = _probe(tmp_path)
+    assert third["misses"] == second["misses"]
+    assert cache.stat().st_mtime_ns == written  # ...so later starts do not rewrite the file
     for key in ("repr", "eq", "pid", "enc", "init_file", "dc"):
         assert second[key] == first[key]
     assert second["repr"] == "WorkDoneProgressCancelParams(token='t')" and second["eq"] is True
@@ -85,8 +91,8 @@ def test_a_corrupt_or_foreign_cache_is_a_cold_start_then_rewritten(tmp_path: Pat
     for junk in (b"", b"not a cache at all", cache.read_bytes()[:4] + b"\x00garbage"):
         cache.write_bytes(junk)
         again = _probe(tmp_path)
-        assert again["misses"] == used and again["eq"] is True
-        assert _probe(tmp_path)["misses"] == 0
+        assert again["misses"] >= used and again["eq"] is True
+        assert _probe(tmp_path)["misses"] <= 2
 
 
 def test_without_a_gg_home_nothing_is_patched_or_written(tmp_path: Path) -> None:
@@ -114,11 +120,23 @@ def test_other_compile_calls_pass_through_and_stale_entries_are_pruned(tmp_path:
     ns2: dict[str, object] = {}
     exec(reloaded.compile("def f(x):\n    return x + 1\n", "<gen f>", 0), ns2)
     assert reloaded.misses == 0 and ns2["f"](1) == 2  # type: ignore[operator]
-    reloaded.save()  # g was not used: the file now holds f only
-    assert len(CodeCache(path).stored) == 1
+    reloaded.save()  # nothing new: the file is left as it was
+    assert len(CodeCache(path).stored) == 2
     with startup_code_cache(tmp_path) as active:
         import attr._make as make
 
         patched = vars(make)["compile"]
         code = patched("1 + 1", "<expr>", "eval")  # not attrs' exec shape: the builtin answers
         assert eval(code) == 2 and active is not None and active.misses == 0
+
+
+def test_a_mostly_unused_cache_is_pruned_to_what_the_start_used(tmp_path: Path) -> None:
+    path = tmp_path / "c.bin"
+    old = CodeCache(path)
+    for i in range(10):
+        old.compile(f"def f{i}():\n    return {i}\n", f"<gen f{i}>", 0)
+    old.save()
+    upgraded = CodeCache(path)  # as after a library upgrade: none of the old code is asked for
+    upgraded.compile("def g():\n    return 1\n", "<gen g>", 0)
+    upgraded.save()
+    assert len(CodeCache(path).stored) == 1
