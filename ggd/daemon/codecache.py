@@ -74,7 +74,7 @@ class CodeCache:
             table = {**self.stored, **self.used}
         tmp = self.path.with_name(f".{self.path.name}.{os.getpid()}.tmp")
         try:
-            self.path.parent.mkdir(mode=0o700, exist_ok=True)
+            self.path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
             fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
             with os.fdopen(fd, "wb") as fh:
                 fh.write(_MAGIC + marshal.dumps((table, volatile)))
@@ -116,6 +116,20 @@ def _future_flags(namespace: dict[str, Any]) -> int:
     return flags
 
 
+def cache_folder(home: Path | None) -> Path | None:
+    """GG_CODE_CACHE_DIR, else GG_HOME/cache; None without an existing GG_HOME.
+
+    The override lets many short-lived GG_HOMEs (a test suite's) share one cache: entries are
+    keyed by content, so any daemon of the same Python may use any other's.
+    """
+    override = os.environ.get("GG_CODE_CACHE_DIR")
+    if override:
+        return Path(override)
+    if home is None or not home.is_dir():
+        return None
+    return home / "cache"
+
+
 @contextlib.contextmanager
 def startup_code_cache(home: Path | None) -> Iterator[CodeCache | None]:
     """While active, attrs, cattrs and dataclasses take the code they generate from GG_HOME/cache/.
@@ -124,13 +138,14 @@ def startup_code_cache(home: Path | None) -> Iterator[CodeCache | None]:
     globals, locals)` are served; any other call goes to the builtin unchanged. Without an existing
     GG_HOME nothing is patched.
     """
-    if home is None or not home.is_dir():
+    folder = cache_folder(home)
+    if folder is None:
         yield None
         return
     import dataclasses
 
     tag = sys.implementation.cache_tag or "py"
-    cache = CodeCache(home / "cache" / f"startup-code.{tag}.bin")
+    cache = CodeCache(folder / f"startup-code.{tag}.bin")
     with contextlib.ExitStack() as stack:
         for name in ("attr._make", "cattrs.gen"):
             try:
@@ -186,4 +201,4 @@ def _shadow(module: types.ModuleType, name: str, value: Any) -> Iterator[None]:
             namespace.pop(name, None)
 
 
-__all__ = ["CodeCache", "startup_code_cache"]
+__all__ = ["CodeCache", "cache_folder", "startup_code_cache"]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -52,9 +53,16 @@ print(json.dumps({
 """
 
 
-def _probe(home: Path) -> dict[str, object]:
+def _probe(home: Path, shared: Path | None = None) -> dict[str, object]:
+    env = {k: v for k, v in os.environ.items() if k != "GG_CODE_CACHE_DIR"}
+    if shared is not None:
+        env["GG_CODE_CACHE_DIR"] = str(shared)
     out = subprocess.run(
-        [sys.executable, "-c", PROBE, str(home)], capture_output=True, text=True, check=True
+        [sys.executable, "-c", PROBE, str(home)],
+        capture_output=True,
+        text=True,
+        check=True,
+        env=env,
     )
     return json.loads(out.stdout)
 
@@ -140,3 +148,15 @@ def test_a_mostly_unused_cache_is_pruned_to_what_the_start_used(tmp_path: Path) 
     upgraded.compile("def g():\n    return 1\n", "<gen g>", 0)
     upgraded.save()
     assert len(CodeCache(path).stored) == 1
+
+
+def test_gg_code_cache_dir_lets_many_gg_homes_share_one_cache(tmp_path: Path) -> None:
+    shared = tmp_path / "shared" / "code"
+    homes = [tmp_path / "a", tmp_path / "b"]
+    for home in homes:
+        home.mkdir()
+    first = _probe(homes[0], shared)
+    second = _probe(homes[1], shared)  # a fresh GG_HOME, the cache already warm
+    assert first["misses"] >= first["used"] and second["misses"] <= 2
+    assert list(shared.glob("startup-code.*.bin"))
+    assert not any((home / "cache").exists() for home in homes)

@@ -25,7 +25,8 @@ print(json.dumps({
 def test_the_import_phase_reenables_the_collector_and_freezes_what_it_made(
     tmp_path: Path,
 ) -> None:
-    env = {**os.environ, "GG_HOME": str(tmp_path)}
+    env = {k: v for k, v in os.environ.items() if k != "GG_CODE_CACHE_DIR"}
+    env["GG_HOME"] = str(tmp_path)
     out = subprocess.run([sys.executable, "-c", PROBE], capture_output=True, text=True, env=env)
     assert out.returncode == 0, out.stderr
     facts = json.loads(out.stdout)
@@ -38,7 +39,8 @@ def test_the_import_phase_reenables_the_collector_and_freezes_what_it_made(
 def test_libraries_no_first_request_needs_stay_unimported(tmp_path: Path) -> None:
     # websockets (only --ws serves it), psutil and APScheduler (a computer or scheduler tool
     # imports them when it runs) and httpx's command line (click): ~30 ms of every start.
-    env = {**os.environ, "GG_HOME": str(tmp_path)}
+    env = {k: v for k, v in os.environ.items() if k != "GG_CODE_CACHE_DIR"}
+    env["GG_HOME"] = str(tmp_path)
     out = subprocess.run([sys.executable, "-c", PROBE], capture_output=True, text=True, env=env)
     assert out.returncode == 0, out.stderr
     assert json.loads(out.stdout)["lazy"] == []
