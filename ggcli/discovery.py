@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import json
 import os
-import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ggcli.private import DaemonError, find_ggd, gg_home, start_private
+from ggcli.private import private_dir as _private_dir
 from ggcli.rpc import Client, PipeChannel, SocketChannel
 
 if TYPE_CHECKING:  # imported where a process is started: not on the connect-only fast path
@@ -31,10 +32,6 @@ __all__ = [
 
 START_TIMEOUT = 20.0
 IDLE_EXIT_MINUTES = 30
-
-
-class DaemonError(Exception):
-    """ggd could not be found, started or reached; the message says what to do."""
 
 
 @dataclass
@@ -63,12 +60,6 @@ class Discovery:
             protocol_version=data.get("protocolVersion"),
             started_at=data.get("startedAt"),
         )
-
-
-def gg_home() -> Path:
-    """GG_HOME, else ~/.gg."""
-    env = os.environ.get("GG_HOME")
-    return Path(env).expanduser() if env else Path.home() / ".gg"
 
 
 def discovery_path(home: Path) -> Path:
@@ -113,27 +104,6 @@ def live_daemon(home: Path) -> Discovery | None:
     except OSError:
         return None
     return disc
-
-
-def find_ggd() -> str:
-    """The ggd executable: GG_GGD, then next to this Python, then PATH."""
-    override = os.environ.get("GG_GGD")
-    if override:
-        return override
-    beside = Path(sys.executable).parent / "ggd"
-    if beside.is_file() and os.access(beside, os.X_OK):
-        return str(beside)
-    import shutil
-
-    found = shutil.which("ggd")
-    if found:
-        return found
-    raise DaemonError("ggd was not found next to this Python or on PATH; install gg-agent")
-
-
-def _private_dir(path: Path) -> Path:
-    path.mkdir(parents=True, exist_ok=True, mode=0o700)
-    return path
 
 
 def start_daemon(
@@ -204,36 +174,18 @@ def _tail(path: Path, limit: int = 4000) -> str:
     return data.decode("utf-8", "replace")
 
 
-def start_private(workspace: Path) -> subprocess.Popen[bytes]:
-    """Spawn a private `ggd --stdio` child that exits when this gg goes away."""
-    import subprocess
+def open_client(
+    workspace: Path,
+    no_daemon: bool = False,
+    autostart: bool = True,
+    child: subprocess.Popen[bytes] | None = None,
+) -> Client:
+    """A connected, not yet initialized client: the user's daemon or a private child.
 
-    home = gg_home()
-    logs = _private_dir(_private_dir(home) / "logs")
-    cmd = [find_ggd(), "--stdio", "--exit-on-stdin-eof", "--workspace", str(workspace)]
-    cmd += ["--log-file", str(logs / "ggd-stdio.log")]
-    err_path = logs / "ggd-stdio.err"
-    with open(err_path, "ab") as err:
-        # Where this child's stderr starts: a start-up failure is shown from there (PipeChannel).
-        err_from = err.tell()
-        # Own process group: Ctrl+C in the terminal is gg's to handle (it cancels the run),
-        # it must not kill the private daemon directly.
-        proc = subprocess.Popen(
-            cmd,
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=err,
-            bufsize=0,
-            start_new_session=True,
-        )
-    proc.gg_err = (err_path, err_from)  # type: ignore[attr-defined]
-    return proc
-
-
-def open_client(workspace: Path, no_daemon: bool = False, autostart: bool = True) -> Client:
-    """A connected, not yet initialized client: the user's daemon or a private child."""
+    `child` is a private ggd the caller already started (`gg --no-daemon` starts it first).
+    """
     if no_daemon:
-        return Client(PipeChannel(start_private(workspace)))
+        return Client(PipeChannel(child or start_private(workspace)))
     home = gg_home()
     disc = read_discovery(home)
     if disc is not None and pid_alive(disc.pid):
@@ -251,9 +203,14 @@ def open_client(workspace: Path, no_daemon: bool = False, autostart: bool = True
         raise DaemonError(f"cannot connect to ggd: {exc.strerror or exc}") from exc
 
 
-def connect(workspace: Path, no_daemon: bool = False, autostart: bool = True) -> Client:
+def connect(
+    workspace: Path,
+    no_daemon: bool = False,
+    autostart: bool = True,
+    child: subprocess.Popen[bytes] | None = None,
+) -> Client:
     """An initialized client for this workspace."""
-    client = open_client(workspace, no_daemon, autostart)
+    client = open_client(workspace, no_daemon, autostart, child)
     try:
         client.initialize(workspace)
     except BaseException:

@@ -251,13 +251,19 @@ def _run_main(args: argparse.Namespace) -> int:
         sys.stderr.write("gg: --json needs a prompt (-p or stdin)\n")
         return 2
     approval = "yolo" if args.yolo else args.approval
+    child = None
+    if args.no_daemon:
+        from ggcli.private import start_private
+
+        # First thing: the private ggd's start-up (~0.4 s) overlaps the imports below.
+        child = start_private(_workspace(args))
 
     from ggcli.discovery import connect, gg_home
     from ggcli.session import SessionChoice, demo_notice, open_session, start_run
     from ggcli.turn import TurnOptions, TurnRunner, Ui
 
     ui = Ui()
-    client = connect(_workspace(args), args.no_daemon)
+    client = connect(_workspace(args), args.no_daemon, child=child)
     try:
         if prompt is not None:
             from ggcli.commands.skills import expand_prompt

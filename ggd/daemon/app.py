@@ -12,19 +12,12 @@ import signal
 import sys
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ggd import __version__
 from ggd.protocol import PROTOCOL_VERSION
 from ggd.rpc.hub import Hub
-from ggd.transport import (
-    SocketInUseError,
-    WebSocketListener,
-    WsOptions,
-    is_loopback_host,
-    serve_stdio,
-    start_unix,
-)
+from ggd.transport import SocketInUseError, serve_stdio, start_unix
 
 from .catalog import all_capabilities
 from .compose import ComposeError, config_sections, start_channels
@@ -35,6 +28,9 @@ from .instance import AlreadyRunningError, InstanceLock, remove_discovery, write
 from .logs import setup_logging
 from .problems import bind_problem, home_problem, probe_writable, socket_problem
 from .takeover import TakeoverError, take_over
+
+if TYPE_CHECKING:
+    from ggd.transport.websocket import WebSocketListener
 
 log = logging.getLogger("ggd.daemon")
 WEB_ROOT = Path(__file__).resolve().parent.parent / "web"
@@ -83,6 +79,8 @@ class DaemonApp:
             raise StartupError(str(exc)) from None
         ws_addr: tuple[str, int] | None = None
         if ns.ws:
+            from ggd.transport.websocket import is_loopback_host
+
             try:
                 ws_addr = parse_hostport(ns.ws)
             except ValueError as exc:
@@ -141,6 +139,8 @@ class DaemonApp:
             # GG_TOKEN keeps the token out of /proc/<pid>/cmdline, which other local users can read.
             token = ns.token or os.environ.get("GG_TOKEN") or secrets.token_urlsafe(32)
             if ws_addr is not None:
+                from ggd.transport.websocket import WebSocketListener, WsOptions
+
                 ws_listener = WebSocketListener(
                     hub,
                     WsOptions(

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import asyncio
 import random
+import ssl
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 import httpx
 
+from ggd.providers import tls
 from ggd.providers.assembly import SSEStream, StreamAssembler
 from ggd.providers.errors import from_httpx, from_status, retry_after_seconds
 from ggd.providers.types import ChatProvider, ChatRequest, ProviderError, StreamEvent
@@ -63,22 +65,27 @@ class OpenAICompatProvider(ChatProvider):
     def __repr__(self) -> str:
         return f"{type(self).__name__}(name={self.name!r}, base_url={self.base_url!r})"
 
-    def _http(self) -> httpx.AsyncClient:
+    async def _http(self) -> httpx.AsyncClient:
         if self._client is None:
+            # The CA bundle was parsed in a thread during start-up (tls.py); True: httpx's own.
+            verify: ssl.SSLContext | bool = await tls.context() or True
+            if self._client is not None:  # another request made it meanwhile
+                return self._client
             o = self.options
             timeout = httpx.Timeout(o.read_timeout, connect=o.connect_timeout)
             headers = {"Accept": "text/event-stream", **o.headers}
             if self._api_key:
                 headers["Authorization"] = f"Bearer {self._api_key}"
             self._client = httpx.AsyncClient(
-                timeout=timeout, headers=headers, transport=o.transport
+                timeout=timeout, headers=headers, transport=o.transport, verify=verify
             )
         return self._client
 
     async def list_models(self) -> list[str] | None:
         """The model ids GET {base_url}/models lists, or None when the server lists none."""
         try:
-            resp = await self._http().get(
+            client = await self._http()
+            resp = await client.get(
                 f"{self.base_url}/models", headers={"Accept": "application/json"}, timeout=5.0
             )
             if resp.status_code != 200:
@@ -149,7 +156,7 @@ class OpenAICompatProvider(ChatProvider):
     async def _open(self, request: ChatRequest) -> httpx.Response:
         """Send the request; retry network errors, 429 and 5xx; apply 400 fallbacks once each."""
         url = f"{self.base_url}/chat/completions"
-        client = self._http()
+        client = await self._http()
         attempt = 0
         tried: set[str] = set()
         while True:

@@ -31,6 +31,20 @@ def _shared_converter() -> Converter:
     return _CONVERTER
 
 
+def prepare() -> None:
+    """Build the shared converter and the initialize hooks now, inside the start-up window.
+
+    Called while ggd imports (collector off, generated code cached): cattrs writes the
+    (un)structure functions of InitializeParams and InitializeResult there instead of on the
+    first client's initialize.
+    """
+    from lsprotocol import types as lsp
+
+    conv = _shared_converter()
+    conv.get_structure_hook(lsp.InitializeParams)
+    conv.get_unstructure_hook(lsp.InitializeResult)
+
+
 class _ConnWriter:
     """pygls writer that hands frames to the connection's bounded queue."""
 

@@ -9,8 +9,6 @@ import signal
 import time
 from typing import Any
 
-import psutil
-
 from ggd.tools import ApprovalInfo, Tool, ToolContext, ToolError, ToolResult
 
 from .procs import HelperError, run_helper
@@ -59,6 +57,8 @@ class ComputerInfo(Tool):
 
 
 def _info() -> str:
+    import psutil  # imported where used: ~8 ms that ggd's start-up does not pay
+
     vm = psutil.virtual_memory()
     lines = [
         f"os: {platform.system()} {platform.release()} ({platform.machine()})",
@@ -106,6 +106,8 @@ class ProcessList(Tool):
 
 
 def _processes(sort: str, limit: int) -> str:
+    import psutil
+
     procs = list(psutil.process_iter(["pid", "name", "memory_info", "cmdline"]))
     for p in procs:  # the first cpu_percent call primes the counter
         try:
@@ -132,6 +134,8 @@ def _processes(sort: str, limit: int) -> str:
 
 def _protected(pid: int) -> str | None:
     """Why this pid must not be signalled, or None."""
+    import psutil
+
     if pid <= 1:
         return "pid 1 and lower are the system's"
     me = psutil.Process(os.getpid())
@@ -163,6 +167,8 @@ class ProcessKill(Tool):
         return f"process_kill {args.get('pid')} {args.get('signal', 'TERM')}"
 
     def describe(self, args: dict[str, Any], ctx: ToolContext) -> ApprovalInfo:
+        import psutil
+
         pid = args.get("pid")
         name = "?"
         if isinstance(pid, int):

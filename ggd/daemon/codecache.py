@@ -1,0 +1,204 @@
+"""A cache of the code attrs and dataclasses generate while ggd's modules are imported.
+
+pygls' LSP types (`lsprotocol.types`) are ~550 attrs classes, and ggd and its libraries define
+~160 dataclasses; both write each class's `__init__`, `__repr__`, `__eq__`... as Python source
+and compile it at import, every start (~0.15 s of lsprotocol's ~0.27 s, and tens of ms more).
+The compiled code depends only on that source, its file name and the compiler flags, so the code
+objects are kept in GG_HOME/cache/ (marshal, like a .pyc) keyed by a hash of all three, and the
+generators get them back instead of compiling. The file holds exactly what the last start used, so an
+upgraded attrs or lsprotocol rewrites it; a missing, corrupt or foreign-Python file is a cold
+start, never an error. It holds code this process runs: it lives in the owner-only GG_HOME, like
+the config that already names the commands and providers ggd trusts.
+"""
+
+from __future__ import annotations
+import __future__
+
+import builtins
+import contextlib
+import hashlib
+import importlib
+import importlib.util
+import marshal
+import os
+import sys
+import types
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+# The interpreter's bytecode magic: code objects from another Python are never loaded.
+_MAGIC = importlib.util.MAGIC_NUMBER
+
+
+class CodeCache:
+    """Code objects by hash of (file name, source, flags), loaded from and saved to one file.
+
+    Some generated source differs at every start (attrs writes a frozen class's `__hash__`
+    with the per-process string hash of its name): its file name is remembered as volatile,
+    so a start whose only misses are those does not rewrite the file.
+    """
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.stored, self.volatile = _load(path)
+        self.used: dict[bytes, types.CodeType] = {}
+        self.missed: set[str] = set()
+        self.misses = 0
+
+    def compile(self, source: str, filename: str, flags: int) -> types.CodeType:
+        """The code of one generated script: from the cache, else compiled (and remembered)."""
+        key = hashlib.blake2b(
+            f"{flags}\0{filename}\0{source}".encode("utf-8", "surrogatepass"), digest_size=16
+        ).digest()
+        code = self.stored.get(key)
+        if code is None:
+            self.misses += 1
+            self.missed.add(filename)
+            code = builtins.compile(source, filename, "exec", flags, dont_inherit=True)
+        self.used[key] = code
+        return code
+
+    def save(self) -> None:
+        """Write the file when this start compiled something new (atomic, owner-only).
+
+        Entries of other entry points (a --ws daemon imports more) are kept; when most of the
+        file went unused (attrs or a library was upgraded) it is pruned to what this start used.
+        """
+        if not self.used or self.missed <= self.volatile:
+            return
+        # What missed although a cache was there is new code or code that differs every start.
+        volatile = sorted(self.missed) if self.stored else []
+        table = dict(self.used)
+        if len(self.stored) - (len(self.used) - self.misses) < len(self.used):
+            table = {**self.stored, **self.used}
+        tmp = self.path.with_name(f".{self.path.name}.{os.getpid()}.tmp")
+        try:
+            self.path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+            with os.fdopen(fd, "wb") as fh:
+                fh.write(_MAGIC + marshal.dumps((table, volatile)))
+            os.replace(tmp, self.path)
+        except (OSError, ValueError):
+            # A read-only or missing GG_HOME: the next start compiles again, nothing breaks.
+            with contextlib.suppress(OSError):
+                tmp.unlink(missing_ok=True)
+
+
+def _load(path: Path) -> tuple[dict[bytes, types.CodeType], set[str]]:
+    try:
+        data = path.read_bytes()
+    except OSError:
+        return {}, set()
+    if not data.startswith(_MAGIC):
+        return {}, set()
+    try:
+        loaded = marshal.loads(data[len(_MAGIC) :])
+    except (EOFError, ValueError, TypeError):
+        return {}, set()
+    if not isinstance(loaded, tuple) or len(loaded) != 2:
+        return {}, set()
+    table, volatile = loaded
+    if not isinstance(table, dict) or not isinstance(volatile, list):
+        return {}, set()
+    code = {
+        k: v for k, v in table.items() if isinstance(k, bytes) and isinstance(v, types.CodeType)
+    }
+    return code, {v for v in volatile if isinstance(v, str)}
+
+
+def _future_flags(namespace: dict[str, Any]) -> int:
+    """The `from __future__` flags a module was compiled with (its generated code gets them too)."""
+    flags = 0
+    for value in namespace.values():
+        if isinstance(value, __future__._Feature):
+            flags |= value.compiler_flag
+    return flags
+
+
+def cache_folder(home: Path | None) -> Path | None:
+    """GG_CODE_CACHE_DIR, else GG_HOME/cache; None without an existing GG_HOME.
+
+    The override lets many short-lived GG_HOMEs (a test suite's) share one cache: entries are
+    keyed by content, so any daemon of the same Python may use any other's.
+    """
+    override = os.environ.get("GG_CODE_CACHE_DIR")
+    if override:
+        return Path(override)
+    if home is None or not home.is_dir():
+        return None
+    return home / "cache"
+
+
+@contextlib.contextmanager
+def startup_code_cache(home: Path | None) -> Iterator[CodeCache | None]:
+    """While active, attrs, cattrs and dataclasses take the code they generate from GG_HOME/cache/.
+
+    Only attrs' and cattrs' `compile(script, filename, "exec")` and dataclasses' `exec(source,
+    globals, locals)` are served; any other call goes to the builtin unchanged. Without an existing
+    GG_HOME nothing is patched.
+    """
+    folder = cache_folder(home)
+    if folder is None:
+        yield None
+        return
+    import dataclasses
+
+    tag = sys.implementation.cache_tag or "py"
+    cache = CodeCache(folder / f"startup-code.{tag}.bin")
+    with contextlib.ExitStack() as stack:
+        for name in ("attr._make", "cattrs.gen"):
+            try:
+                module = importlib.import_module(name)
+            except ImportError:
+                continue
+            stack.enter_context(_shadow(module, "compile", _attrs_compile(cache, module)))
+        stack.enter_context(_shadow(dataclasses, "exec", _dataclasses_exec(cache, dataclasses)))
+        try:
+            yield cache
+        finally:
+            stack.close()
+            cache.save()
+
+
+def _attrs_compile(cache: CodeCache, module: types.ModuleType) -> Any:
+    """attrs' (and cattrs') `compile(script, filename, "exec")`, served from the cache."""
+    flags = _future_flags(vars(module))
+
+    def compile_(source: Any, filename: Any, mode: Any, *args: Any, **kwargs: Any) -> Any:
+        if args or kwargs or mode != "exec" or not isinstance(source, str):
+            return builtins.compile(source, filename, mode, *args, **kwargs)
+        return cache.compile(source, str(filename), flags)
+
+    return compile_
+
+
+def _dataclasses_exec(cache: CodeCache, module: types.ModuleType) -> Any:
+    """dataclasses' `exec(source, globals, locals)` of a generated method, compiled from the cache."""
+    flags = _future_flags(vars(module))
+
+    def exec_(source: Any, *args: Any, **kwargs: Any) -> Any:
+        if kwargs or not isinstance(source, str):
+            return builtins.exec(source, *args, **kwargs)
+        # exec() of a string compiles it as "<string>" with the calling module's future flags.
+        return builtins.exec(cache.compile(source, "<string>", flags), *args)
+
+    return exec_
+
+
+@contextlib.contextmanager
+def _shadow(module: types.ModuleType, name: str, value: Any) -> Iterator[None]:
+    """A module-level name that shadows the builtin of that name while active."""
+    namespace = vars(module)
+    had, previous = name in namespace, namespace.get(name)
+    namespace[name] = value
+    try:
+        yield
+    finally:
+        if had:
+            namespace[name] = previous
+        else:
+            namespace.pop(name, None)
+
+
+__all__ = ["CodeCache", "cache_folder", "startup_code_cache"]
