@@ -80,6 +80,7 @@ async def compose(
         )
     except ValueError as exc:
         raise ComposeError(str(exc)) from None
+    models.prefetch()  # overlaps the capabilities' start below and the client's first requests
     opts = run_options(config, ns)
     runtime = Runtime(
         RuntimeOptions(home=home, default_workspace=workspace, default_model=models.default_model)

@@ -8,9 +8,11 @@ API key per provider: "apiKey" > env["apiKeyEnv"] > credentials.json > the well-
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import json
 import time
-from collections.abc import Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -47,6 +49,8 @@ class ProviderRegistry:
     context_windows: dict[str, int] = field(default_factory=dict)
     # provider -> (monotonic time, the endpoint's model ids or None when it lists none)
     _listed: dict[str, tuple[float, list[str] | None]] = field(default_factory=dict, repr=False)
+    # provider -> the GET /models in flight, shared by every check that needs it meanwhile
+    _inflight: dict[str, asyncio.Task[list[str] | None]] = field(default_factory=dict, repr=False)
 
     @property
     def default_provider(self) -> str:
@@ -114,9 +118,40 @@ class ProviderRegistry:
         # A list is kept 5 minutes; "does not list" is retried after 30 s.
         if cached is not None and now - cached[0] < (300.0 if cached[1] is not None else 30.0):
             return cached[1]
-        listed: list[str] | None = await lister()
-        self._listed[name] = (now, listed)
-        return listed
+        task = self._inflight.get(name)
+        if task is None:
+            task = asyncio.ensure_future(self._fetch(name, lister))
+            self._inflight[name] = task
+        # Shielded: a run cancelled while it waits leaves the list coming for the next one.
+        return await asyncio.shield(task)
+
+    async def _fetch(
+        self, name: str, lister: Callable[[], Awaitable[list[str] | None]]
+    ) -> list[str] | None:
+        try:
+            listed = await lister()
+            self._listed[name] = (time.monotonic(), listed)
+            return listed
+        finally:
+            self._inflight.pop(name, None)
+
+    def prefetch(self) -> None:
+        """Start listing the default provider's models while the daemon is still starting.
+
+        The first run's model check then finds the list (and an open connection to the
+        endpoint) ready: one round trip to the provider off the path to its first request.
+        A failure is what the check would have met anyway; the check itself retries later.
+        """
+        provider = self.providers.get(self.default_provider)
+        lister = getattr(provider, "list_models", None)
+        if provider is None or provider.is_demo or lister is None:
+            return
+        if self.default_provider in self._inflight or self.default_provider in self._listed:
+            return
+        task = asyncio.ensure_future(self._fetch(self.default_provider, lister))
+        self._inflight[self.default_provider] = task
+        # Nobody may await it: an unexpected error is consumed here, not logged at exit.
+        task.add_done_callback(lambda t: None if t.cancelled() else t.exception())
 
     def models(self) -> list[str]:
         """Every known "provider:model", default first."""
@@ -130,7 +165,11 @@ class ProviderRegistry:
         return self.context_windows.get(self.split(model_ref)[0])
 
     async def aclose(self) -> None:
-        """Close every provider's connections."""
+        """Close every provider's connections (a list still in flight is dropped first)."""
+        for task in list(self._inflight.values()):
+            task.cancel()
+            with contextlib.suppress(BaseException):
+                await task
         for provider in self.providers.values():
             await provider.aclose()
 

@@ -50,6 +50,7 @@ class FakeModel:
         self.requests: list[dict[str, Any]] = []
         self.request_headers: list[dict[str, str]] = []
         self.mismatches: list[str] = []
+        self.model_list_requests = 0  # GET /v1/models served
         self._served = 0
         self._cond = threading.Condition()
         self._stopping = threading.Event()
@@ -161,6 +162,8 @@ class _Handler(BaseHTTPRequestHandler):
     def do_GET(self) -> None:
         path = self.path.split("?", 1)[0].rstrip("/")
         if path == "/v1/models":
+            with self.model._cond:
+                self.model.model_list_requests += 1
             data = [{"id": m, "object": "model", "owned_by": "fake"} for m in self.model.models]
             self._send(_json(200, {"object": "list", "data": data}))
         elif path == "/_fake/requests":

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
+import socket
 from pathlib import Path
 from typing import Any
 
@@ -167,3 +169,57 @@ async def test_registry_provider_talks_to_the_fake_and_closes(gg_home: Path) -> 
         assert events[-1].text == "configured"  # type: ignore[union-attr]
         assert fm.requests[0]["model"] == "fake-model"
         await reg.aclose()
+
+
+async def test_a_prefetched_model_list_serves_every_check_with_one_request() -> None:
+    with FakeModel([], models=["fake-model", "other"]) as fm:
+        config = {
+            "model": "fake:fake-model",
+            "providers": {"fake": {"baseUrl": fm.base_url, "apiKey": "k"}},
+        }
+        reg = build_registry(config, {}, None, None)
+        reg.prefetch()
+        reg.prefetch()  # a second start-up call does not ask again
+        # Checks that arrive while the list is in flight wait for it instead of asking again.
+        ok, other, typo = await asyncio.gather(
+            reg.check_model(None), reg.check_model("fake:other"), reg.check_model("fake:nope")
+        )
+        assert ok is None and other is None
+        assert typo is not None and "'nope' is not offered by fake" in typo
+        assert await reg.check_model(None) is None
+        assert fm.model_list_requests == 1
+        await reg.aclose()
+
+
+async def test_a_prefetch_that_cannot_reach_the_endpoint_costs_the_first_run_nothing() -> None:
+    with socket.socket() as s:  # a port with nothing listening on it
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    config = {
+        "model": "fake:fake-model",
+        "providers": {"fake": {"baseUrl": f"http://127.0.0.1:{port}/v1", "apiKey": "k"}},
+    }
+    reg = build_registry(config, {}, None, None)
+    reg.prefetch()
+    # An endpoint that does not answer is one that lists nothing: the run goes ahead and meets
+    # the real error on its chat request, as without the prefetch.
+    assert await reg.check_model(None) is None
+    await reg.aclose()
+
+
+async def test_closing_the_registry_drops_a_list_still_in_flight(gg_home: Path) -> None:
+    with socket.socket() as srv:  # accepts the connection, never answers
+        srv.bind(("127.0.0.1", 0))
+        srv.listen()
+        config = {
+            "model": "fake:fake-model",
+            "providers": {
+                "fake": {"baseUrl": f"http://127.0.0.1:{srv.getsockname()[1]}/v1", "apiKey": "k"}
+            },
+        }
+        reg = build_registry(config, {}, None, None)
+        reg.prefetch()
+        await asyncio.sleep(0)
+        async with asyncio.timeout(5):
+            await reg.aclose()
+        assert reg._inflight == {}
