@@ -20,6 +20,8 @@ from acp.schema import (
     TextContentBlock,
 )
 
+from tests.e2e.acp_child import acp_child
+
 EDIT_SCRIPT = [
     {
         "text": "Reading first.",
@@ -81,34 +83,10 @@ async def acp_agent(
     env: dict[str, str], workspace: Path, client: RecordingClient, fs: bool = True
 ) -> AsyncIterator[Any]:
     """`ggd --acp` as a child, connected and initialized."""
-    proc = await asyncio.create_subprocess_exec(
-        sys.executable,
-        "-m",
-        "ggd.daemon",
-        "--acp",
-        stdin=asyncio.subprocess.PIPE,
-        stdout=asyncio.subprocess.PIPE,
-        env=env,
-        cwd=str(workspace),
-    )
-    assert proc.stdin is not None and proc.stdout is not None
-    conn = acp.connect_to_agent(client, proc.stdin, proc.stdout)
-    try:
-        caps = ClientCapabilities(fs=FileSystemCapabilities(read_text_file=fs, write_text_file=fs))
-        init = await asyncio.wait_for(
-            conn.initialize(protocol_version=1, client_capabilities=caps), 60
-        )
+    caps = ClientCapabilities(fs=FileSystemCapabilities(read_text_file=fs, write_text_file=fs))
+    async with acp_child(env, workspace, client, caps) as (conn, init):
         assert init.protocol_version == 1 and init.agent_capabilities.load_session
         yield conn
-    finally:
-        with contextlib.suppress(Exception):
-            await conn.close()
-        proc.stdin.close()
-        try:
-            await asyncio.wait_for(proc.wait(), 20)
-        except TimeoutError:
-            proc.kill()
-            await proc.wait()
 
 
 async def test_prompt_reads_edits_with_permission_and_writes_through_the_client(

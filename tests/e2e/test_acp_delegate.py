@@ -11,12 +11,10 @@ import contextlib
 import json
 import os
 import signal
-import sys
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
-import acp
 from acp.schema import (
     AllowedOutcome,
     ClientCapabilities,
@@ -29,6 +27,8 @@ from acp.schema import (
     TextContentBlock,
     WaitForTerminalExitResponse,
 )
+
+from tests.e2e.acp_child import acp_child
 
 DISK = "# demo project\n"
 BUFFER = "# demo project\nunsaved line from the editor\n"
@@ -176,37 +176,17 @@ async def acp_editor(
     env: dict[str, str], workspace: Path, client: EditorClient, offer: bool = True
 ) -> AsyncIterator[Any]:
     """`ggd --acp` as a child of an editor that offers (or not) its buffers and terminal."""
-    proc = await asyncio.create_subprocess_exec(
-        sys.executable,
-        "-m",
-        "ggd.daemon",
-        "--acp",
-        stdin=asyncio.subprocess.PIPE,
-        stdout=asyncio.subprocess.PIPE,
-        env=env,
-        cwd=str(workspace),
+    caps = ClientCapabilities(
+        fs=FileSystemCapabilities(read_text_file=offer, write_text_file=offer), terminal=offer
     )
-    assert proc.stdin is not None and proc.stdout is not None
-    conn = acp.connect_to_agent(client, proc.stdin, proc.stdout)
-    try:
-        caps = ClientCapabilities(
-            fs=FileSystemCapabilities(read_text_file=offer, write_text_file=offer),
-            terminal=offer,
-        )
-        await asyncio.wait_for(conn.initialize(protocol_version=1, client_capabilities=caps), 60)
-        yield conn
-    finally:
+
+    def kill_terminals() -> None:
         for t in client.terms.values():
             with contextlib.suppress(ProcessLookupError):
                 os.killpg(t.proc.pid, signal.SIGKILL)
-        with contextlib.suppress(Exception):
-            await conn.close()
-        proc.stdin.close()
-        try:
-            await asyncio.wait_for(proc.wait(), 20)
-        except TimeoutError:
-            proc.kill()
-            await proc.wait()
+
+    async with acp_child(env, workspace, client, caps, kill_terminals) as (conn, _init):
+        yield conn
 
 
 def _tool_result(fm: Any, call_id: str) -> str:
