@@ -23,7 +23,7 @@ import contextlib
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from pydantic import BaseModel
 
@@ -54,6 +54,14 @@ __all__ = [
 ]
 
 
+C = TypeVar("C", bound=BaseModel)
+
+
+def config_section(config: BaseModel | None, model: type[C]) -> C:
+    """A capability's validated config section, or its defaults when the daemon has none."""
+    return config if isinstance(config, model) else model()
+
+
 @dataclass(frozen=True)
 class SetupContext:
     """What a capability's factories get once at daemon start."""
@@ -62,6 +70,10 @@ class SetupContext:
     config: BaseModel | None
     env: Mapping[str, str]
     sandbox: bool = False
+
+    def section(self, model: type[C]) -> C:
+        """The capability's config section (its defaults when there is none)."""
+        return config_section(self.config, model)
 
 
 @dataclass
@@ -214,6 +226,10 @@ class HandlerContext:
     notify: Callable[[str, dict[str, Any]], bool]
     remote: bool = False
 
+    def section(self, model: type[C]) -> C:
+        """The capability's config section (its defaults when there is none)."""
+        return config_section(self.config, model)
+
 
 @dataclass
 class ChannelContext:
@@ -221,6 +237,10 @@ class ChannelContext:
 
     services: DaemonServices
     config: BaseModel | None
+
+    def section(self, model: type[C]) -> C:
+        """The capability's config section (its defaults when there is none)."""
+        return config_section(self.config, model)
 
 
 Handler = Callable[[HandlerContext, Any], Awaitable[Any]]

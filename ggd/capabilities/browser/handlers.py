@@ -18,7 +18,7 @@ from .tools import READ_LIMIT
 
 
 async def _open(ctx: HandlerContext, url: str, stack: contextlib.AsyncExitStack) -> BrowserSession:
-    cfg = ctx.config if isinstance(ctx.config, BrowserConfig) else BrowserConfig()
+    cfg = ctx.section(BrowserConfig)
     chromium = find_chromium(os.environ)
     if not cfg.enabled or chromium is None:
         raise E.CapabilityUnavailableError(

@@ -95,7 +95,7 @@ class BrowserProvider(ToolProvider):
 
 
 def _providers(setup: SetupContext) -> list[ToolProvider]:
-    config = setup.config if isinstance(setup.config, BrowserConfig) else BrowserConfig()
+    config = setup.section(BrowserConfig)
     return [BrowserProvider(setup.home, config, setup.env)]
 
 

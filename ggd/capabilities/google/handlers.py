@@ -27,7 +27,7 @@ from .store import Tokens
 
 
 def _auth(ctx: HandlerContext) -> GoogleAuth:
-    cfg = ctx.config if isinstance(ctx.config, GoogleConfig) else GoogleConfig()
+    cfg = ctx.section(GoogleConfig)
     return GoogleAuth(ctx.services.home, resolve(cfg, os.environ))
 
 

@@ -98,7 +98,7 @@ class GoogleProvider(ToolProvider):
 
 
 def _providers(setup: SetupContext) -> list[ToolProvider]:
-    config = setup.config if isinstance(setup.config, GoogleConfig) else GoogleConfig()
+    config = setup.section(GoogleConfig)
     return [GoogleProvider(setup.home, config, setup.env)]
 
 

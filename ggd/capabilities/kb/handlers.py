@@ -32,7 +32,7 @@ from .store import KbError
 
 def service(ctx: HandlerContext) -> KbService:
     """A service for the daemon's home and the current config."""
-    cfg = ctx.config if isinstance(ctx.config, KbConfig) else KbConfig()
+    cfg = ctx.section(KbConfig)
     return KbService(ctx.services.home, cfg, os.environ)
 
 

@@ -44,7 +44,7 @@ class KbProvider(ToolProvider):
 
 
 def _providers(setup: SetupContext) -> list[ToolProvider]:
-    config = setup.config if isinstance(setup.config, KbConfig) else KbConfig()
+    config = setup.section(KbConfig)
     return [KbProvider(setup.home, config, setup.env)]
 
 

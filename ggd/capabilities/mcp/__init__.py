@@ -18,7 +18,7 @@ from .provider import McpProvider
 
 
 def _providers(setup: SetupContext) -> list[ToolProvider]:
-    section = setup.config if isinstance(setup.config, McpSection) else McpSection()
+    section = setup.section(McpSection)
     return [McpProvider(setup.home, section)]
 
 

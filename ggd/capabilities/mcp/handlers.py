@@ -37,7 +37,7 @@ from .session import set_session_servers
 
 
 def _section(ctx: HandlerContext) -> McpSection:
-    return ctx.config if isinstance(ctx.config, McpSection) else McpSection()
+    return ctx.section(McpSection)
 
 
 def _local_only(ctx: HandlerContext, what: str) -> None:

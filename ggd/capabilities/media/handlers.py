@@ -23,7 +23,7 @@ from .service import AUDIO_TYPES, MediaService
 def _service(ctx: HandlerContext) -> MediaService:
     import os
 
-    cfg = ctx.config if isinstance(ctx.config, MediaConfig) else MediaConfig()
+    cfg = ctx.section(MediaConfig)
     eps = {k: resolve(k, getattr(cfg, k), os.environ) for k in ("image", "tts", "stt")}
     return MediaService(ctx.services.home, eps)
 

@@ -49,7 +49,7 @@ class MediaProvider(ToolProvider):
 
 
 def _providers(setup: SetupContext) -> list[ToolProvider]:
-    config = setup.config if isinstance(setup.config, MediaConfig) else MediaConfig()
+    config = setup.section(MediaConfig)
     return [MediaProvider(setup.home, config, setup.env)]
 
 

@@ -21,14 +21,14 @@ from collections.abc import Sequence
 
 from ggd.app import Capability, SetupContext, ToolProvider
 
-from .config import CONFIG_KEY, MemoryConfig, memory_config
+from .config import CONFIG_KEY, MemoryConfig
 from .handlers import HANDLERS
 from .protocol import METHODS
 from .provider import MemoryProvider, ProfileProvider
 
 
 def _providers(setup: SetupContext) -> Sequence[ToolProvider]:
-    return [ProfileProvider(setup.home), MemoryProvider(setup.home, memory_config(setup.config))]
+    return [ProfileProvider(setup.home), MemoryProvider(setup.home, setup.section(MemoryConfig))]
 
 
 CAPABILITY = Capability(

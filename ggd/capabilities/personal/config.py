@@ -18,9 +18,4 @@ class MemoryConfig(BaseModel):
     dailyBudgetChars: int = Field(default=2000, ge=0, le=200_000)
 
 
-def memory_config(section: BaseModel | None) -> MemoryConfig:
-    """The validated section, or the defaults when the daemon was built without one (tests)."""
-    return section if isinstance(section, MemoryConfig) else MemoryConfig()
-
-
-__all__ = ["CONFIG_KEY", "MemoryConfig", "memory_config"]
+__all__ = ["CONFIG_KEY", "MemoryConfig"]

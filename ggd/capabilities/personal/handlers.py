@@ -9,7 +9,7 @@ from ggd.app import HandlerContext
 from ggd.protocol import errors as E
 from ggd.protocol.base import Empty
 
-from .config import memory_config
+from .config import MemoryConfig
 from .profile import KNOWN_KEYS, PROFILE_FILE, ProfileError, read_profile_text, write_profile
 from .protocol import (
     MemoryAddParams,
@@ -28,7 +28,7 @@ from .store import MemoryBusyError, MemoryStore
 
 def _store(ctx: HandlerContext) -> MemoryStore:
     """The store, or capability_unavailable when memory is switched off."""
-    config = memory_config(ctx.config)
+    config = ctx.section(MemoryConfig)
     if not config.enabled:
         raise E.CapabilityUnavailableError(
             "memory is off; set memory.enabled to true in config.json and restart ggd"
@@ -39,7 +39,7 @@ def _store(ctx: HandlerContext) -> MemoryStore:
 async def memory_show(ctx: HandlerContext, params: Empty) -> MemoryShowResult:
     """The texts the next run's prompt is built from."""
     home = ctx.services.home
-    config = memory_config(ctx.config)
+    config = ctx.section(MemoryConfig)
     store = MemoryStore(home, config.dailyLogRetentionDays)
 
     def read() -> MemoryShowResult:

@@ -19,7 +19,7 @@ from .config import TelegramConfig, api_base, token
 
 
 def _channels(ctx: ChannelContext) -> Sequence[Channel] | str:
-    cfg = ctx.config if isinstance(ctx.config, TelegramConfig) else TelegramConfig()
+    cfg = ctx.section(TelegramConfig)
     if not cfg.enabled:
         return "disabled in config.json (telegram.enabled is false)"
     secret = token(cfg, os.environ)
