@@ -85,9 +85,28 @@ class CodeCache:
                 tmp.unlink(missing_ok=True)
 
 
+def _trusted(fd: int, folder: Path) -> bool:
+    """The file and its folder are ours and nobody else can write them.
+
+    The cache is read before the daemon checks GG_HOME's modes, and what it holds is run:
+    a file another user could have written is ignored (a cold start), never executed.
+    """
+    uid = os.getuid()
+    try:
+        for st in (os.fstat(fd), os.stat(folder)):
+            if st.st_uid != uid or st.st_mode & 0o022:
+                return False
+    except OSError:
+        return False
+    return True
+
+
 def _load(path: Path) -> tuple[dict[bytes, types.CodeType], set[str]]:
     try:
-        data = path.read_bytes()
+        with open(path, "rb") as fh:
+            if not _trusted(fh.fileno(), path.parent):
+                return {}, set()
+            data = fh.read()
     except OSError:
         return {}, set()
     if not data.startswith(_MAGIC):

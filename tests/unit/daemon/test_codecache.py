@@ -103,6 +103,22 @@ def test_a_corrupt_or_foreign_cache_is_a_cold_start_then_rewritten(tmp_path: Pat
         assert _probe(tmp_path)["misses"] <= 2
 
 
+def test_a_cache_others_could_have_written_is_never_run(tmp_path: Path) -> None:
+    used = _probe(tmp_path)["used"]
+    cache = _cache_file(tmp_path)
+    assert cache.stat().st_mode & 0o777 == 0o600
+    assert (tmp_path / "cache").stat().st_mode & 0o777 == 0o700
+    for target, mode in ((cache, 0o666), (tmp_path / "cache", 0o777)):
+        original = target.stat().st_mode & 0o777
+        target.chmod(mode)
+        # Group- or world-writable: every method is compiled afresh, none is loaded.
+        assert _probe(tmp_path)["misses"] >= used
+        target.chmod(original)
+    # The start that ignored it wrote a fresh owner-only file, which the next start trusts.
+    assert _cache_file(tmp_path).stat().st_mode & 0o777 == 0o600
+    assert _probe(tmp_path)["misses"] <= 2
+
+
 def test_without_a_gg_home_nothing_is_patched_or_written(tmp_path: Path) -> None:
     missing = tmp_path / "nowhere"
     result = _probe(missing)
