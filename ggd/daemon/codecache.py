@@ -75,7 +75,10 @@ class CodeCache:
         tmp = self.path.with_name(f".{self.path.name}.{os.getpid()}.tmp")
         try:
             self.path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+            if not _owned(os.stat(self.path.parent)):
+                return  # a folder others can write: nothing of ours is left in it
+            flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
+            fd = os.open(tmp, flags, 0o600)
             with os.fdopen(fd, "wb") as fh:
                 fh.write(_MAGIC + marshal.dumps((table, volatile)))
             os.replace(tmp, self.path)
@@ -91,14 +94,15 @@ def _trusted(fd: int, folder: Path) -> bool:
     The cache is read before the daemon checks GG_HOME's modes, and what it holds is run:
     a file another user could have written is ignored (a cold start), never executed.
     """
-    uid = os.getuid()
     try:
-        for st in (os.fstat(fd), os.stat(folder)):
-            if st.st_uid != uid or st.st_mode & 0o022:
-                return False
+        return _owned(os.fstat(fd)) and _owned(os.stat(folder))
     except OSError:
         return False
-    return True
+
+
+def _owned(st: os.stat_result) -> bool:
+    """Ours, and neither group nor others may write it."""
+    return st.st_uid == os.getuid() and not st.st_mode & 0o022
 
 
 def _load(path: Path) -> tuple[dict[bytes, types.CodeType], set[str]]:

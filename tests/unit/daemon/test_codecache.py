@@ -108,14 +108,19 @@ def test_a_cache_others_could_have_written_is_never_run(tmp_path: Path) -> None:
     cache = _cache_file(tmp_path)
     assert cache.stat().st_mode & 0o777 == 0o600
     assert (tmp_path / "cache").stat().st_mode & 0o777 == 0o700
-    for target, mode in ((cache, 0o666), (tmp_path / "cache", 0o777)):
-        original = target.stat().st_mode & 0o777
-        target.chmod(mode)
-        # Group- or world-writable: every method is compiled afresh, none is loaded.
-        assert _probe(tmp_path)["misses"] >= used
-        target.chmod(original)
-    # The start that ignored it wrote a fresh owner-only file, which the next start trusts.
+    cache.chmod(0o666)
+    # Group- or world-writable: every method is compiled afresh, none is loaded, and the start
+    # replaces it with an owner-only file of its own.
+    assert _probe(tmp_path)["misses"] >= used
     assert _cache_file(tmp_path).stat().st_mode & 0o777 == 0o600
+    folder = tmp_path / "cache"
+    folder.chmod(0o777)
+    before = cache.read_bytes()
+    assert _probe(tmp_path)["misses"] >= used
+    # In a folder others can write, nothing is written either.
+    assert sorted(p.name for p in folder.iterdir()) == [cache.name]
+    assert cache.read_bytes() == before
+    folder.chmod(0o700)
     assert _probe(tmp_path)["misses"] <= 2
 
 
