@@ -110,20 +110,27 @@ class ProviderRegistry:
         )
 
     async def _list(self, name: str, provider: ChatProvider) -> list[str] | None:
-        lister = getattr(provider, "list_models", None)
-        if lister is None:
-            return None
         now = time.monotonic()
         cached = self._listed.get(name)
         # A list is kept 5 minutes; "does not list" is retried after 30 s.
         if cached is not None and now - cached[0] < (300.0 if cached[1] is not None else 30.0):
             return cached[1]
+        task = self._listing(name, provider)
+        # Shielded: a run cancelled while it waits leaves the list coming for the next one.
+        return None if task is None else await asyncio.shield(task)
+
+    def _listing(self, name: str, provider: ChatProvider) -> asyncio.Task[list[str] | None] | None:
+        """The provider's GET /models in flight, started if need be; None when it lists none."""
+        lister = getattr(provider, "list_models", None)
+        if lister is None:
+            return None
         task = self._inflight.get(name)
         if task is None:
             task = asyncio.ensure_future(self._fetch(name, lister))
+            # A prefetch is awaited by nobody: an unexpected error is consumed, not logged at exit.
+            task.add_done_callback(lambda t: None if t.cancelled() else t.exception())
             self._inflight[name] = task
-        # Shielded: a run cancelled while it waits leaves the list coming for the next one.
-        return await asyncio.shield(task)
+        return task
 
     async def _fetch(
         self, name: str, lister: Callable[[], Awaitable[list[str] | None]]
@@ -142,16 +149,10 @@ class ProviderRegistry:
         endpoint) ready: one round trip to the provider off the path to its first request.
         A failure is what the check would have met anyway; the check itself retries later.
         """
-        provider = self.providers.get(self.default_provider)
-        lister = getattr(provider, "list_models", None)
-        if provider is None or provider.is_demo or lister is None:
-            return
-        if self.default_provider in self._inflight or self.default_provider in self._listed:
-            return
-        task = asyncio.ensure_future(self._fetch(self.default_provider, lister))
-        self._inflight[self.default_provider] = task
-        # Nobody may await it: an unexpected error is consumed here, not logged at exit.
-        task.add_done_callback(lambda t: None if t.cancelled() else t.exception())
+        name = self.default_provider
+        provider = self.providers.get(name)
+        if provider is not None and not provider.is_demo and name not in self._listed:
+            self._listing(name, provider)
 
     def models(self) -> list[str]:
         """Every known "provider:model", default first."""
