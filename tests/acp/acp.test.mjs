@@ -6,14 +6,11 @@ import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import { mkdtempSync, mkdirSync, readFileSync, writeFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { dirname, join, resolve } from "node:path";
-import { createInterface } from "node:readline";
+import { join } from "node:path";
 import { Readable, Writable } from "node:stream";
-import { fileURLToPath } from "node:url";
 import * as acp from "@agentclientprotocol/sdk";
+import { PYTHON, ROOT, startModel, withTimeout } from "./harness.mjs";
 
-const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..");
-const PYTHON = process.env.GG_PYTHON || join(ROOT, ".venv", "bin", "python");
 
 const SCRIPT = {
   steps: [
@@ -33,28 +30,6 @@ const SCRIPT = {
   ],
 };
 
-/** Start the fake model; resolves with its base URL (first stdout line) and the process. */
-function startModel(dir) {
-  const scriptPath = join(dir, "script.json");
-  writeFileSync(scriptPath, JSON.stringify(SCRIPT));
-  const proc = spawn(PYTHON, ["-m", "tests.fakes.fake_openai", "--script", scriptPath], {
-    cwd: ROOT,
-    stdio: ["ignore", "pipe", "inherit"],
-  });
-  return new Promise((ok, fail) => {
-    proc.once("error", fail);
-    createInterface({ input: proc.stdout }).once("line", (url) => ok({ url: url.trim(), proc }));
-  });
-}
-
-function withTimeout(promise, ms, what) {
-  let timer;
-  const limit = new Promise((_, fail) => {
-    timer = setTimeout(() => fail(new Error(`timed out waiting for ${what}`)), ms);
-  });
-  return Promise.race([promise, limit]).finally(() => clearTimeout(timer));
-}
-
 test("ggd --acp: prompt, permission, fs/write_text_file and cancel", { timeout: 180_000 }, async () => {
   const dir = mkdtempSync(join(tmpdir(), "gg-acp-"));
   const home = join(dir, "home");
@@ -62,7 +37,7 @@ test("ggd --acp: prompt, permission, fs/write_text_file and cancel", { timeout: 
   mkdirSync(home, { mode: 0o700 });
   mkdirSync(ws);
   writeFileSync(join(ws, "README.md"), "# demo\n");
-  const model = await startModel(dir);
+  const model = await startModel(dir, SCRIPT);
   const env = { ...process.env, GG_HOME: home, OPENAI_BASE_URL: model.url, OPENAI_API_KEY: "test-key", GG_MODEL: "fake-model" };
   const agent = spawn(PYTHON, ["-m", "ggd.daemon", "--acp"], { cwd: ROOT, env, stdio: ["pipe", "pipe", "inherit"] });
 

@@ -5,14 +5,11 @@ import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import { existsSync, mkdtempSync, mkdirSync, writeFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { dirname, join, resolve } from "node:path";
-import { createInterface } from "node:readline";
+import { join } from "node:path";
 import { Readable, Writable } from "node:stream";
-import { fileURLToPath } from "node:url";
 import * as acp from "@agentclientprotocol/sdk";
+import { PYTHON, ROOT, startModel, withTimeout } from "./harness.mjs";
 
-const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..");
-const PYTHON = process.env.GG_PYTHON || join(ROOT, ".venv", "bin", "python");
 
 const SCRIPT = {
   steps: [
@@ -21,27 +18,6 @@ const SCRIPT = {
     { text: "Done." },
   ],
 };
-
-function startModel(dir) {
-  const scriptPath = join(dir, "script.json");
-  writeFileSync(scriptPath, JSON.stringify(SCRIPT));
-  const proc = spawn(PYTHON, ["-m", "tests.fakes.fake_openai", "--script", scriptPath], {
-    cwd: ROOT,
-    stdio: ["ignore", "pipe", "inherit"],
-  });
-  return new Promise((ok, fail) => {
-    proc.once("error", fail);
-    createInterface({ input: proc.stdout }).once("line", (url) => ok({ url: url.trim(), proc }));
-  });
-}
-
-function withTimeout(promise, ms, what) {
-  let timer;
-  const limit = new Promise((_, fail) => {
-    timer = setTimeout(() => fail(new Error(`timed out waiting for ${what}`)), ms);
-  });
-  return Promise.race([promise, limit]).finally(() => clearTimeout(timer));
-}
 
 /** A terminal that really runs the command; output and exit are kept for terminal/output. */
 function runTerminal({ command, args, cwd }) {
@@ -62,7 +38,7 @@ test("ggd --acp: read through the editor's buffer, bash in its terminal", { time
   const readme = join(ws, "README.md");
   writeFileSync(readme, "# demo\n");
   const buffers = new Map([[readme, "# demo\nunsaved in the node editor\n"]]);
-  const model = await startModel(dir);
+  const model = await startModel(dir, SCRIPT);
   const env = { ...process.env, GG_HOME: home, OPENAI_BASE_URL: model.url, OPENAI_API_KEY: "test-key", GG_MODEL: "fake-model" };
   const agent = spawn(PYTHON, ["-m", "ggd.daemon", "--acp"], { cwd: ROOT, env, stdio: ["pipe", "pipe", "inherit"] });
 
