@@ -9,7 +9,9 @@ them, and every frame is parsed and every sequence checked after the run.
 
 Lines on stdin/stdout drive it: it prints `ready` once initialized; a driver then waits for
 `start`, creates a session, starts the run and prints `run <id>`; a subscriber waits for
-`run <id>`, subscribes from sequence 0 and prints `subscribed`. At the end it prints one JSON line.
+`run <id>`, subscribes from sequence 0 and prints `subscribed`. Each prints `streamed` once it has
+the terminal event (or gave up) and then waits for a line (the bench reads the daemon's CPU in
+between); at the end it prints one JSON line.
 """
 
 from __future__ import annotations
@@ -271,6 +273,9 @@ def main() -> int:
         r.call("gg/run.subscribe", {"runId": rid, "afterSequence": 0})
         print("subscribed", flush=True)
     got = r.stream(args.cpu_pid)
+    # The bench reads the daemon's CPU now, before the driver's gg/run.get and the closes.
+    print("streamed", flush=True)
+    sys.stdin.readline()
     status = None
     if args.role == "driver":
         r.sock.settimeout(15)

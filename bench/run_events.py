@@ -77,7 +77,7 @@ class ReaderProc:
 
     def result(self) -> dict[str, Any]:
         """Its closing JSON line."""
-        return dict(json.loads(self.expect("{", MAX_WAIT_S + 30)))
+        return dict(json.loads(self.expect("{")))
 
     def stop(self) -> None:
         """Kill it if it is still running (a failed scenario)."""
@@ -118,10 +118,14 @@ def scenario(
                 s.tell(f"run {rid}")
             for s in subs:
                 s.expect("subscribed")
-            drv = driver.result()
-            per = [s.result() for s in subs]
+            for c in [driver, *subs]:
+                c.expect("streamed", MAX_WAIT_S + 30)
             cpu, own = cpu_seconds(b.pid) - cpu0, time.process_time() - own0
             rss = peak_rss_kib(b.pid)
+            for c in [driver, *subs]:
+                c.tell("finish")
+            drv = driver.result()
+            per = [s.result() for s in subs]
         finally:
             for c in [driver, *subs]:
                 c.stop()
