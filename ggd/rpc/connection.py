@@ -43,7 +43,7 @@ class Connection:
     on_close: list[Callable[[Connection], None]] = field(default_factory=list)
     # The WebSocket text framing of every queued message (set by the listener): the queue then
     # holds whole frames the writer sends as they are. None: bodies (batching, streams).
-    wire: Callable[[bytes], bytes] | None = None
+    wire: SharedFramer | None = None
     _queue: deque[bytes] = field(default_factory=deque)
     _pending: int = 0
     # The writer's wake-up while it waits on an empty queue (None while it is busy).
@@ -118,13 +118,17 @@ class Connection:
             return False
         if body is None:
             body = encode_message({"jsonrpc": "2.0", "method": method, "params": params})
-        framer = self.framer or self.wire
-        if framer is not None:
-            body = framer(body)
-        pending = self._pending + len(body)
+        wire = self.wire
+        if wire is not None:
+            data = wire.frame if body is wire.body else wire(body)
+        elif self.framer is not None:
+            data = self.framer(body)
+        else:
+            data = body
+        pending = self._pending + len(data)
         if pending > SOFT_LIMIT and not self._over_limit(pending, droppable):
             return False
-        self._queue.append(body)
+        self._queue.append(data)
         self._pending = pending
         if self._waiter is not None:
             self._wake()
@@ -195,21 +199,23 @@ class Connection:
                 log.exception("connection close callback failed")
 
 
-def shared(framer: Callable[[bytes], bytes]) -> Callable[[bytes], bytes]:
-    """framer with a one-entry memo by identity: a fan-out frames each event once.
+class SharedFramer:
+    """A framer with a one-entry memo by identity: a fan-out frames each event once.
 
     Run and the session bus hand the same body object to every subscriber in turn, so all but
-    the first connection of a transport reuse the frame. The memo keeps the body alive, so an
-    identical id always means the same (immutable) bytes.
+    the first connection of a transport reuse the frame (`notify` reads the memo inline). The
+    memo keeps the body alive, so the same identity always means the same (immutable) bytes.
     """
-    last_in: bytes | None = None
-    last_out = b""
 
-    def frame(body: bytes) -> bytes:
-        nonlocal last_in, last_out
-        if body is not last_in:
-            last_out = framer(body)
-            last_in = body
-        return last_out
+    __slots__ = ("body", "fn", "frame")
 
-    return frame
+    def __init__(self, fn: Callable[[bytes], bytes]) -> None:
+        self.fn = fn
+        self.body: bytes | None = None
+        self.frame = b""
+
+    def __call__(self, body: bytes) -> bytes:
+        if body is not self.body:
+            self.frame = self.fn(body)
+            self.body = body
+        return self.frame

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from ggd.rpc import Connection
-from ggd.rpc.connection import shared
+from ggd.rpc.connection import SharedFramer
 
 from .endpoint import Endpoint
 from .framing import ContentLengthDecoder, encode
@@ -22,8 +22,8 @@ log = logging.getLogger("ggd.transport")
 
 WriteFn = Callable[[bytes], Awaitable[None]]
 
-# One framer for every stream connection: a fan-out frames each event once (see `shared`).
-_FRAME = shared(encode)
+# One framer for every stream connection: a fan-out frames each event once (see `SharedFramer`).
+_FRAME = SharedFramer(encode)
 
 
 async def _writer_loop(conn: Connection, write: WriteFn) -> None:

@@ -23,7 +23,7 @@ from websockets.http11 import Request, Response
 from websockets.typing import Subprotocol
 
 from ggd.rpc import Connection
-from ggd.rpc.connection import shared
+from ggd.rpc.connection import SharedFramer
 
 from .endpoint import Endpoint
 from .framing import MAX_MESSAGE_BYTES
@@ -295,8 +295,8 @@ def text_frame(body: bytes) -> bytes:
     return b"\x81\x7f" + n.to_bytes(8, "big") + body
 
 
-# One framer for every WebSocket connection: a fan-out frames each event once (see `shared`).
-_FRAME = shared(text_frame)
+# One framer for every WebSocket connection: a fan-out frames each event once (see `SharedFramer`).
+_FRAME = SharedFramer(text_frame)
 
 
 def text_frames(bodies: list[bytes]) -> bytes:

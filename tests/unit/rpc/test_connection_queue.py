@@ -9,7 +9,7 @@ from websockets.frames import Frame, Opcode
 
 from ggd.app.run import Run
 from ggd.protocol import encode_message
-from ggd.rpc.connection import HARD_LIMIT, SOFT_LIMIT, Connection, shared
+from ggd.rpc.connection import HARD_LIMIT, SOFT_LIMIT, Connection, SharedFramer
 from ggd.transport import framing
 from ggd.transport.websocket import _FRAME, text_frame
 
@@ -44,7 +44,7 @@ def test_every_length_of_frame_matches_websockets() -> None:
 
 
 def test_the_shared_framer_never_hands_out_another_bodys_frame() -> None:
-    frame = shared(framing.encode)
+    frame = SharedFramer(framing.encode)
     one, two = b'{"a":1}', b'{"b":22}'
     assert frame(one) == framing.encode(one)
     assert frame(two) == framing.encode(two)
