@@ -120,7 +120,11 @@ class Connection:
             body = encode_message({"jsonrpc": "2.0", "method": method, "params": params})
         wire = self.wire
         if wire is not None:
-            data = wire.frame if body is wire.body else wire(body)
+            if body is wire.body:  # the event another subscriber framed a moment ago
+                data = wire.frame
+            else:
+                data = wire.frame = wire.fn(body)
+                wire.body = body
         elif self.framer is not None:
             data = self.framer(body)
         else:
