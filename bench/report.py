@@ -29,6 +29,7 @@ BENCH = Path(__file__).resolve().parent
 BENCHES: dict[str, tuple[list[str], float]] = {
     "cli": (["--runs", "10", "--cold-runs", "5"], 600),
     "run_events": ([], 600),
+    "fanout_path": ([], 300),
     "scale": ([], 900),
     "session_store": ([], 600),
     "harness": (["--steps", "10,100"], 900),
@@ -42,6 +43,7 @@ BENCHES: dict[str, tuple[list[str], float]] = {
 QUICK: dict[str, list[str]] = {
     "cli": ["--runs", "5", "--cold-runs", "3"],
     "run_events": ["--chars", "10000"],
+    "fanout_path": ["--repeats", "5"],
     "scale": ["--sessions", "50", "--runs", "4", "--clients", "5", "--idle", "300"],
     "harness": ["--steps", "10", "--no-cli"],
     "kb": ["--files", "200", "--queries", "50", "--no-model"],

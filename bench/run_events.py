@@ -7,8 +7,11 @@ One run per scenario on a fresh ggd: the zero-latency fake model first asks for 
 (yolo) so every subscriber is attached before the stream starts, then streams `--chars` characters
 of text in `--chunk`-character deltas (one text_delta event each). The run is started by a
 WebSocket "driver" client (which also receives every event); N extra WebSocket clients call
-gg/run.subscribe {afterSequence: 0}. Latency is receive time minus the event's `timestamp`
-(daemon wall clock, whole ms, so figures are biased up by ~0.5 ms); only live events count.
+gg/run.subscribe {afterSequence: 0}. Every client is a process of its own, a raw-socket reader
+(bench/_ws_reader.py) that only timestamps what it recv()s while the run streams and parses and
+checks every sequence afterwards, so the figures are the daemon's, not a shared client's.
+Latency is receive time minus the event's `timestamp` (daemon wall clock, whole ms, so figures
+are biased up by ~0.5 ms); only live events count.
 Mode "frames": one WebSocket frame per message (what every client gets by default); "batched":
 the clients opt in with initializationOptions.batchFrames and get queued messages as JSON arrays.
 The paced scenario (10 subscribers) has the fake send one delta every --paced-ms on a schedule.
@@ -17,172 +20,73 @@ The paced scenario (10 subscribers) has the fake send one delta every --paced-ms
 from __future__ import annotations
 
 import argparse
-import asyncio
-import contextlib
-import itertools
 import json
 import os
+import queue
 import statistics
+import subprocess
 import sys
+import threading
 import time
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from _common import TOKEN, bench_daemon, cpu_seconds, exit_on_signals, peak_rss_kib, percentile
-from websockets.asyncio.client import ClientConnection, connect
 
-TERMINAL_TYPES = ("run_completed", "run_failed", "run_canceled")
-TERMINAL_MARKERS = ('"type":"run_completed"', '"type":"run_failed"', '"type":"run_canceled"')
-# A subscriber that got nothing for this long after the run ended lost the tail.
-IDLE_GIVE_UP_S = 3.0
 MAX_WAIT_S = 120.0
+READER = Path(__file__).resolve().parent / "_ws_reader.py"
+START_TIMEOUT_S = 30.0
 
 
-class LeanClient:
-    """A lean WebSocket client: records (receive time, raw frame) and parses after the run.
+class ReaderProc:
+    """One bench/_ws_reader.py process: a WebSocket client of its own (see its docstring)."""
 
-    (tests/e2e/rpc_client.py rescans every buffered notification per wait, which would make the
-    benchmark's own client the bottleneck at tens of thousands of events.)
-    """
+    def __init__(self, port: int, role: str, batch: bool, cpu_pid: int | None = None) -> None:
+        cmd = [sys.executable, str(READER), "--port", str(port), "--token", TOKEN, "--role", role]
+        if batch:
+            cmd.append("--batch")
+        if cpu_pid is not None:
+            cmd += ["--cpu-pid", str(cpu_pid)]
+        self.proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+        self._lines: queue.Queue[str] = queue.Queue()
+        threading.Thread(target=self._pump, daemon=True).start()
 
-    def __init__(self, batch: bool = False, cpu_probe: Callable[[], float] | None = None) -> None:
-        self.batch = batch
-        # The driver reads the daemon's CPU at its first text_delta frame and at the terminal
-        # one: the streaming part of the run, without its start, the bash step and the end.
-        self.cpu_probe = cpu_probe
-        self.cpu_at_first_delta: float | None = None
-        self.cpu_at_terminal: float | None = None
-        self.frames: list[tuple[float, str]] = []
-        self.done = asyncio.Event()
-        self.subscribed_ms = 0.0
-        self._ws: ClientConnection | None = None
-        self._reader: asyncio.Task[None] | None = None
-        self._acks: dict[int, asyncio.Future[dict[str, Any]]] = {}
-        self._ids = itertools.count(1)
+    def _pump(self) -> None:
+        assert self.proc.stdout is not None
+        for line in self.proc.stdout:
+            self._lines.put(line.strip())
+        self._lines.put("")  # EOF
 
-    async def open(self, url: str) -> None:
-        """Connect, initialize and start reading."""
-        self._ws = await connect(
-            url, additional_headers={"Authorization": f"Bearer {TOKEN}"}, max_size=2**25
-        )
-        self._reader = asyncio.create_task(self._read())
-        params: dict[str, Any] = {"processId": None, "capabilities": {}}
-        if self.batch:
-            params["initializationOptions"] = {"batchFrames": True}
-        result = await self.call("initialize", params)
-        if self.batch and not result["capabilities"]["experimental"]["gg"].get("batchFrames"):
-            raise RuntimeError("the daemon did not grant batchFrames")
-        await self._ws.send(json.dumps({"jsonrpc": "2.0", "method": "initialized", "params": {}}))
+    def expect(self, word: str, timeout: float = START_TIMEOUT_S) -> str:
+        """The next line, which must start with word (RuntimeError otherwise)."""
+        try:
+            line = self._lines.get(timeout=timeout)
+        except queue.Empty:
+            raise RuntimeError(f"a reader process said nothing within {timeout:.0f} s") from None
+        if not line.startswith(word):
+            raise RuntimeError(f"a reader process said {line[:200]!r}, expected {word!r}")
+        return line
 
-    async def subscribe(self, run_id: str) -> None:
-        """gg/run.subscribe from the start of the run."""
-        self.subscribed_ms = time.time() * 1000
-        await self.call("gg/run.subscribe", {"runId": run_id, "afterSequence": 0})
+    def tell(self, line: str) -> None:
+        """One line to the reader's stdin."""
+        assert self.proc.stdin is not None
+        self.proc.stdin.write(line + "\n")
+        self.proc.stdin.flush()
 
-    async def call(self, method: str, params: dict[str, Any]) -> Any:
-        """Send a request and return its result (RuntimeError on an error answer)."""
-        assert self._ws is not None
-        mid = next(self._ids)
-        fut: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
-        self._acks[mid] = fut
-        await self._ws.send(
-            json.dumps({"jsonrpc": "2.0", "id": mid, "method": method, "params": params})
-        )
-        resp = await asyncio.wait_for(fut, 15)
-        if "error" in resp:
-            raise RuntimeError(f"{method} failed: {resp['error']}")
-        return resp.get("result")
+    def result(self) -> dict[str, Any]:
+        """Its closing JSON line."""
+        return dict(json.loads(self.expect("{")))
 
-    async def _read(self) -> None:
-        assert self._ws is not None
-        with contextlib.suppress(Exception):
-            async for msg in self._ws:
-                text = msg if isinstance(msg, str) else msg.decode()
-                self.frames.append((time.time(), text))
-                if self.cpu_probe is not None:
-                    self._probe(text)
-                # Cheap checks on the hot path; full parsing waits until the run is over.
-                if text[:1] == "[":  # a batch: responses may be inside
-                    if '"id":' in text:
-                        for resp in json.loads(text):
-                            self._ack(resp)
-                    if any(m in text for m in TERMINAL_MARKERS):
-                        self.done.set()
-                elif "gg/run.event" not in text[:80]:
-                    self._ack(json.loads(text))
-                elif any(m in text for m in TERMINAL_MARKERS):
-                    self.done.set()
-
-    def _probe(self, text: str) -> None:
-        assert self.cpu_probe is not None
-        if self.cpu_at_first_delta is None and '"type":"text_delta"' in text:
-            self.cpu_at_first_delta = self.cpu_probe()
-        elif any(m in text for m in TERMINAL_MARKERS):
-            self.cpu_at_terminal = self.cpu_probe()
-
-    def _ack(self, resp: dict[str, Any]) -> None:
-        fut = self._acks.pop(resp.get("id"), None)
-        if fut is not None and not fut.done():
-            fut.set_result(resp)
-
-    async def wait_done(self) -> bool:
-        """Wait for the terminal event; False if the stream went idle without it."""
-        deadline = time.monotonic() + MAX_WAIT_S
-        seen = -1
-        while time.monotonic() < deadline:
-            try:
-                await asyncio.wait_for(self.done.wait(), IDLE_GIVE_UP_S)
-                return True
-            except TimeoutError:
-                if len(self.frames) == seen:
-                    return False
-                seen = len(self.frames)
-        return False
-
-    async def close(self) -> None:
-        """Close the socket and stop reading."""
-        if self._ws is not None:
-            await self._ws.close()
-        if self._reader is not None:
-            self._reader.cancel()
-
-    def events(self) -> list[tuple[float, dict[str, Any]]]:
-        """(receive time in ms, event params) of every gg/run.event received."""
-        out = []
-        for t, text in self.frames:
-            if text[:1] == "[":
-                for msg in json.loads(text):
-                    if msg.get("method") == "gg/run.event":
-                        out.append((t * 1000, msg["params"]))
-            elif "gg/run.event" in text[:80]:
-                out.append((t * 1000, json.loads(text)["params"]))
-        return out
+    def stop(self) -> None:
+        """Kill it if it is still running (a failed scenario)."""
+        if self.proc.poll() is None:
+            self.proc.kill()
+        self.proc.wait(5)
 
 
-def analyse(sub: LeanClient, final_seq: int, stream_start_ms: float) -> dict[str, Any]:
-    """Per-subscriber figures: events, loss, live rate and latencies."""
-    evs = sub.events()
-    seqs = [e["sequence"] for _, e in evs]
-    unique = set(seqs)
-    live = [(t, e) for t, e in evs if e["timestamp"] >= sub.subscribed_ms]
-    lat = [t - e["timestamp"] for t, e in live]
-    streamed = [t for t, e in evs if e["timestamp"] >= stream_start_ms]
-    span_s = (max(streamed) - stream_start_ms) / 1000 if streamed else 0.0
-    return {
-        "received": len(evs),
-        "lost": final_seq - len(unique & set(range(1, final_seq + 1))),
-        "duplicates": len(seqs) - len(unique),
-        "out_of_order": sum(1 for a, b in itertools.pairwise(seqs) if b <= a),
-        "got_terminal": sub.done.is_set(),
-        "events_per_s": len(streamed) / span_s if span_s > 0 else 0.0,
-        "latency_ms": lat,
-    }
-
-
-async def scenario(
+def scenario(
     n_subs: int, chars: int, chunk: int, pace_ms: float = 0.0, batch: bool = False
 ) -> dict[str, Any]:
     """One run streamed to n_subs extra WebSocket subscribers on a fresh daemon.
@@ -200,48 +104,55 @@ async def scenario(
         stream,
     ]
     with bench_daemon(script, zero_latency=pace_ms <= 0) as b:
-        driver = LeanClient(batch, cpu_probe=lambda: cpu_seconds(b.pid))
-        subs = [LeanClient(batch) for _ in range(n_subs)]
+        port = int(b.daemon.ws_url.rsplit(":", 1)[1].split("/")[0])
+        driver = ReaderProc(port, "driver", batch, cpu_pid=b.pid)
+        subs = [ReaderProc(port, "sub", batch) for _ in range(n_subs)]
         try:
-            await asyncio.gather(*(c.open(b.daemon.ws_url) for c in [driver, *subs]))
-            sid = (await driver.call("gg/session.create", {}))["sessionId"]
+            for c in [driver, *subs]:
+                c.expect("ready")
             cpu0, own0 = cpu_seconds(b.pid), time.process_time()
-            t0 = time.perf_counter()
-            # The starting connection is subscribed to the run by gg/run.start itself.
-            params = {"sessionId": sid, "prompt": "stream a long answer", "approvalMode": "yolo"}
-            driver.subscribed_ms = time.time() * 1000
-            rid = (await driver.call("gg/run.start", params))["runId"]
-            await asyncio.gather(*(s.subscribe(rid) for s in subs))
-            if not await driver.wait_done():
-                raise RuntimeError("the run did not end (the driver saw no terminal event)")
-            finished = await asyncio.gather(*(s.wait_done() for s in subs))
-            wall = time.perf_counter() - t0
+            t0 = time.time()
+            driver.tell("start")
+            rid = driver.expect("run ").split()[1]
+            for s in subs:
+                s.tell(f"run {rid}")
+            for s in subs:
+                s.expect("subscribed")
+            for c in [driver, *subs]:
+                c.expect("streamed", MAX_WAIT_S + 30)
             cpu, own = cpu_seconds(b.pid) - cpu0, time.process_time() - own0
             rss = peak_rss_kib(b.pid)
-            status = await driver.call("gg/run.get", {"runId": rid})
+            for c in [driver, *subs]:
+                c.tell("finish")
+            drv = driver.result()
+            per = [s.result() for s in subs]
         finally:
-            await asyncio.gather(*(c.close() for c in [driver, *subs]), return_exceptions=True)
-    drv = [e for _, e in driver.events()]
-    done = next(e for e in reversed(drv) if e["type"] in TERMINAL_TYPES)
-    final_seq = int(done["sequence"])
-    deltas = [e for e in drv if e["type"] == "text_delta"]
-    stream_start = float(deltas[0]["timestamp"]) if deltas else float(done["timestamp"])
-    emit_span_s = (float(done["timestamp"]) - stream_start) / 1000
-    per = [analyse(s, final_seq, stream_start) for s in subs]
-    first, last = driver.cpu_at_first_delta, driver.cpu_at_terminal
-    stream_cpu = last - first if first is not None and last is not None else 0.0
+            for c in [driver, *subs]:
+                c.stop()
+    if not drv["got_terminal"]:
+        raise RuntimeError("the run did not end (the driver saw no terminal event)")
+    final_seq = int(drv["final_sequence"])
+    n_deltas = int(drv["text_deltas"])
+    stream_start = float(drv["first_delta_timestamp"])
+    emit_span_s = (float(drv["terminal_timestamp"]) - stream_start) / 1000
+    ends = [r["terminal_at"] for r in [drv, *per] if r["terminal_at"] is not None]
+    probes = drv["probes"]
+    stream_cpu = probes["terminal"] - probes["first_delta"] if len(probes) == 2 else 0.0
+    stream_wall = emit_span_s if emit_span_s > 0 else 0.0
     lat = [x for p in per for x in p["latency_ms"]]
     rates = [p["events_per_s"] for p in per]
+    lost = [final_seq - p["final_sequence"] + p["lost"] for p in per]
     return {
+        "clients": "one process each",
         "subscribers": n_subs,
         "batch_frames": batch,
         "paced_ms": pace_ms,
-        "frames_per_subscriber": statistics.median([len(s.frames) for s in subs]) if subs else 0,
-        "run_status": status["status"],
+        "frames_per_subscriber": statistics.median([p["frames"] for p in per]) if per else 0,
+        "run_status": drv["run_status"],
         "events_in_run": final_seq,
-        "text_deltas": len(deltas),
+        "text_deltas": n_deltas,
         "daemon_emit_s": emit_span_s,
-        "daemon_emit_events_per_s": len(deltas) / emit_span_s if emit_span_s > 0 else None,
+        "daemon_emit_events_per_s": n_deltas / emit_span_s if emit_span_s > 0 else None,
         "per_subscriber_events_per_s": {
             "min": min(rates, default=0.0),
             "median": statistics.median(rates) if rates else 0.0,
@@ -251,20 +162,24 @@ async def scenario(
         "latency_p99_ms": percentile(lat, 99),
         "latency_max_ms": max(lat, default=0.0),
         "worst_subscriber_p99_ms": max((percentile(p["latency_ms"], 99) for p in per), default=0),
-        "lost_events": sum(p["lost"] for p in per),
-        "subscribers_with_loss": sum(1 for p in per if p["lost"]),
-        "subscribers_without_terminal": sum(1 for ok in finished if not ok),
+        "lost_events": sum(lost),
+        "subscribers_with_loss": sum(1 for n in lost if n),
+        "subscribers_without_terminal": sum(1 for p in per if not p["got_terminal"]),
         "duplicates": sum(p["duplicates"] for p in per),
         "out_of_order": sum(p["out_of_order"] for p in per),
-        "driver_received": len(drv),
-        "driver_lost": final_seq - len({e["sequence"] for e in drv}),
-        "wall_s": wall,
+        "driver_received": drv["received"],
+        "driver_lost": drv["lost"] + drv["duplicates"] + drv["out_of_order"],
+        "wall_s": max(ends) - t0 if ends else 0.0,
         "daemon_cpu_s": cpu,
         "daemon_cpu_per_event_us": cpu * 1e6 / max(1, final_seq),
         "daemon_stream_cpu_s": stream_cpu,
-        "daemon_stream_cpu_per_event_us": stream_cpu * 1e6 / max(1, len(deltas)),
+        "daemon_stream_cpu_per_event_us": stream_cpu * 1e6 / max(1, n_deltas),
+        # Cores the daemon used while it streamed (of the machine's os.cpu_count()).
+        "daemon_stream_cores": stream_cpu / stream_wall if stream_wall > 0 else 0.0,
         "daemon_peak_rss_mib": rss / 1024,
-        "client_cpu_s": own,
+        "reader_cpu_s": sum(r["own_cpu_s"] for r in [drv, *per]),
+        "bench_cpu_s": own,
+        "cpu_count": os.cpu_count(),
         "loadavg_1m": os.getloadavg()[0],
     }
 
@@ -299,12 +214,15 @@ def print_table(results: list[dict[str, Any]], chars: int, chunk: int) -> None:
         ("daemon CPU / event (us)", lambda r: f"{r['daemon_cpu_per_event_us']:.0f}"),
         ("streaming CPU / delta (us)", lambda r: f"{r['daemon_stream_cpu_per_event_us']:.1f}"),
         ("daemon peak RSS (MiB)", lambda r: f"{r['daemon_peak_rss_mib']:.1f}"),
-        ("bench client CPU (s)", lambda r: f"{r['client_cpu_s']:.2f}"),
+        ("daemon cores while streaming", lambda r: f"{r['daemon_stream_cores']:.2f}"),
+        ("reader processes CPU (s)", lambda r: f"{r['reader_cpu_s']:.2f}"),
+        ("bench + fake model CPU (s)", lambda r: f"{r['bench_cpu_s']:.2f}"),
         ("load average, 1 min", lambda r: f"{r['loadavg_1m']:.1f}"),
     ]
     for label, fmt in rows:
         print(f"{label:<30}" + "".join(f"{fmt(r):>14}" for r in results))
-    print("wall includes the scripted `sleep 1` bash step; all clients share one Python process;")
+    print(f"every client is a process of its own (bench/_ws_reader.py); {os.cpu_count()} cores;")
+    print("wall includes the scripted `sleep 1` bash step;")
     print("paced: the fake sends a delta every --paced-ms (10,000 of them); burst: all at once")
 
 
@@ -337,10 +255,10 @@ def main() -> int:
         if mode not in modes:
             out[key], out["paced" if key == "scenarios" else "paced_batched"] = [], []
             continue
-        runs = [asyncio.run(scenario(n, chars, chunk, batch=batch)) for n in counts]
+        runs = [scenario(n, chars, chunk, batch=batch) for n in counts]
         paced = []
         if args.paced_ms > 0:
-            paced = [asyncio.run(scenario(10, min(chars, 10_000), chunk, args.paced_ms, batch))]
+            paced = [scenario(10, min(chars, 10_000), chunk, args.paced_ms, batch)]
         out[key] = runs
         out["paced" if key == "scenarios" else "paced_batched"] = paced
     if args.json:

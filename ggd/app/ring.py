@@ -31,13 +31,17 @@ class EventRing:
         """Add the next event (its sequence must be last+1); size is its encoded length."""
         if size is None:
             size = len(encode_message(event))
-        self._events.append((size, event))
+        events = self._events
+        events.append((size, event))
         self._bytes += size
         self.last_sequence = event["sequence"]
-        while len(self._events) > 1 and (
-            len(self._events) > self.max_events or self._bytes > self.max_bytes
-        ):
-            old, _ = self._events.popleft()
+        if len(events) > self.max_events or self._bytes > self.max_bytes:
+            self._trim()
+
+    def _trim(self) -> None:
+        events = self._events
+        while len(events) > 1 and (len(events) > self.max_events or self._bytes > self.max_bytes):
+            old, _ = events.popleft()
             self._bytes -= old
 
     def since(self, after: int) -> list[dict[str, Any]]:

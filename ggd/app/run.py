@@ -157,8 +157,9 @@ class Run:
             self.status = TERMINAL_STATUS[type_]
             self.completed_at = wire["timestamp"]
             self.finished_mono = time.monotonic()
+        name = RUN_EVENT.name
         for sub in list(self.subscribers):
-            if sub.closed or not sub.notify(RUN_EVENT.name, wire, droppable=True, body=body):
+            if sub.closed or not sub.notify(name, wire, droppable=True, body=body):
                 # A client that cannot keep up loses its live subscription; it resumes with
                 # gg/run.subscribe {afterSequence} (or reloads on event_history_expired).
                 self.subscribers.discard(sub)

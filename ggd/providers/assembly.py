@@ -150,7 +150,7 @@ class StreamAssembler:
 
     def feed_data(self, data: str) -> list[StreamEvent]:
         """Feed one SSE data payload; return the events it produced."""
-        if data.strip() == DONE:
+        if data[:1] != "{" and data.strip() == DONE:  # a chunk (nearly all of them) is an object
             self.done = True
             return []
         try:
@@ -191,6 +191,13 @@ class StreamAssembler:
         return events
 
     def _feed_delta(self, delta: dict[str, Any]) -> list[StreamEvent]:
+        if len(delta) == 1:  # the usual text delta: {"content": "..."} alone
+            piece = delta.get("content")
+            if type(piece) is str:
+                if not piece:
+                    return []
+                self.text.append(piece)
+                return [TextDelta(piece)]
         events: list[StreamEvent] = []
         for key in ("reasoning_content", "reasoning"):
             piece = delta.get(key)

@@ -41,9 +41,13 @@ class Connection:
     session_subs: set[str] = field(default_factory=set)
     run_subs: set[str] = field(default_factory=set)
     on_close: list[Callable[[Connection], None]] = field(default_factory=list)
+    # The WebSocket text framing of every queued message (set by the listener): the queue then
+    # holds whole frames the writer sends as they are. None: bodies (batching, streams).
+    wire: SharedFramer | None = None
     _queue: deque[bytes] = field(default_factory=deque)
     _pending: int = 0
-    _wakeup: asyncio.Event = field(default_factory=asyncio.Event)
+    # The writer's wake-up while it waits on an empty queue (None while it is busy).
+    _waiter: asyncio.Future[None] | None = None
     closed_event: asyncio.Event = field(default_factory=asyncio.Event)
     closed: bool = False
     dropped_notifications: int = 0
@@ -54,7 +58,7 @@ class Connection:
         return self.framer is not None
 
     def frame(self, body: bytes) -> bytes:
-        """Frame an encoded message for this transport."""
+        """Frame an encoded message for this transport (WebSocket framing is send_raw's)."""
         return self.framer(body) if self.framer is not None else body
 
     def encode(self, message: dict[str, Any]) -> bytes:
@@ -65,18 +69,36 @@ class Connection:
         """Queue bytes; droppable ones are shed past the soft limit. False when not queued."""
         if self.closed:
             return False
-        pending = self._pending + len(data)  # every event of every subscriber passes here
-        if droppable and pending > SOFT_LIMIT:
+        if self.wire is not None:
+            data = self.wire(data)
+        return self._enqueue(data, droppable)
+
+    def _enqueue(self, data: bytes, droppable: bool) -> bool:
+        pending = self._pending + len(data)
+        if pending > SOFT_LIMIT and not self._over_limit(pending, droppable):
+            return False
+        self._queue.append(data)
+        self._pending = pending
+        if self._waiter is not None:
+            self._wake()
+        return True
+
+    def _over_limit(self, pending: int, droppable: bool) -> bool:
+        """Past the soft limit: shed a droppable message, close past the hard one (False)."""
+        if droppable:
             self.dropped_notifications += 1
             return False
         if pending > HARD_LIMIT:
             log.warning("closing connection: client stopped reading", extra={"conn": self.id})
             self.close()
             return False
-        self._queue.append(data)
-        self._pending = pending
-        self._wakeup.set()
         return True
+
+    def _wake(self) -> None:
+        # The writer sleeps on an empty queue: one wake per batch of messages, not per message.
+        waiter, self._waiter = self._waiter, None
+        if waiter is not None and not waiter.done():
+            waiter.set_result(None)
 
     def notify(
         self,
@@ -88,13 +110,45 @@ class Connection:
     ) -> bool:
         """Send a notification without waiting for the client.
 
-        `body` is the already-encoded JSON-RPC message, so a fan-out encodes an event once.
+        `body` is the already-encoded JSON-RPC message, so a fan-out encodes an event once (and
+        with a shared framer, frames it once for every connection of a transport). Every event
+        of every subscriber passes here, so `_enqueue` is inlined: a few attribute operations.
         """
+        if self.closed:
+            return False
         if body is None:
             body = encode_message({"jsonrpc": "2.0", "method": method, "params": params})
-        if self.framer is not None:
-            body = self.framer(body)
-        return self.send_raw(body, droppable=droppable)
+        wire = self.wire
+        if wire is not None:
+            if body is wire.body:  # the event another subscriber framed a moment ago
+                data = wire.frame
+            else:
+                data = wire.frame = wire.fn(body)
+                wire.body = body
+        elif self.framer is not None:
+            data = self.framer(body)
+        else:
+            data = body
+        pending = self._pending + len(data)
+        if pending > SOFT_LIMIT and not self._over_limit(pending, droppable):
+            return False
+        self._queue.append(data)
+        self._pending = pending
+        if self._waiter is not None:
+            self._wake()
+        return True
+
+    def start_batching(self) -> bool:
+        """Queue bodies from now on, for the writer to join into arrays (batchFrames).
+
+        Only while nothing is queued or being written: frames already built stay whole frames.
+        False (not batching) otherwise, or on a stream transport.
+        """
+        if self.framed or self._pending:
+            return False
+        self.wire = None
+        self.batch_frames = True
+        return True
 
     def respond_error(self, msg_id: Any, error: dict[str, Any]) -> None:
         """Send an error response (id may be None for unparsable requests)."""
@@ -109,8 +163,13 @@ class Connection:
         while not self._queue:
             if self.closed:
                 return None
-            self._wakeup.clear()
-            await self._wakeup.wait()
+            waiter = asyncio.get_running_loop().create_future()
+            self._waiter = waiter
+            try:
+                await waiter
+            finally:
+                if self._waiter is waiter:
+                    self._waiter = None
         frames = list(self._queue)
         self._queue.clear()
         return frames
@@ -135,10 +194,32 @@ class Connection:
         if self.closed:
             return
         self.closed = True
-        self._wakeup.set()
+        self._wake()
         self.closed_event.set()
         for cb in list(self.on_close):
             try:
                 cb(self)
             except Exception:  # a failing cleanup must not stop the others
                 log.exception("connection close callback failed")
+
+
+class SharedFramer:
+    """A framer with a one-entry memo by identity: a fan-out frames each event once.
+
+    Run and the session bus hand the same body object to every subscriber in turn, so all but
+    the first connection of a transport reuse the frame (`notify` reads the memo inline). The
+    memo keeps the body alive, so the same identity always means the same (immutable) bytes.
+    """
+
+    __slots__ = ("body", "fn", "frame")
+
+    def __init__(self, fn: Callable[[bytes], bytes]) -> None:
+        self.fn = fn
+        self.body: bytes | None = None
+        self.frame = b""
+
+    def __call__(self, body: bytes) -> bytes:
+        if body is not self.body:
+            self.frame = self.fn(body)
+            self.body = body
+        return self.frame

@@ -128,9 +128,9 @@ class GgProtocol(LanguageServerProtocol):
         except E.GgError as err:  # e.g. an unknown initializationOptions.workspaceId
             raise GgRpcError(err) from None
         opts = params.initialization_options
-        if isinstance(opts, dict) and opts.get("batchFrames") is True and not self.conn.framed:
+        if isinstance(opts, dict) and opts.get("batchFrames") is True:
             # Only a client that asked gets arrays: LSP libraries (VS Code, Neovim) cannot.
-            self.conn.batch_frames = True
+            self.conn.start_batching()
         result.capabilities.experimental = {
             "gg": {
                 "protocolVersion": PROTOCOL_VERSION,

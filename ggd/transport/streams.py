@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from ggd.rpc import Connection
+from ggd.rpc.connection import SharedFramer
 
 from .endpoint import Endpoint
 from .framing import ContentLengthDecoder, encode
@@ -20,6 +21,9 @@ from .framing import ContentLengthDecoder, encode
 log = logging.getLogger("ggd.transport")
 
 WriteFn = Callable[[bytes], Awaitable[None]]
+
+# One framer for every stream connection: a fan-out frames each event once (see `SharedFramer`).
+_FRAME = SharedFramer(encode)
 
 
 async def _writer_loop(conn: Connection, write: WriteFn) -> None:
@@ -44,7 +48,7 @@ async def serve_stream(
     version: str,
 ) -> None:
     """Run one framed connection until EOF, `exit`, or a broken stream."""
-    conn = Connection(transport=transport, framer=encode)
+    conn = Connection(transport=transport, framer=_FRAME)
     endpoint = Endpoint(app, conn, version)
     app.connection_opened(conn)
     decoder = ContentLengthDecoder()

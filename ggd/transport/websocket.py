@@ -23,6 +23,7 @@ from websockets.http11 import Request, Response
 from websockets.typing import Subprotocol
 
 from ggd.rpc import Connection
+from ggd.rpc.connection import SharedFramer
 
 from .endpoint import Endpoint
 from .framing import MAX_MESSAGE_BYTES
@@ -216,6 +217,8 @@ class WebSocketListener:
     async def _handle(self, ws: ServerConnection) -> None:
         remote_ip = (ws.remote_address or ("",))[0]
         conn = Connection(transport="ws", remote=not is_loopback_host(remote_ip))
+        if _prebuilt_frames(ws):
+            conn.wire = _FRAME  # until the client opts in to batchFrames
         endpoint = Endpoint(self.app, conn, self.opts.version)
         self.app.connection_opened(conn)
 
@@ -243,7 +246,6 @@ class WebSocketListener:
                 await ws.close()
 
     async def _writer(self, ws: ServerConnection, conn: Connection) -> None:
-        batched = hasattr(ws, "send_context") and hasattr(ws, "protocol")
         loop = asyncio.get_running_loop()
         last_write = -FLUSH_INTERVAL_S
         while True:
@@ -259,8 +261,10 @@ class WebSocketListener:
                 frames += conn.take_frames()
             last_write = loop.time()
             try:
-                if batched:
-                    await _send_batch(ws, batch_frames(frames) if conn.batch_frames else frames)
+                if conn.wire is not None:  # whole frames already (shared by every subscriber)
+                    await _write(ws, b"".join(frames))
+                elif conn.batch_frames:
+                    await _write(ws, text_frames(batch_frames(frames)))
                 else:  # pragma: no cover - a websockets without the sans-I/O core
                     for frame in frames:
                         await ws.send(frame, text=True)
@@ -270,10 +274,29 @@ class WebSocketListener:
             conn.written(frames)
 
 
+def _prebuilt_frames(ws: ServerConnection) -> bool:
+    """Whether this websockets lets the writer send frames it built itself (send_context)."""
+    return hasattr(ws, "send_context") and hasattr(ws, "protocol")
+
+
 # Server frames are never masked and this listener negotiates no extension (compression=None),
 # so a text frame is a fixed header and the body: built here rather than by a websockets Frame
 # object per message, which cost more than the rest of an event's path.
 _SMALL_HEADERS = [bytes((0x81, n)) for n in range(126)]
+
+
+def text_frame(body: bytes) -> bytes:
+    """One RFC 6455 unmasked, unfragmented text frame of a UTF-8 body."""
+    n = len(body)
+    if n < 126:
+        return _SMALL_HEADERS[n] + body
+    if n < 65536:
+        return b"\x81\x7e" + n.to_bytes(2, "big") + body
+    return b"\x81\x7f" + n.to_bytes(8, "big") + body
+
+
+# One framer for every WebSocket connection: a fan-out frames each event once (see `SharedFramer`).
+_FRAME = SharedFramer(text_frame)
 
 
 def text_frames(bodies: list[bytes]) -> bytes:
@@ -322,15 +345,15 @@ def batch_frames(bodies: list[bytes]) -> list[bytes]:
     return out
 
 
-async def _send_batch(ws: ServerConnection, frames: list[bytes]) -> None:
-    """Send queued messages as text frames with one socket write and one drain.
+async def _write(ws: ServerConnection, data: bytes) -> None:
+    """Send whole text frames with one socket write and one drain.
 
     The bodies are UTF-8 JSON already, so they go out as-is (no str round trip). send_context
     checks the connection is open, then on exit writes whatever websockets itself queued (a
     pong, a close) and waits for the socket's flow control; whole frames never interleave.
     """
     async with ws.send_context():
-        ws.transport.write(text_frames(frames))
+        ws.transport.write(data)
 
 
 def _text(status: HTTPStatus, body: str) -> Response:
