@@ -14,7 +14,7 @@ from pygls.lsp.server import LanguageServer
 from pygls.protocol import LanguageServerProtocol, lsp_method
 from pygls.protocol.json_rpc import JsonRPCNotification, JsonRPCRequestMessage
 
-from ggd.app import HandlerContext
+from ggd.app import HandlerContext, SnapshotView
 from ggd.protocol import PROTOCOL_VERSION, MethodSpec
 from ggd.protocol import errors as E
 
@@ -184,6 +184,8 @@ def clean_error(error: lsp.ResponseError) -> lsp.ResponseError:
 def _to_result(value: Any) -> Any:
     if isinstance(value, BaseModel):
         return value.model_dump(by_alias=True, exclude_none=True, mode="json")
+    if isinstance(value, SnapshotView):  # built in wire form (ggd.app.snapshot)
+        return value.data
     return value
 
 
