@@ -76,9 +76,11 @@ def bench_append(root: Path, count: int) -> dict[str, float]:
     }
 
 
-def _write_session(repo: SessionRepository, entries: int, branchy: bool) -> str:
+def _write_session(
+    repo: SessionRepository, entries: int, branchy: bool, workspace: str = "bench"
+) -> str:
     """Write a session file directly (no per-entry fsync) with `entries` entries."""
-    sf = repo.create("bench", name=f"{'branchy' if branchy else 'linear'}-{entries}")
+    sf = repo.create(workspace, name=f"{'branchy' if branchy else 'linear'}-{entries}")
     rng = random.Random(entries + branchy)
     lines: list[bytes] = []
     ids: list[str] = []
