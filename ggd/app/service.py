@@ -119,13 +119,15 @@ class Service:
             return self._snapshot_view(sf, cls, **extra)
 
     def _snapshot_view(self, sf: SessionFile, cls: type[Snapshot], **extra: Any) -> SnapshotView:
+        tree = sf.tree_with(wire_snapshot.tree_rows)  # None: a node the model must judge
         return wire_snapshot.build(
             cls,
             session_id=sf.id,
             name=session_name(sf.name, sf.first_prompt),
             model=sf.model or "",
             path=sf.active_path(),
-            nodes=sf.tree(),
+            tree=tree,
+            nodes=sf.tree,
             active_run_id=self.active_run_id,
             workspace=WorkspaceRef(id=self.workspace.id, name=self.workspace.name),
             **extra,

@@ -11,15 +11,16 @@ models, so the result and its errors are the model path's (tests/unit/app/test_s
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Container, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from ggd.protocol import Message, Snapshot, TreeItem, WireModel, WorkspaceRef
 from ggd.session import Entry
 from ggd.session.model import TreeNode
+from ggd.session.projection import TREE_TEXT_CHARS, tree_text
 
-__all__ = ["SnapshotView", "build", "message_dto", "message_wire", "tree_wire"]
+__all__ = ["SnapshotView", "build", "message_dto", "message_wire", "tree_rows", "tree_wire"]
 
 _ROLES = frozenset({"system", "user", "assistant", "tool"})
 _STOP_REASONS = frozenset({"end_turn", "tool_use", "error", "max_tokens", "canceled"})
@@ -145,6 +146,66 @@ def message_wire(entry_id: str, data: dict[str, Any]) -> dict[str, Any] | None:
     return out
 
 
+def tree_rows(
+    entries: Sequence[Entry], active: bytes | bytearray, targets: Container[str]
+) -> list[dict[str, Any]] | None:
+    """projection.tree_nodes straight into TreeItem wire dicts (no TreeNode in between).
+
+    The same walk, text cut and depths (test_snapshot_wire compares it with the model path);
+    None when a role is one TreeItem refuses, so the caller takes the model path.
+    """
+    # id of a target -> (id, depth) of the nearest message at/above it (None: no message)
+    above: dict[str, tuple[str, int] | None] = {}
+    rows: list[dict[str, Any]] = []
+    add = rows.append
+    roles = _ROLES
+    limit = TREE_TEXT_CHARS
+    cut = limit - 1
+    prev_id: str | None = None
+    prev: tuple[str, int] | None = None
+    for e, on in zip(entries, active, strict=True):
+        pid = e.parent_id
+        eid = e.id
+        anc = prev if pid == prev_id else (None if pid is None else above[pid])
+        prev_id = eid
+        if e.kind != "message":
+            prev = anc
+            if eid in targets:
+                above[eid] = anc
+            continue
+        data = e.data
+        text = data.get("content")
+        if type(text) is not str:
+            text = tree_text(data)
+        else:
+            if len(text) > limit:
+                text = text[:cut] + "…"
+            if "\n" in text or "\t" in text or "\r" in text:
+                text = " ".join(text.split())
+        role = data.get("role")
+        if type(role) is not str or role not in roles:
+            return None
+        if anc is None:
+            prev = (eid, 0)
+            add({"id": eid, "depth": 0, "role": role, "text": text, "active": on == 1})
+        else:
+            depth = anc[1] + 1
+            prev = (eid, depth)
+            add(
+                {
+                    "id": eid,
+                    "parentId": anc[0],
+                    "depth": depth,
+                    "role": role,
+                    "text": text,
+                    "active": on == 1,
+                }
+            )
+        if eid in targets:
+            above[eid] = prev
+    return rows
+
+
 def tree_wire(nodes: Sequence[TreeNode]) -> list[dict[str, Any]]:
     """TreeItem(...).wire() of each node; a node the model would refuse goes through it."""
     out: list[dict[str, Any]] = []
@@ -195,12 +256,17 @@ def build(
     name: str,
     model: str,
     path: Sequence[Entry],
-    nodes: Sequence[TreeNode],
+    tree: Sequence[dict[str, Any]] | None,
+    nodes: Callable[[], Sequence[TreeNode]],
     active_run_id: str | None,
     workspace: WorkspaceRef,
     **extra: Any,
 ) -> SnapshotView:
-    """The wire dict of cls for an active path and tree, equal to the model path's wire()."""
+    """The wire dict of cls for an active path and tree, equal to the model path's wire().
+
+    tree is tree_rows' result; when None, the TreeItem models judge nodes() (after the
+    messages, so a bad session fails with the model path's first error).
+    """
     messages: list[dict[str, Any]] = []
     add = messages.append
     summary: str | None = None
@@ -211,7 +277,7 @@ def build(
             add(item if item is not None else message_dto(e.id, e.data).wire())
         elif kind == "summary":
             summary = str(e.data.get("summary") or "")
-    tree = tree_wire(nodes)
+    rows = list(tree) if tree is not None else tree_wire(nodes())
     # The few top-level fields go through the model (their validation, their order); the two
     # lists are put in their places afterwards.
     head: WireModel = cls(
@@ -225,5 +291,5 @@ def build(
         workspace=workspace,
         **extra,
     )
-    lists = {"messages": messages, "tree": tree}
+    lists = {"messages": messages, "tree": rows}
     return SnapshotView({k: lists.get(k, v) for k, v in head.wire().items()})

@@ -11,7 +11,7 @@ import pytest
 from pydantic import ValidationError
 
 from ggd.app.service import Service
-from ggd.app.snapshot import message_wire
+from ggd.app.snapshot import message_wire, tree_rows
 from ggd.app.workspaces import Workspace
 from ggd.protocol import SessionUpdate, Snapshot
 from ggd.session import SessionRepository
@@ -69,13 +69,15 @@ def test_a_branchy_session_with_tools_summaries_and_unicode(tmp_path: Path) -> N
             msg["error"] = "boom"
             msg["stopReason"] = "error"
         ids.append(sf.append("message", msg).id)
+        # non-message entries are branch points too (their nodes hang on the message above)
         if i % 90 == 10:
-            sf.append("summary", {"summary": f"summary at {i}"})
+            ids.append(sf.append("summary", {"summary": f"summary at {i}"}).id)
         if i % 60 == 20:
-            sf.rename(f"renamed {i}")
+            ids.append(sf.rename(f"renamed {i}").id)
     svc = _service(repo, sf.id)
     # every message here is plain: the comparison exercises the fast path, not its fallback
     assert all(message_wire(e.id, e.data) for e in svc.file.active_path() if e.kind == "message")
+    assert svc.file.tree_with(tree_rows) is not None
     out = _same(svc)
     assert len(out["tree"]) == 300 and any("parentId" not in t for t in out["tree"])
     assert any(m.get("toolCalls") for m in out["messages"])
