@@ -1,10 +1,12 @@
 """Benchmark of ggd.session: append latency, open+snapshot time and memory per open session.
 
 Run: .venv/bin/python bench/session_store.py [--json] [--dir DIR] [--sizes 1000,10000,100000]
+[--no-daemon]
 Files go to a temp dir (on the same filesystem as --dir when given); fsync cost depends on it.
 Aims (issue 19 item 2): open+snapshot of 10k linear <= 5 ms and 100k <= 60 ms (median wall),
 append p99 within one fsync of a bare write+fsync p99, an idle open session of 10k <= 1 MB.
 The machine is shared: wall medians move with load, so CPU medians are printed beside them.
+Sizes >= 10k also time gg/session.open through a real ggd (bench/session_open.py).
 """
 
 from __future__ import annotations
@@ -76,9 +78,11 @@ def bench_append(root: Path, count: int) -> dict[str, float]:
     }
 
 
-def _write_session(repo: SessionRepository, entries: int, branchy: bool) -> str:
+def _write_session(
+    repo: SessionRepository, entries: int, branchy: bool, workspace: str = "bench"
+) -> str:
     """Write a session file directly (no per-entry fsync) with `entries` entries."""
-    sf = repo.create("bench", name=f"{'branchy' if branchy else 'linear'}-{entries}")
+    sf = repo.create(workspace, name=f"{'branchy' if branchy else 'linear'}-{entries}")
     rng = random.Random(entries + branchy)
     lines: list[bytes] = []
     ids: list[str] = []
@@ -149,7 +153,7 @@ def bench_open(root: Path, entries: int, branchy: bool) -> dict[str, Any]:
         snap = (sf.tree(), sf.messages())
         rebuild.append((time.perf_counter() - t0) * 1000)
         del snap
-    dto = _snapshot_dto_ms(sf, runs) if entries == 10_000 and not branchy else None
+    dto = _snapshot_dto_ms(sf, runs) if entries >= 10_000 and not branchy else None
     del sf
     return {
         "entries": entries,
@@ -167,22 +171,24 @@ def bench_open(root: Path, entries: int, branchy: bool) -> dict[str, Any]:
 
 
 def _snapshot_dto_ms(sf: Any, runs: int) -> float:
-    """Median ms of the daemon's gg/session.open result for sf: Service.snapshot + wire().
+    """Median ms of the daemon's gg/session.open answer for sf, as the bytes it sends.
 
-    Not an issue-19 aim; printed so the store's share of what a client waits for is visible.
+    Service.snapshot_view (the wire dict) + the response encoding of ggd.rpc.dispatch; not
+    an issue-19 aim, printed so the store's share of what a client waits for is visible.
     """
     from ggd.app.service import Service
     from ggd.app.workspaces import Workspace
     from ggd.protocol import Snapshot
+    from ggd.rpc.dispatch import _encode_response
 
     svc = Service(sf, Workspace("bench", "bench", Path(".")))
     times: list[float] = []
     for _ in range(max(3, runs // 3)):
         gc.collect()
         t0 = time.perf_counter()
-        wire = svc.snapshot(Snapshot).wire()
+        body = _encode_response(1, svc.snapshot_view(Snapshot).data)
         times.append((time.perf_counter() - t0) * 1000)
-        del wire
+        del body
     return statistics.median(times)
 
 
@@ -243,6 +249,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--sizes", default="1000,10000,100000")
     ap.add_argument("--appends", type=int, default=2000)
     ap.add_argument("--list-sessions", type=int, default=1000)
+    ap.add_argument(
+        "--no-daemon", action="store_true", help="skip gg/session.open through a real ggd"
+    )
     ap.add_argument("--one-open", default=None, help=argparse.SUPPRESS)  # ENTRIES:SHAPE
     args = ap.parse_args(argv)
     if args.one_open:
@@ -259,6 +268,11 @@ def main(argv: list[str] | None = None) -> int:
             "open": [_open_in_fresh_process(n, b, args.dir) for n in sizes for b in (False, True)],
             "list": bench_list(root, args.list_sessions),
         }
+    if not args.no_daemon:
+        from session_open import bench_session_open
+
+        big = [n for n in sizes if n >= 10_000]
+        result["daemon_open"] = [bench_session_open(n) for n in big]
     result["aims"] = _aims(result)
     if args.json:
         print(json.dumps(result, indent=2))
@@ -295,9 +309,15 @@ def main(argv: list[str] | None = None) -> int:
     for r in result["open"]:
         if "daemon_snapshot_ms" in r:
             print(
-                f"daemon snapshot of {r['entries']} {r['shape']} (Service.snapshot + wire(), the"
-                f" gg/session.open result before JSON encoding): {r['daemon_snapshot_ms']:.1f} ms"
+                f"daemon snapshot of {r['entries']} {r['shape']} (Service.snapshot_view + the"
+                f" response encoding, in process): {r['daemon_snapshot_ms']:.1f} ms"
             )
+    for r in result.get("daemon_open", []):
+        print(
+            f"gg/session.open of {r['entries']} linear via ggd (request -> response bytes):"
+            f" cold {r['cold_ms']:.0f} ms, warm {r['warm_ms']:.0f} ms (daemon CPU"
+            f" {r['warm_daemon_cpu_ms']:.0f} ms), response {r['response_mb']:.1f} MB"
+        )
     ls = result["list"]
     print(
         f"list of {ls['sessions']} sessions: cold {ls['cold_ms']:.1f} ms, warm {ls['warm_ms']:.1f} ms,"

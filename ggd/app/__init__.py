@@ -32,6 +32,7 @@ from .runs import RunManager
 from .runtime import Runtime, RuntimeOptions
 from .service import Service
 from .services import DaemonCore
+from .snapshot import SnapshotView
 from .turns import TurnAssembler
 from .workspaces import Workspace, WorkspaceRegistry, workspace_id
 
@@ -65,6 +66,7 @@ __all__ = [
     "SessionBus",
     "SessionContext",
     "SetupContext",
+    "SnapshotView",
     "Supervisor",
     "ToolProvider",
     "TurnAssembler",

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
-from ggd.protocol import SessionEvent, SessionSummary, SessionUpdate, Snapshot
+from ggd.protocol import SessionEvent, SessionSummary
 from ggd.protocol import errors as E
 from ggd.session import SessionRepository
 
@@ -16,6 +16,7 @@ from .bus import SessionBus
 from .manager import Manager
 from .naming import name_copy, session_name
 from .service import Service
+from .snapshot import SnapshotView
 from .workspaces import Workspace, WorkspaceRegistry
 
 log = logging.getLogger("ggd.app")
@@ -104,7 +105,9 @@ class Runtime:
         ]
         return out, nxt
 
-    async def create_session(self, ws: Workspace, name: str | None, model: str | None) -> Snapshot:
+    async def create_session(
+        self, ws: Workspace, name: str | None, model: str | None
+    ) -> SnapshotView:
         """Create a session in a workspace."""
         sf = await asyncio.to_thread(
             self.repo.create, ws.id, name=name or "", model=model or self.opts.default_model
@@ -113,7 +116,7 @@ class Runtime:
         self.bus.publish(SessionEvent(session_id=svc.id, type="created", name=sf.name or ""), ws.id)
         return await svc.view()
 
-    async def rename(self, svc: Service, name: str) -> Snapshot:
+    async def rename(self, svc: Service, name: str) -> SnapshotView:
         """Rename and tell subscribers."""
         await svc.write(lambda sf: sf.rename(name))
         view = await svc.view()
@@ -123,7 +126,7 @@ class Runtime:
         )
         return view
 
-    async def action(self, svc: Service, action: str, node_id: str | None) -> SessionUpdate:
+    async def action(self, svc: Service, action: str, node_id: str | None) -> SnapshotView:
         """Checkout (tree), fork or clone; a user-message target returns its text as the draft."""
         if svc.active_run_id is not None and action == "tree":
             raise E.RunConflictError(

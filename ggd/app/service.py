@@ -11,8 +11,11 @@ from typing import Any, TypeVar
 from ggd.protocol import Message, SessionUpdate, Snapshot, TreeItem, WorkspaceRef
 from ggd.protocol import errors as E
 from ggd.session import SessionConflictError, SessionFile, SessionNotFoundError
+from ggd.session.codec import bulk_allocation
 
+from . import snapshot as wire_snapshot
 from .naming import session_name
+from .snapshot import SnapshotView, message_dto
 from .workspaces import Workspace
 
 log = logging.getLogger("ggd.app")
@@ -21,26 +24,6 @@ T = TypeVar("T")
 # How long closing one Service's resources (a browser, MCP clients) may take before it is abandoned.
 CLOSE_TIMEOUT_SECONDS = 10.0
 S = TypeVar("S", bound=Snapshot)
-
-
-def message_dto(entry_id: str, data: dict[str, Any]) -> Message:
-    """A stored message as the wire Message (unknown stored keys are ignored)."""
-    known = {k: v for k, v in data.items() if k in _MESSAGE_KEYS}
-    known.setdefault("timestamp", 0)
-    return Message.model_validate({**known, "id": entry_id})
-
-
-_MESSAGE_KEYS = {
-    "role",
-    "content",
-    "toolCalls",
-    "toolCallId",
-    "toolName",
-    "isError",
-    "timestamp",
-    "stopReason",
-    "error",
-}
 
 
 class Service:
@@ -119,16 +102,39 @@ class Service:
         async with self.lock:
             return await asyncio.to_thread(fn, self.file)
 
-    async def view(self) -> Snapshot:
-        """The snapshot, built off the event loop."""
-        return await self.read(lambda _sf: self.snapshot(Snapshot))
+    async def view(self) -> SnapshotView:
+        """The snapshot in wire form, built off the event loop."""
+        return await self.read(lambda _sf: self.snapshot_view(Snapshot))
 
-    async def update_view(self, **extra: Any) -> SessionUpdate:
-        """The snapshot after a tree action (with draft/notice), built off the event loop."""
-        return await self.read(lambda _sf: self.snapshot(SessionUpdate, **extra))
+    async def update_view(self, **extra: Any) -> SnapshotView:
+        """The SessionUpdate after a tree action (with draft/notice), built off the event loop."""
+        return await self.read(lambda _sf: self.snapshot_view(SessionUpdate, **extra))
+
+    def snapshot_view(self, cls: type[Snapshot], **extra: Any) -> SnapshotView:
+        """The client view of this session straight in wire form: equal to snapshot(cls).wire()."""
+        sf = self.file
+        # ~30k new dicts and lists for 10k messages: a collector pass over the daemon's heap
+        # while they are built costs more than building them (nothing here forms a cycle).
+        with bulk_allocation():
+            return self._snapshot_view(sf, cls, **extra)
+
+    def _snapshot_view(self, sf: SessionFile, cls: type[Snapshot], **extra: Any) -> SnapshotView:
+        tree = sf.tree_with(wire_snapshot.tree_rows)  # None: a node the model must judge
+        return wire_snapshot.build(
+            cls,
+            session_id=sf.id,
+            name=session_name(sf.name, sf.first_prompt),
+            model=sf.model or "",
+            path=sf.active_path(),
+            tree=tree,
+            nodes=sf.tree,
+            active_run_id=self.active_run_id,
+            workspace=WorkspaceRef(id=self.workspace.id, name=self.workspace.name),
+            **extra,
+        )
 
     def snapshot(self, cls: type[S], **extra: Any) -> S:
-        """The client view of this session."""
+        """The client view of this session as models (the reference snapshot_view must equal)."""
         sf = self.file
         messages: list[Message] = []
         summary: str | None = None

@@ -6,12 +6,14 @@ import logging
 import secrets
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
 from . import codec, journal, projection
 from .chain import Chain
 from .errors import SessionConflictError, SessionFormatError, SessionNotFoundError
 from .model import LEAF, Entry, SessionHeader, TreeNode, _Leaf
+
+T = TypeVar("T")
 
 __all__ = ["SessionFile"]
 
@@ -173,10 +175,14 @@ class SessionFile:
 
     def tree(self) -> list[TreeNode]:
         """A TreeNode for every message entry, in file order."""
+        return self.tree_with(projection.tree_nodes)
+
+    def tree_with(self, build: Callable[[Sequence[Entry], bytearray, set[str]], T]) -> T:
+        """build(entries, active flags, jump targets): tree() with a caller's own node type."""
         entries, _, chain = self._view or self._restore()
         with codec.bulk_allocation():
             flags = chain.active_flags(entries, len(entries) - 1)
-            return projection.tree_nodes(entries, flags, chain.targets(entries))
+            return build(entries, flags, chain.targets(entries))
 
     # -- projections ---------------------------------------------------------------------
 

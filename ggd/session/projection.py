@@ -17,6 +17,7 @@ __all__ = [
     "short",
     "summarize",
     "tree_nodes",
+    "tree_text",
 ]
 
 # Session-level facts, not conversation: a fork/clone carries them in its new header instead.
@@ -76,7 +77,8 @@ def first_prompt(entries: Sequence[Entry]) -> str:
     return preview_of(entries)
 
 
-def _tree_text(data: dict[str, Any]) -> str:
+def tree_text(data: dict[str, Any]) -> str:
+    """A tree node's text of a message whose content is not a plain string (or is long)."""
     content = data.get("content")
     text = content if isinstance(content, str) else message_text(data)
     if len(text) > TREE_TEXT_CHARS:
@@ -116,7 +118,7 @@ def tree_nodes(
         data = e.data
         text = data.get("content")
         if type(text) is not str:
-            text = _tree_text(data)
+            text = tree_text(data)
         else:
             if len(text) > limit:
                 text = text[:cut] + "…"

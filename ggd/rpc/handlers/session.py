@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from ggd.app import Service
-from ggd.protocol import SessionUpdate, Snapshot
+from ggd.app import Service, SnapshotView
 from ggd.protocol import methods as M
 from ggd.protocol.session import (
     EmptyResult,
@@ -34,7 +33,7 @@ async def session_list(ctx: CallContext, params: SessionListParams) -> SessionLi
 
 
 @handler(M.SESSION_CREATE)
-async def session_create(ctx: CallContext, params: SessionCreateParams) -> Snapshot:
+async def session_create(ctx: CallContext, params: SessionCreateParams) -> SnapshotView:
     """Create a session."""
     ws = ctx.app.workspace(ctx.conn)
     return await ctx.app.runtime.create_session(ws, params.name, params.model)
@@ -45,28 +44,28 @@ async def _service(ctx: CallContext, session_id: str) -> Service:
 
 
 @handler(M.SESSION_OPEN)
-async def session_open(ctx: CallContext, params: SessionIdParams) -> Snapshot:
+async def session_open(ctx: CallContext, params: SessionIdParams) -> SnapshotView:
     """Open a session by id."""
     svc = await _service(ctx, params.session_id)
     return await svc.view()
 
 
 @handler(M.SESSION_GET)
-async def session_get(ctx: CallContext, params: SessionIdParams) -> Snapshot:
+async def session_get(ctx: CallContext, params: SessionIdParams) -> SnapshotView:
     """The current snapshot of a session."""
     svc = await _service(ctx, params.session_id)
     return await svc.view()
 
 
 @handler(M.SESSION_RENAME)
-async def session_rename(ctx: CallContext, params: SessionRenameParams) -> Snapshot:
+async def session_rename(ctx: CallContext, params: SessionRenameParams) -> SnapshotView:
     """Rename a session."""
     svc = await _service(ctx, params.session_id)
     return await ctx.app.runtime.rename(svc, params.name)
 
 
 @handler(M.SESSION_ACTION)
-async def session_action(ctx: CallContext, params: SessionActionParams) -> SessionUpdate:
+async def session_action(ctx: CallContext, params: SessionActionParams) -> SnapshotView:
     """Checkout, fork or clone."""
     svc = await _service(ctx, params.session_id)
     return await ctx.app.runtime.action(svc, params.action, params.node_id)

@@ -9,9 +9,9 @@ from pathlib import Path
 
 from ggd.app.manager import Manager
 from ggd.app.service import Service
+from ggd.app.snapshot import SnapshotView
 from ggd.app.transcript import SessionTranscript
 from ggd.app.workspaces import WorkspaceRegistry
-from ggd.protocol import Snapshot
 from ggd.session import SessionRepository
 
 SESSIONS = 20
@@ -41,7 +41,7 @@ def _setup(tmp_path: Path) -> tuple[Manager, list[str]]:
 
 async def test_cold_idle_sessions_release_and_reopen_to_the_same_snapshot(tmp_path: Path) -> None:
     manager, ids = _setup(tmp_path)
-    before: dict[str, Snapshot] = {}
+    before: dict[str, SnapshotView] = {}
     for sid in ids:
         before[sid] = await (await manager.get(sid)).view()
     loaded = [sid for sid in ids if manager.cached(sid).file.loaded]  # type: ignore[union-attr]
