@@ -34,7 +34,7 @@ TEST_ALLOW_ENV = "GG_BROWSER_TEST_ALLOW"
 class BrowserConfig(BaseModel):
     """config.json `browser`: {enabled, timeoutSeconds}."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
     enabled: bool = True
     timeoutSeconds: float = Field(default=30, gt=0, le=300)
 
