@@ -149,6 +149,23 @@ def test_config_sections_are_validated_and_unknown_keys_named(tmp_path: Path) ->
         load_config(path, {"memory": _Section})
 
 
+def test_an_absent_config_section_is_exactly_the_defaults_a_validated_empty_one_gives(
+    tmp_path: Path,
+) -> None:
+    # Absent sections are constructed, not validated (their validators are never built at
+    # start): that must give every shipped capability what validating `{}` would have.
+    from ggd.daemon.catalog import builtin
+    from ggd.daemon.compose import config_sections
+
+    models = config_sections(builtin())
+    assert len(models) >= 8
+    _, sections = load_config(tmp_path / "config.json", models)  # no file: every section absent
+    for key, model in models.items():
+        made = sections[key]
+        assert type(made) is model and made == model.model_validate({}), key
+        assert made.model_dump() == model.model_validate({}).model_dump(), key
+
+
 async def test_a_run_without_an_approver_is_refused_never_allowed() -> None:
     from ggd.app import RunManager
     from ggd.protocol import errors as E
