@@ -12,18 +12,32 @@ rows, so the two cannot drift.
 from __future__ import annotations
 
 import importlib
+import logging
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any, overload
 
 from ggd.protocol import MethodSpec
+from ggd.protocol import errors as E
+
+log = logging.getLogger("ggd.capabilities")
 
 __all__ = ["DeferredHandlers", "DeferredRows", "load_ref"]
 
 
 def load_ref(ref: str) -> Any:
-    """The object a `package.module:attr` reference names (importing its module)."""
+    """The object a `package.module:attr` reference names (importing its module).
+
+    A module that fails to import (a broken install, a missing optional dependency) is a typed
+    capability_unavailable error for the call that needed it, logged; the next call tries again.
+    """
     module, _, attr = ref.partition(":")
-    return getattr(importlib.import_module(module), attr)
+    try:
+        return getattr(importlib.import_module(module), attr)
+    except ImportError as exc:
+        log.error("capability module failed to import", extra={"ref": ref, "reason": str(exc)})
+        raise E.CapabilityUnavailableError(
+            f"{module} could not be imported ({exc}); see the daemon log"
+        ) from None
 
 
 class DeferredRows(Sequence[MethodSpec]):

@@ -166,6 +166,30 @@ def test_an_absent_config_section_is_exactly_the_defaults_a_validated_empty_one_
         assert made.model_dump() == model.model_validate({}).model_dump(), key
 
 
+async def test_a_deferred_handler_whose_module_fails_to_import_is_a_typed_error() -> None:
+    from ggd.app import DeferredHandlers, DeferredRows
+    from ggd.app.capabilities import CapabilityRegistry
+    from ggd.protocol import errors as E
+
+    names = ("gg/nothing.here",)
+    cap = Capability(
+        name="broken",
+        summary="A capability whose modules are missing.",
+        methods=DeferredRows("ggd.capabilities.no_such_module:METHODS", names),
+        handlers=DeferredHandlers("ggd.capabilities.no_such_module:HANDLERS", names),
+    )
+    registry = CapabilityRegistry(
+        [cap], SetupContext(home=Path("/nonexistent"), config=None, env={})
+    )
+    assert registry.requests() == names  # bound without importing anything
+    owned = registry.handler("gg/nothing.here")
+    assert owned is not None
+    with pytest.raises(E.CapabilityUnavailableError, match="no_such_module could not be imported"):
+        await owned[1](None, None)  # type: ignore[arg-type]
+    with pytest.raises(E.CapabilityUnavailableError):
+        registry.row("gg/nothing.here")
+
+
 async def test_a_run_without_an_approver_is_refused_never_allowed() -> None:
     from ggd.app import RunManager
     from ggd.protocol import errors as E
