@@ -39,20 +39,40 @@ def time_version(env: dict[str, str], cwd: Path) -> float:
     return time.perf_counter() - t0
 
 
+def task_cpu(pid: int) -> float:
+    """CPU seconds of every thread of a process, from /proc/<pid>/task/*/schedstat (ns)."""
+    total = 0
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        with contextlib.suppress(OSError, ValueError, IndexError):
+            total += int((task / "schedstat").read_text().split()[0])
+    return total / 1e9
+
+
+def child_cpu(pid: int) -> float | None:
+    """CPU seconds of a process's children (gg --no-daemon's private ggd), None if none."""
+    try:
+        kids = Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
+        return sum(task_cpu(int(k)) for k in kids) if kids else None
+    except (OSError, ValueError):
+        return None
+
+
 def time_first_delta(
     env: dict[str, str], cwd: Path, extra: list[str], model: Any
-) -> tuple[float, float, float]:
-    """Seconds from spawn to the model's first request, the first stdout byte, and exit."""
+) -> tuple[float, float, float, float | None]:
+    """Seconds from spawn to the model's first request, the first stdout byte, and exit; and
+    the CPU seconds gg's child (a private ggd) had used when that request arrived."""
     n0 = len(model.requests)
     asked: list[float] = []
+    cpu: list[float | None] = []
+    proc: subprocess.Popen[bytes] | None = None
 
     def watch() -> None:
         with contextlib.suppress(TimeoutError):
             model.wait_for_requests(n0 + 1, timeout=60)
             asked.append(time.perf_counter())
+            cpu.append(child_cpu(proc.pid) if proc is not None else None)
 
-    watcher = threading.Thread(target=watch, daemon=True)
-    watcher.start()
     t0 = time.perf_counter()
     proc = subprocess.Popen(
         [GG, *extra, "-p", "say hello"],
@@ -62,6 +82,8 @@ def time_first_delta(
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
     )
+    watcher = threading.Thread(target=watch, daemon=True)
+    watcher.start()
     assert proc.stdout is not None
     select.select([proc.stdout], [], [], 60)
     first = os.read(proc.stdout.fileno(), 1)
@@ -71,7 +93,7 @@ def time_first_delta(
     watcher.join(5)
     if proc.returncode != 0 or not first or not asked:
         raise RuntimeError(f"gg -p failed ({proc.returncode}): {err.decode()[-500:]}")
-    return asked[0] - t0, t_first, t_exit
+    return asked[0] - t0, t_first, t_exit, cpu[0] if cpu else None
 
 
 def precompile() -> None:
@@ -155,6 +177,9 @@ def main() -> int:
         results["first request, --no-daemon"] = summarize([p[0] for p in private])
         results["first delta, --no-daemon"] = summarize([p[1] for p in private])
         results["whole gg -p, --no-daemon"] = summarize([p[2] for p in private])
+        ticks = [p[3] for p in private if p[3] is not None]
+        if ticks:  # steadier than wall time on a loaded machine
+            results["private ggd CPU to first request"] = summarize(ticks)
     finally:
         stop_daemon(home)
         model.stop()

@@ -9,6 +9,7 @@ from .builtins import CORE_CAPABILITIES
 from .bus import SessionBus
 from .capabilities import CapabilityRegistry, sanitize_reason
 from .channels import ChannelState, Supervisor
+from .deferred import DeferredHandlers, DeferredRows
 from .delegate import TOOL_CALL_ID, ClientDelegate, ClientToolError, CommandOutcome
 from .extension import (
     Capability,
@@ -51,6 +52,8 @@ __all__ = [
     "Contribution",
     "DaemonCore",
     "DaemonServices",
+    "DeferredHandlers",
+    "DeferredRows",
     "Handler",
     "HandlerContext",
     "InteractiveApprover",

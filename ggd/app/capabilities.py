@@ -14,6 +14,7 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from pydantic import BaseModel
 
@@ -21,10 +22,12 @@ from ggd.agent import PromptSection
 from ggd.protocol import MethodSpec
 from ggd.tools import Tool
 
+from .deferred import DeferredHandlers, DeferredRows
 from .extension import (
     Capability,
     Contribution,
     Handler,
+    HandlerContext,
     ScopeContext,
     SessionContext,
     SetupContext,
@@ -108,6 +111,17 @@ class DegradedBook:
         return [{"name": n, "reason": r} for n, r in sorted(merged.items())]
 
 
+def _handler_of(handlers: Mapping[str, Handler], method: str) -> Handler:
+    """The handler itself, or one that looks it up at its first call when it is deferred."""
+    if not isinstance(handlers, DeferredHandlers):
+        return handlers[method]
+
+    async def call(ctx: HandlerContext, params: Any) -> Any:
+        return await handlers[method](ctx, params)
+
+    return call
+
+
 class CapabilityRegistry:
     """Every capability of this daemon and the providers built from them."""
 
@@ -129,7 +143,9 @@ class CapabilityRegistry:
             raise ValueError(f"duplicate capability names in {names}")
         self.providers: list[ToolProvider] = []
         self._handlers: dict[str, tuple[Capability, Handler]] = {}
-        self._rows: list[MethodSpec] = []
+        # Deferred rows stay unimported until a caller needs more than the request names.
+        self._row_sources: list[Sequence[MethodSpec]] = []
+        self._requests: list[str] = []
         for cap in self.capabilities:
             if cap.providers is not None:
                 section = self.sections.get(cap.config_key or "")
@@ -137,12 +153,17 @@ class CapabilityRegistry:
                     home=setup.home, config=section, env=setup.env, sandbox=setup.sandbox
                 )
                 self.providers.extend(cap.providers(ctx))
-            for spec in cap.methods:
-                self._rows.append(spec)
-            for method, fn in cap.handlers.items():
+            self._row_sources.append(cap.methods)
+            if isinstance(cap.methods, DeferredRows):
+                self._requests.extend(cap.methods.requests)
+            else:
+                self._requests.extend(
+                    s.name for s in cap.methods if s.kind == "request" and s.direction == "client"
+                )
+            for method in cap.handlers:
                 if method in self._handlers:
                     raise ValueError(f"two capabilities handle {method}")
-                self._handlers[method] = (cap, fn)
+                self._handlers[method] = (cap, _handler_of(cap.handlers, method))
         pnames = [p.name for p in self.providers]
         if len(set(pnames)) != len(pnames) or not all(pnames):
             raise ValueError(f"provider names must be unique and non-empty: {pnames}")
@@ -150,8 +171,26 @@ class CapabilityRegistry:
     # -- the protocol surface -----------------------------------------------------------------
 
     def methods(self) -> tuple[MethodSpec, ...]:
-        """The capabilities' method rows (the core rows live in ggd.protocol.methods)."""
-        return tuple(self._rows)
+        """The capabilities' method rows (the core rows live in ggd.protocol.methods).
+
+        Imports every deferred capability protocol module: for the export and tests, not the
+        start-up path (that needs only `requests()`).
+        """
+        return tuple(spec for rows in self._row_sources for spec in rows)
+
+    def requests(self) -> tuple[str, ...]:
+        """The names of the capabilities' client requests, without importing deferred rows."""
+        return tuple(self._requests)
+
+    def row(self, method: str) -> MethodSpec | None:
+        """One capability row by name (importing the protocol module that holds it)."""
+        for rows in self._row_sources:
+            if isinstance(rows, DeferredRows) and method not in rows.requests:
+                continue
+            for spec in rows:
+                if spec.name == method:
+                    return spec
+        return None
 
     def handler(self, method: str) -> tuple[Capability, Handler] | None:
         """The capability handler of a method row, if a capability owns it."""

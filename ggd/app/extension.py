@@ -58,8 +58,12 @@ C = TypeVar("C", bound=BaseModel)
 
 
 def config_section(config: BaseModel | None, model: type[C]) -> C:
-    """A capability's validated config section, or its defaults when the daemon has none."""
-    return config if isinstance(config, model) else model()
+    """A capability's validated config section, or its defaults when the daemon has none.
+
+    The defaults are constructed, not validated (what `model()` does for defaults anyway): the
+    config models defer their validators, so a section that is absent never builds one.
+    """
+    return config if isinstance(config, model) else model.model_construct()
 
 
 @dataclass(frozen=True)

@@ -81,6 +81,11 @@ def load_config(
     config = _validate(Config, core, "", path)
     out: dict[str, BaseModel] = {}
     for key, model in sections.items():
+        if key not in data and not any(f.is_required() for f in model.model_fields.values()):
+            # An absent section is the defaults: constructed, not validated (a field validator
+            # sees only given values), so its model's deferred validator is never built.
+            out[key] = model.model_construct()
+            continue
         section = data.get(key, {})
         if not isinstance(section, dict):
             raise ConfigError(f"{path}: {key}: must be an object\n  fix: edit {path}")

@@ -6,11 +6,12 @@ import json
 import os
 import time
 from pathlib import Path
-from typing import Any
-
-import portalocker
+from typing import TYPE_CHECKING, Any
 
 from ggd.app import write_private
+
+if TYPE_CHECKING:
+    import portalocker
 
 
 class AlreadyRunningError(Exception):
@@ -26,6 +27,8 @@ class InstanceLock:
 
     def acquire(self) -> None:
         """Take the lock or raise AlreadyRunningError."""
+        import portalocker  # ~20 ms of imports (importlib.metadata, its redis shim): not at start
+
         lock = portalocker.Lock(
             str(self.path), mode="a", timeout=0, flags=portalocker.LOCK_EX | portalocker.LOCK_NB
         )

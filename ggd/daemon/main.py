@@ -88,6 +88,13 @@ def _import_app() -> None:
             from ggd.providers import tls
 
             tls.warm()  # the CA bundle is parsed on another core while the imports below run
+            # Besides the daemon itself, what the first connection and the first model request
+            # import anyway, here with the collector off and their generated code cached: the
+            # gg/* handlers and editor commands (bind) and httpx's transport (the first client).
+            import httpcore  # noqa: F401
+
+            from ggd.rpc import handlers  # noqa: F401
+            from ggd.rpc.editor import commands  # noqa: F401
             from ggd.transport.endpoint import prepare
 
             from . import app  # noqa: F401 - imported here, used by main()

@@ -236,11 +236,15 @@ def _adapter(spec: MethodSpec) -> TypeAdapter[Any]:
 _ADAPTERS: dict[str, TypeAdapter[Any]] = {}
 
 
-def _adapter_for(spec: MethodSpec) -> TypeAdapter[Any]:
+def _adapter_for(app: Hub, method: str) -> TypeAdapter[Any]:
     # One adapter per row for the daemon's life: building them costs more than a request.
-    adapter = _ADAPTERS.get(spec.name)
+    # Made at the row's first call: a capability's row (and its models) is imported only then.
+    adapter = _ADAPTERS.get(method)
     if adapter is None:
-        adapter = _ADAPTERS[spec.name] = _adapter(spec)
+        spec = app.row(method)
+        if spec is None:
+            raise RuntimeError(f"no method row for {method}")
+        adapter = _ADAPTERS[method] = _adapter(spec)
     return adapter
 
 
@@ -259,18 +263,17 @@ def bind(server: LanguageServer, app: Hub, conn: Connection) -> frozenset[str]:
 
     registry = app.core.registry
     bound: set[str] = set()
-    for spec in app.methods():
-        if spec.kind != "request" or spec.direction != "client":
-            continue  # notifications and gg's own requests to the client have no handler
-        entry = _REGISTRY.get(spec.name)
+    # Client requests only: notifications and gg's own requests to the client have no handler.
+    for method in app.requests():
+        entry = _REGISTRY.get(method)
         fn: Handler | None = entry[1] if entry is not None else None
         if fn is None:
-            owned = registry.handler(spec.name)
+            owned = registry.handler(method)
             if owned is None:
                 continue
             fn = _capability_handler(owned[0].config_key, owned[1])
-        server.feature(spec.name)(_wrap(spec, fn, app, conn, _adapter_for(spec), requests))
-        bound.add(spec.name)
+        server.feature(method)(_wrap(method, fn, app, conn, requests))
+        bound.add(method)
     return frozenset(bound)
 
 
@@ -292,11 +295,10 @@ def _capability_handler(config_key: str | None, fn: Any) -> Handler:
 
 
 def _wrap(
-    spec: MethodSpec,
+    method: str,
     fn: Handler,
     app: Hub,
     conn: Connection,
-    adapter: TypeAdapter[Any],
     requests: ClientRequests | None = None,
 ) -> Callable[[Any], Awaitable[Any]]:
     async def feature(raw: Any) -> Any:
@@ -308,7 +310,7 @@ def _wrap(
             if not isinstance(raw, dict):
                 raise E.InvalidParamsError("invalid params: params must be an object")
             try:
-                params = adapter.validate_python(raw)
+                params = _adapter_for(app, method).validate_python(raw)
             except ValidationError as exc:
                 raise E.InvalidParamsError(validation_message(exc)) from None
             return _to_result(await fn(CallContext(app, conn, requests), params))
@@ -317,8 +319,8 @@ def _wrap(
         except JsonRpcException:
             raise
         except Exception:
-            log.exception("handler failed", extra={"method": spec.name, "conn": conn.id})
+            log.exception("handler failed", extra={"method": method, "conn": conn.id})
             raise GgRpcError(E.InternalError("internal error; see the daemon log")) from None
 
-    feature.__name__ = f"gg_{spec.name.removeprefix('gg/').replace('.', '_')}"
+    feature.__name__ = f"gg_{method.removeprefix('gg/').replace('.', '_')}"
     return feature

@@ -10,7 +10,7 @@ from typing import Any, Protocol
 from ggd.app import CORE_CAPABILITIES, DaemonCore, RunManager, Runtime, ScopeContext, Workspace
 from ggd.protocol import PROTOCOL_VERSION, MethodSpec
 from ggd.protocol import errors as E
-from ggd.protocol.methods import METHODS
+from ggd.protocol.methods import BY_NAME, METHODS
 
 from .connection import Connection
 
@@ -44,7 +44,7 @@ class Hub:
         self.connections: dict[int, Connection] = {}
         self.started = time.time()
         self.last_activity = time.monotonic()
-        self._methods: tuple[MethodSpec, ...] = (*METHODS, *core.registry.methods())
+        self._methods: tuple[MethodSpec, ...] | None = None
 
     @property
     def runtime(self) -> Runtime:
@@ -57,8 +57,19 @@ class Hub:
         return self.core.runs
 
     def methods(self) -> tuple[MethodSpec, ...]:
-        """The one method table: core rows, then every capability's rows."""
+        """The one method table: core rows, then every capability's rows (imports them all)."""
+        if self._methods is None:
+            self._methods = (*METHODS, *self.core.registry.methods())
         return self._methods
+
+    def requests(self) -> tuple[str, ...]:
+        """The names of the client requests: core rows, then the capabilities' (not imported)."""
+        core = (s.name for s in METHODS if s.kind == "request" and s.direction == "client")
+        return (*core, *self.core.registry.requests())
+
+    def row(self, method: str) -> MethodSpec | None:
+        """One row of the table by name; a capability's is imported at its first use."""
+        return BY_NAME.get(method) or self.core.registry.row(method)
 
     # -- transport hooks -------------------------------------------------------------------------
 

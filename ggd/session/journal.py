@@ -10,11 +10,9 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-import portalocker
-
 try:
     import fcntl
-except ImportError:  # not POSIX: portalocker's own locker
+except ImportError:  # not POSIX: portalocker's own locker (imported only there: ~20 ms)
     fcntl = None  # type: ignore[assignment]
 
 from .errors import SessionConflictError
@@ -60,7 +58,6 @@ def ensure_private_dir(path: Path) -> None:
         os.chmod(path, DIR_MODE)
 
 
-_LOCK_FLAGS = portalocker.LockFlags.EXCLUSIVE | portalocker.LockFlags.NON_BLOCKING
 _LOCK_RETRY_SECONDS = 0.002
 
 
@@ -73,10 +70,14 @@ def _try_lock(fd: int) -> bool:
         except BlockingIOError:
             return False
         return True
+    import portalocker
+
     try:
-        portalocker.lock(fd, _LOCK_FLAGS)
+        portalocker.lock(fd, portalocker.LockFlags.EXCLUSIVE | portalocker.LockFlags.NON_BLOCKING)
     except portalocker.AlreadyLocked:
         return False
+    except portalocker.LockException as exc:  # the lease reports OSError as a busy session
+        raise OSError(str(exc)) from exc
     return True
 
 
@@ -84,6 +85,8 @@ def _unlock(fd: int) -> None:
     if fcntl is not None:
         fcntl.flock(fd, fcntl.LOCK_UN)
     else:
+        import portalocker
+
         portalocker.unlock(fd)
 
 
@@ -103,7 +106,7 @@ def lease(lock_path: Path, timeout: float) -> Iterator[None]:
                         "session is busy: another writer holds it; retry in a moment"
                     )
                 time.sleep(_LOCK_RETRY_SECONDS)
-        except (OSError, portalocker.LockException) as exc:
+        except OSError as exc:
             raise SessionConflictError(
                 "session is busy: another writer holds it; retry in a moment"
             ) from exc

@@ -11,15 +11,28 @@ from __future__ import annotations
 from ggd.app import (
     Capability,
     Contribution,
+    DeferredHandlers,
+    DeferredRows,
     PromptSection,
     SessionContext,
     SetupContext,
     ToolProvider,
 )
 
-from .handlers import HANDLERS
-from .protocol import METHODS
 from .tools import artifact_tools
+
+# The gg/artifact.* and gg/library.* requests; rows and handlers are imported at first use.
+REQUESTS = (
+    "gg/artifact.list",
+    "gg/artifact.get",
+    "gg/artifact.versions",
+    "gg/artifact.publish",
+    "gg/artifact.remove",
+    "gg/library.list",
+    "gg/library.add",
+    "gg/library.get",
+    "gg/library.remove",
+)
 
 PROMPT = (
     "Write a deliverable the user will read or keep (report, plan, summary, page) as an "
@@ -60,8 +73,8 @@ CAPABILITY = Capability(
     name="artifacts",
     summary="Versioned artifacts the agent writes (markdown, html) and the user's file library.",
     providers=_providers,
-    methods=METHODS,
-    handlers=HANDLERS,
+    methods=DeferredRows("ggd.capabilities.artifacts.protocol:METHODS", REQUESTS),
+    handlers=DeferredHandlers("ggd.capabilities.artifacts.handlers:HANDLERS", REQUESTS),
 )
 
 __all__ = ["CAPABILITY", "ArtifactTools", "Library"]

@@ -56,3 +56,9 @@ async def browser_shot(ctx: HandlerContext, params: BrowserUrlParams) -> Browser
         MediaStore(ctx.services.home).save, png, "image/png", "browser_shot"
     )
     return BrowserShotResult(media_id=item.id, url=final, size=item.size)
+
+
+HANDLERS = {
+    "gg/browser.read": browser_read,
+    "gg/browser.shot": browser_shot,
+}

@@ -13,6 +13,8 @@ from pydantic import BaseModel, ConfigDict, Field
 from ggd.app import (
     Capability,
     Contribution,
+    DeferredHandlers,
+    DeferredRows,
     ScopeContext,
     SessionContext,
     SetupContext,
@@ -32,7 +34,7 @@ TEST_ALLOW_ENV = "GG_BROWSER_TEST_ALLOW"
 class BrowserConfig(BaseModel):
     """config.json `browser`: {enabled, timeoutSeconds}."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
     enabled: bool = True
     timeoutSeconds: float = Field(default=30, gt=0, le=300)
 
@@ -99,21 +101,19 @@ def _providers(setup: SetupContext) -> list[ToolProvider]:
     return [BrowserProvider(setup.home, config, setup.env)]
 
 
-def _capability() -> Capability:
-    from . import handlers
-    from .protocol import BROWSER_READ, BROWSER_SHOT, METHODS
+# The gg/browser.* requests; their rows and handlers are imported at the first call of one.
+REQUESTS = ("gg/browser.read", "gg/browser.shot")
 
+
+def _capability() -> Capability:
     return Capability(
         name="browser",
         summary="A headless Chromium behind an SSRF guard: navigate (with approval), read, screenshot.",
         config_key="browser",
         config_model=BrowserConfig,
         providers=_providers,
-        methods=METHODS,
-        handlers={
-            BROWSER_READ.name: handlers.browser_read,
-            BROWSER_SHOT.name: handlers.browser_shot,
-        },
+        methods=DeferredRows("ggd.capabilities.browser.protocol:METHODS", REQUESTS),
+        handlers=DeferredHandlers("ggd.capabilities.browser.handlers:HANDLERS", REQUESTS),
     )
 
 

@@ -20,7 +20,7 @@ SCOPES = ("gmail.readonly", "gmail.send", "calendar.events", "calendar.readonly"
 class GoogleConfig(BaseModel):
     """`google: {clientId, clientSecretEnv, authUrl, tokenUrl, gmailUrl, calendarUrl}`."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
     clientId: str | None = None
     clientSecretEnv: str | None = None
     authUrl: str | None = Field(default=None, pattern=r"^https?://")

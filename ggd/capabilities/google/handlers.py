@@ -114,3 +114,11 @@ async def connector_remove(ctx: HandlerContext, params: ConnectorParams) -> Conn
     """Forget the tokens."""
     _local_only(ctx, "gg/connector.remove")
     return ConnectorRemoveResult(removed=await asyncio.to_thread(store.remove, ctx.services.home))
+
+
+HANDLERS = {
+    "gg/connector.list": connector_list,
+    "gg/connector.status": connector_status,
+    "gg/connector.save": connector_save,
+    "gg/connector.remove": connector_remove,
+}

@@ -9,6 +9,8 @@ from pathlib import Path
 from ggd.app import (
     Capability,
     Contribution,
+    DeferredHandlers,
+    DeferredRows,
     ScopeContext,
     SessionContext,
     SetupContext,
@@ -102,27 +104,17 @@ def _providers(setup: SetupContext) -> list[ToolProvider]:
     return [GoogleProvider(setup.home, config, setup.env)]
 
 
-def _capability() -> Capability:
-    from . import handlers
-    from .protocol import (
-        CONNECTOR_LIST,
-        CONNECTOR_REMOVE,
-        CONNECTOR_SAVE,
-        CONNECTOR_STATUS,
-        METHODS,
-    )
+# The gg/connector.* requests; their rows and handlers are imported at the first call of one.
+REQUESTS = ("gg/connector.list", "gg/connector.status", "gg/connector.save", "gg/connector.remove")
 
+
+def _capability() -> Capability:
     return Capability(
         name="google",
         summary="Gmail and Google Calendar through an OAuth connection (gg connect google).",
         config_key="google",
         config_model=GoogleConfig,
         providers=_providers,
-        methods=METHODS,
-        handlers={
-            CONNECTOR_LIST.name: handlers.connector_list,
-            CONNECTOR_STATUS.name: handlers.connector_status,
-            CONNECTOR_SAVE.name: handlers.connector_save,
-            CONNECTOR_REMOVE.name: handlers.connector_remove,
-        },
+        methods=DeferredRows("ggd.capabilities.google.protocol:METHODS", REQUESTS),
+        handlers=DeferredHandlers("ggd.capabilities.google.handlers:HANDLERS", REQUESTS),
     )

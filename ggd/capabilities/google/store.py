@@ -12,11 +12,12 @@ import os
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
-
-import portalocker
+from typing import TYPE_CHECKING, Any
 
 from ggd.app.files import write_private
+
+if TYPE_CHECKING:
+    import portalocker
 
 # Refresh this long before the access token expires, so a call never starts with a dying token.
 EARLY_SECONDS = 60
@@ -72,6 +73,8 @@ def path(home: Path) -> Path:
 
 def lock(home: Path, timeout: float = 30) -> portalocker.Lock:
     """The file lock every writer holds (acquire it off the event loop)."""
+    import portalocker  # ~20 ms of imports: only when the tokens are written, not at start
+
     return portalocker.Lock(str(folder(home) / "google.lock"), mode="a", timeout=timeout)
 
 

@@ -4,8 +4,19 @@ read-only kb_search tool."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from .config import KbConfig
 from .provider import CAPABILITY, KbProvider
-from .service import KbService
+
+
+def __getattr__(name: str) -> Any:
+    # KbService (SQLite, the index and search) is imported when asked for, not with the catalog.
+    if name == "KbService":
+        from .service import KbService
+
+        return KbService
+    raise AttributeError(name)
+
 
 __all__ = ["CAPABILITY", "KbConfig", "KbProvider", "KbService"]

@@ -12,7 +12,7 @@ from pydantic import BaseModel, ConfigDict, Field
 class EmbeddingsConfig(BaseModel):
     """`kb.embeddings`: an OpenAI-compatible /v1/embeddings endpoint."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
     baseUrl: str | None = None
     model: str | None = None
     apiKeyEnv: str | None = None
@@ -23,7 +23,7 @@ class EmbeddingsConfig(BaseModel):
 class KbConfig(BaseModel):
     """`kb: {embeddings: {...}, localModel: "auto"|"off"}`."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
     embeddings: EmbeddingsConfig = Field(default_factory=EmbeddingsConfig)
     localModel: Literal["auto", "off"] = "auto"
 

@@ -14,7 +14,11 @@ from ggd.protocol.base import Empty
 from .config import KbConfig
 from .embed import EmbedError
 from .protocol import (
+    KB_INDEX,
+    KB_LIST,
     KB_PROGRESS,
+    KB_REMOVE,
+    KB_SEARCH,
     KbBase,
     KbHit,
     KbIndexParams,
@@ -118,3 +122,11 @@ async def kb_remove(ctx: HandlerContext, params: KbNameParams) -> Empty:
     except KbError as exc:
         raise to_gg(exc) from None
     return Empty()
+
+
+HANDLERS = {
+    KB_LIST.name: kb_list,
+    KB_INDEX.name: kb_index,
+    KB_SEARCH.name: kb_search,
+    KB_REMOVE.name: kb_remove,
+}

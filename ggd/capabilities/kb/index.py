@@ -13,14 +13,15 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
-
-import portalocker
+from typing import TYPE_CHECKING, Any
 
 from .chunk import Chunk, chunk_text
 from .embed import Embedder
 from .store import KbError, KbNotFound, ModelMismatch, Store, check_name, kb_root
 from .walk import Skipped, is_binary, walk
+
+if TYPE_CHECKING:
+    import portalocker
 
 Progress = Callable[[dict[str, Any]], None]
 EMBED_BATCH = 32
@@ -55,12 +56,16 @@ def embed_input(c: Chunk, rel: str) -> str:
 
 def lock_for(home: Path, name: str) -> portalocker.Lock:
     """The base's inter-process lock (GG_HOME/kb/<name>.lock, beside its folder)."""
+    import portalocker  # ~20 ms of imports, paid when a base is indexed, not at daemon start
+
     root = kb_root(home)
     root.mkdir(parents=True, exist_ok=True, mode=0o700)
     return portalocker.Lock(str(root / f"{name}.lock"), mode="a", timeout=None)
 
 
 def _acquire(lock: portalocker.Lock, name: str, progress: Progress) -> None:
+    import portalocker
+
     try:
         lock.acquire(timeout=0, fail_when_locked=True)
     except portalocker.exceptions.LockException:

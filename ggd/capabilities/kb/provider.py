@@ -4,22 +4,26 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ggd.app import (
     Capability,
     Contribution,
+    DeferredHandlers,
+    DeferredRows,
     ScopeContext,
     SessionContext,
     SetupContext,
     ToolProvider,
 )
 
-from . import handlers
 from .config import KbConfig
-from .protocol import KB_INDEX, KB_LIST, KB_REMOVE, KB_SEARCH, METHODS
-from .service import KbService
-from .store import list_names
-from .tools import KbSearch
+
+if TYPE_CHECKING:
+    from .service import KbService
+
+# The gg/kb.* requests; their rows, handlers, the index and search (SQLite) are imported at first use.
+REQUESTS = ("gg/kb.list", "gg/kb.index", "gg/kb.search", "gg/kb.remove")
 
 
 class KbProvider(ToolProvider):
@@ -35,11 +39,16 @@ class KbProvider(ToolProvider):
 
     def available(self, scope: ScopeContext) -> str | None:
         """Absent until some folder is indexed (a tool with nothing to search only misleads)."""
+        from .store import list_names
+
         return None if list_names(self.home) else "no knowledge base indexed yet"
 
     async def build(self, session: SessionContext) -> Contribution:
         """The kb_search tool naming the bases there are."""
-        svc = KbService(self.home, self.config, self.env)
+        from .service import KbService
+        from .tools import KbSearch
+
+        svc: KbService = KbService(self.home, self.config, self.env)
         return Contribution(tools=[KbSearch(svc, svc.names())])
 
 
@@ -54,11 +63,6 @@ CAPABILITY = Capability(
     config_key="kb",
     config_model=KbConfig,
     providers=_providers,
-    methods=METHODS,
-    handlers={
-        KB_LIST.name: handlers.kb_list,
-        KB_INDEX.name: handlers.kb_index,
-        KB_SEARCH.name: handlers.kb_search,
-        KB_REMOVE.name: handlers.kb_remove,
-    },
+    methods=DeferredRows("ggd.capabilities.kb.protocol:METHODS", REQUESTS),
+    handlers=DeferredHandlers("ggd.capabilities.kb.handlers:HANDLERS", REQUESTS),
 )

@@ -9,12 +9,20 @@ is imported only where a connection is made, so the daemon starts without it.
 
 from __future__ import annotations
 
-from ggd.app import Capability, SetupContext, ToolProvider
+from ggd.app import Capability, DeferredHandlers, DeferredRows, SetupContext, ToolProvider
 
 from .config import McpSection
-from .handlers import HANDLERS
-from .protocol import METHODS
 from .provider import McpProvider
+
+# The gg/mcp.* requests; their rows and handlers are imported at the first call of one.
+REQUESTS = (
+    "gg/mcp.list",
+    "gg/mcp.test",
+    "gg/mcp.add",
+    "gg/mcp.remove",
+    "gg/mcp.trust",
+    "gg/mcp.session.set",
+)
 
 
 def _providers(setup: SetupContext) -> list[ToolProvider]:
@@ -28,8 +36,8 @@ CAPABILITY = Capability(
     config_key="mcp",
     config_model=McpSection,
     providers=_providers,
-    methods=METHODS,
-    handlers=HANDLERS,
+    methods=DeferredRows("ggd.capabilities.mcp.protocol:METHODS", REQUESTS),
+    handlers=DeferredHandlers("ggd.capabilities.mcp.handlers:HANDLERS", REQUESTS),
 )
 
 __all__ = ["CAPABILITY", "McpProvider", "McpSection"]

@@ -34,7 +34,7 @@ Origin = Literal["home", "workspace", "session"]
 class McpSection(BaseModel):
     """config.json `mcp`: timeouts of the MCP client."""
 
-    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+    model_config = ConfigDict(extra="forbid", populate_by_name=True, defer_build=True)
 
     list_timeout_seconds: float = Field(default=10.0, gt=0, le=120, alias="listTimeoutSeconds")
     call_timeout_seconds: float = Field(default=300.0, gt=0, le=3600, alias="callTimeoutSeconds")
@@ -43,7 +43,7 @@ class McpSection(BaseModel):
 class StdioServer(BaseModel):
     """A server started as a child process, spoken to over its stdin/stdout."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
     command: str = Field(min_length=1)
     args: list[str] = Field(default_factory=list)
@@ -54,7 +54,7 @@ class StdioServer(BaseModel):
 class HttpServer(BaseModel):
     """A server reached over streamable HTTP."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
     url: str = Field(pattern=r"^https?://")
     headers: dict[str, str] = Field(default_factory=dict)
@@ -63,7 +63,7 @@ class HttpServer(BaseModel):
 class McpFile(BaseModel):
     """The shape of an mcp.json file."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
     servers: dict[str, StdioServer | HttpServer] = Field(default_factory=dict)
 

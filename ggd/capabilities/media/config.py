@@ -13,7 +13,7 @@ DEFAULT_MODELS = {"image": "gpt-image-1", "tts": "gpt-4o-mini-tts", "stt": "whis
 class EndpointConfig(BaseModel):
     """One media endpoint."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
     baseUrl: str | None = None
     model: str | None = None
     apiKeyEnv: str | None = None
@@ -23,7 +23,7 @@ class EndpointConfig(BaseModel):
 class MediaConfig(BaseModel):
     """`media: {image: {...}, tts: {...}, stt: {...}}`."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
     image: EndpointConfig = Field(default_factory=EndpointConfig)
     tts: EndpointConfig = Field(default_factory=EndpointConfig)
     stt: EndpointConfig = Field(default_factory=EndpointConfig)

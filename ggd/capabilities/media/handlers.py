@@ -78,3 +78,10 @@ async def media_stt(ctx: HandlerContext, params: MediaSttParams) -> MediaSttResu
     except MediaRequestError as exc:
         raise _unavailable(exc) from None
     return MediaSttResult(text=text)
+
+
+HANDLERS = {
+    "gg/media.image": media_image,
+    "gg/media.tts": media_tts,
+    "gg/media.stt": media_stt,
+}

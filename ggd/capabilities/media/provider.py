@@ -8,6 +8,8 @@ from pathlib import Path
 from ggd.app import (
     Capability,
     Contribution,
+    DeferredHandlers,
+    DeferredRows,
     ScopeContext,
     SessionContext,
     SetupContext,
@@ -15,9 +17,7 @@ from ggd.app import (
 )
 from ggd.tools import Tool
 
-from . import handlers
 from .config import MediaConfig, resolve
-from .protocol import MEDIA_IMAGE, MEDIA_STT, MEDIA_TTS, METHODS
 from .service import MediaService
 from .tools import ImageGenerate, Stt, Tts
 
@@ -48,6 +48,10 @@ class MediaProvider(ToolProvider):
         return Contribution(tools=tools)
 
 
+# The gg/media.* requests; their rows and handlers are imported at the first call of one.
+REQUESTS = ("gg/media.image", "gg/media.tts", "gg/media.stt")
+
+
 def _providers(setup: SetupContext) -> list[ToolProvider]:
     config = setup.section(MediaConfig)
     return [MediaProvider(setup.home, config, setup.env)]
@@ -59,10 +63,6 @@ CAPABILITY = Capability(
     config_key="media",
     config_model=MediaConfig,
     providers=_providers,
-    methods=METHODS,
-    handlers={
-        MEDIA_IMAGE.name: handlers.media_image,
-        MEDIA_TTS.name: handlers.media_tts,
-        MEDIA_STT.name: handlers.media_stt,
-    },
+    methods=DeferredRows("ggd.capabilities.media.protocol:METHODS", REQUESTS),
+    handlers=DeferredHandlers("ggd.capabilities.media.handlers:HANDLERS", REQUESTS),
 )

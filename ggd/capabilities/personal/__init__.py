@@ -19,12 +19,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ggd.app import Capability, SetupContext, ToolProvider
+from ggd.app import Capability, DeferredHandlers, DeferredRows, SetupContext, ToolProvider
 
 from .config import CONFIG_KEY, MemoryConfig
-from .handlers import HANDLERS
-from .protocol import METHODS
 from .provider import MemoryProvider, ProfileProvider
+
+# The gg/memory.* requests; their rows and handlers are imported at the first call of one.
+REQUESTS = ("gg/memory.show", "gg/memory.search", "gg/memory.add", "gg/memory.init")
 
 
 def _providers(setup: SetupContext) -> Sequence[ToolProvider]:
@@ -37,8 +38,8 @@ CAPABILITY = Capability(
     config_key=CONFIG_KEY,
     config_model=MemoryConfig,
     providers=_providers,
-    methods=METHODS,
-    handlers=HANDLERS,
+    methods=DeferredRows("ggd.capabilities.personal.protocol:METHODS", REQUESTS),
+    handlers=DeferredHandlers("ggd.capabilities.personal.handlers:HANDLERS", REQUESTS),
 )
 
 __all__ = ["CAPABILITY", "MemoryConfig", "MemoryProvider", "ProfileProvider"]

@@ -10,7 +10,7 @@ CONFIG_KEY = "memory"
 class MemoryConfig(BaseModel):
     """`config.json` -> `memory`: whether the memory tools exist and how much goes to the model."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
     enabled: bool = True
     dailyLogRetentionDays: int = Field(default=90, ge=1, le=36_500)
     # Characters of MEMORY.md and of today's log tail put into the system prompt at each turn.

@@ -11,14 +11,35 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
 
-from ggd.app import Capability, Channel, ChannelContext, SetupContext, ToolProvider
+from ggd.app import (
+    Capability,
+    Channel,
+    ChannelContext,
+    DeferredHandlers,
+    DeferredRows,
+    SetupContext,
+    ToolProvider,
+)
 
 from .config import SchedulerConfig
-from .handlers import HANDLERS
-from .loop import MAX_SLEEP_SECONDS, SchedulerChannel
-from .protocol import METHODS
-from .state import shared
+
+if TYPE_CHECKING:
+    from .loop import SchedulerChannel
+
+# The gg/job.* requests. Their rows and handlers, the job store and the loop (all built on the
+# job models) are imported at the first call or when the channel starts, not with the catalog.
+REQUESTS = (
+    "gg/job.list",
+    "gg/job.add",
+    "gg/job.update",
+    "gg/job.pause",
+    "gg/job.resume",
+    "gg/job.remove",
+    "gg/job.run",
+    "gg/job.log",
+)
 
 # Test-only: a shorter longest sleep, so an end-to-end test sees a job another process added
 # without waiting 30 s. It is read from the daemon's environment only; config.json cannot set it.
@@ -26,6 +47,8 @@ MAX_SLEEP_ENV = "GG_SCHEDULER_MAX_SLEEP"
 
 
 def _max_sleep() -> float:
+    from .loop import MAX_SLEEP_SECONDS
+
     try:
         value = float(os.environ.get(MAX_SLEEP_ENV, ""))
     except ValueError:
@@ -45,6 +68,9 @@ def _providers(setup: SetupContext) -> list[ToolProvider]:
 
 
 def _channels(ctx: ChannelContext) -> Sequence[Channel] | str:
+    from .loop import SchedulerChannel
+    from .state import shared
+
     cfg = ctx.config
     if isinstance(cfg, SchedulerConfig) and not cfg.enabled:
         reason = "disabled in config.json (scheduler.enabled is false)"
@@ -62,8 +88,17 @@ CAPABILITY = Capability(
     config_model=SchedulerConfig,
     providers=_providers,
     channels=_channels,
-    methods=METHODS,
-    handlers=HANDLERS,
+    methods=DeferredRows("ggd.capabilities.scheduler.protocol:METHODS", REQUESTS),
+    handlers=DeferredHandlers("ggd.capabilities.scheduler.handlers:HANDLERS", REQUESTS),
 )
+
+
+def __getattr__(name: str) -> Any:
+    if name == "SchedulerChannel":  # the loop is imported when asked for, not with the catalog
+        from .loop import SchedulerChannel
+
+        return SchedulerChannel
+    raise AttributeError(name)
+
 
 __all__ = ["CAPABILITY", "SchedulerChannel", "SchedulerConfig"]

@@ -10,7 +10,7 @@ from .schedule import zone
 class SchedulerConfig(BaseModel):
     """`scheduler`: whether this daemon fires jobs, and the default time zone of new jobs."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
     enabled: bool = True
     timezone: str | None = Field(default=None, description="IANA zone for new jobs (default local)")

@@ -15,11 +15,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ggd.app import Capability, SetupContext, ToolProvider
+from ggd.app import Capability, DeferredHandlers, DeferredRows, SetupContext, ToolProvider
 
-from .handlers import HANDLERS
-from .protocol import METHODS
 from .provider import SkillsProvider
+
+# The gg/skill.* requests; their rows and handlers are imported at the first call of one.
+REQUESTS = ("gg/skill.list", "gg/skill.expand")
 
 
 def _providers(setup: SetupContext) -> Sequence[ToolProvider]:
@@ -30,8 +31,8 @@ CAPABILITY = Capability(
     name="skills",
     summary="Skills from .agents/skills folders: listed to the model, forced with /skill:<name>.",
     providers=_providers,
-    methods=METHODS,
-    handlers=HANDLERS,
+    methods=DeferredRows("ggd.capabilities.skills.protocol:METHODS", REQUESTS),
+    handlers=DeferredHandlers("ggd.capabilities.skills.handlers:HANDLERS", REQUESTS),
 )
 
 __all__ = ["CAPABILITY", "SkillsProvider"]

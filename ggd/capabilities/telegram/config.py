@@ -15,7 +15,7 @@ DEFAULT_API_BASE = "https://api.telegram.org"
 class TelegramConfig(BaseModel):
     """`telegram: {botTokenEnv, allowChats, ...}`; the token itself never lives in config.json."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
     enabled: bool = True
     botTokenEnv: str = DEFAULT_TOKEN_ENV
     allowChats: list[int] = Field(default_factory=list)

@@ -34,7 +34,8 @@ _DEFAULT_QUESTION = "Explain this code."
 
 
 class _Args(BaseModel):
-    model_config = ConfigDict(extra="forbid", populate_by_name=True, strict=True)
+    # Deferred: built at an editor's first gg.* command, not at every daemon start.
+    model_config = ConfigDict(extra="forbid", populate_by_name=True, strict=True, defer_build=True)
 
 
 class AskArgs(_Args):

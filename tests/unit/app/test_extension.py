@@ -149,6 +149,47 @@ def test_config_sections_are_validated_and_unknown_keys_named(tmp_path: Path) ->
         load_config(path, {"memory": _Section})
 
 
+def test_an_absent_config_section_is_exactly_the_defaults_a_validated_empty_one_gives(
+    tmp_path: Path,
+) -> None:
+    # Absent sections are constructed, not validated (their validators are never built at
+    # start): that must give every shipped capability what validating `{}` would have.
+    from ggd.daemon.catalog import builtin
+    from ggd.daemon.compose import config_sections
+
+    models = config_sections(builtin())
+    assert len(models) >= 8
+    _, sections = load_config(tmp_path / "config.json", models)  # no file: every section absent
+    for key, model in models.items():
+        made = sections[key]
+        assert type(made) is model and made == model.model_validate({}), key
+        assert made.model_dump() == model.model_validate({}).model_dump(), key
+
+
+async def test_a_deferred_handler_whose_module_fails_to_import_is_a_typed_error() -> None:
+    from ggd.app import DeferredHandlers, DeferredRows
+    from ggd.app.capabilities import CapabilityRegistry
+    from ggd.protocol import errors as E
+
+    names = ("gg/nothing.here",)
+    cap = Capability(
+        name="broken",
+        summary="A capability whose modules are missing.",
+        methods=DeferredRows("ggd.capabilities.no_such_module:METHODS", names),
+        handlers=DeferredHandlers("ggd.capabilities.no_such_module:HANDLERS", names),
+    )
+    registry = CapabilityRegistry(
+        [cap], SetupContext(home=Path("/nonexistent"), config=None, env={})
+    )
+    assert registry.requests() == names  # bound without importing anything
+    owned = registry.handler("gg/nothing.here")
+    assert owned is not None
+    with pytest.raises(E.CapabilityUnavailableError, match="no_such_module could not be imported"):
+        await owned[1](None, None)  # type: ignore[arg-type]
+    with pytest.raises(E.CapabilityUnavailableError):
+        registry.row("gg/nothing.here")
+
+
 async def test_a_run_without_an_approver_is_refused_never_allowed() -> None:
     from ggd.app import RunManager
     from ggd.protocol import errors as E

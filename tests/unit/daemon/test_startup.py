@@ -17,7 +17,11 @@ print(json.dumps({
     "gc_enabled": gc.isenabled(),
     "frozen": gc.get_freeze_count(),
     "app": "ggd.daemon.app" in sys.modules,
-    "lazy": sorted({m.split(".")[0] for m in sys.modules} & {"websockets", "psutil", "apscheduler", "click"}),
+    "lazy": sorted({m.split(".")[0] for m in sys.modules} & {"websockets", "psutil", "apscheduler", "click", "portalocker"}),
+    "capability_rows": sorted(
+        m for m in sys.modules
+        if m.startswith("ggd.capabilities.") and m.rsplit(".", 1)[1] in ("protocol", "handlers")
+    ),
 }))
 """
 
@@ -38,9 +42,20 @@ def test_the_import_phase_reenables_the_collector_and_freezes_what_it_made(
 
 def test_libraries_no_first_request_needs_stay_unimported(tmp_path: Path) -> None:
     # websockets (only --ws serves it), psutil and APScheduler (a computer or scheduler tool
-    # imports them when it runs) and httpx's command line (click): ~30 ms of every start.
+    # imports them when it runs), httpx's command line (click): ~30 ms of every start; and
+    # portalocker (~10-20 ms: importlib.metadata, its redis shim), taken only for a lock.
     env = {k: v for k, v in os.environ.items() if k != "GG_CODE_CACHE_DIR"}
     env["GG_HOME"] = str(tmp_path)
     out = subprocess.run([sys.executable, "-c", PROBE], capture_output=True, text=True, env=env)
     assert out.returncode == 0, out.stderr
     assert json.loads(out.stdout)["lazy"] == []
+
+
+def test_capability_rows_and_handlers_wait_for_their_first_call(tmp_path: Path) -> None:
+    # Their pydantic models and what the handlers call were ~30 ms of every start; the catalog
+    # knows each capability's request names and binds them without importing the modules.
+    env = {k: v for k, v in os.environ.items() if k != "GG_CODE_CACHE_DIR"}
+    env["GG_HOME"] = str(tmp_path)
+    out = subprocess.run([sys.executable, "-c", PROBE], capture_output=True, text=True, env=env)
+    assert out.returncode == 0, out.stderr
+    assert json.loads(out.stdout)["capability_rows"] == []

@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 from pydantic import ValidationError
 
+from ggd.daemon.export import full_table
 from ggd.protocol import BY_NAME, METHODS, PROTOCOL_VERSION, errors
 from ggd.protocol.events import RUN_EVENT_ADAPTER
-from ggd.daemon.export import full_table
 from ggd.protocol.export import check, render
 from ggd.protocol.run import RunStartParams
 
@@ -72,6 +72,22 @@ def test_every_capability_request_row_has_a_handler_of_its_own_capability() -> N
         rows = {m.name for m in cap.methods if m.kind == "request"}
         assert set(cap.handlers) == rows, cap.name
         assert all(m.area for m in cap.methods)
+
+
+def test_deferred_capability_names_match_the_rows_and_handlers_they_import() -> None:
+    # The names a capability declares are what every connection binds before the modules are
+    # imported: a row or handler missing from them would be unreachable, an extra one broken.
+    from ggd.app import DeferredHandlers, DeferredRows
+    from ggd.daemon.catalog import builtin
+
+    deferred = [c for c in builtin() if isinstance(c.methods, DeferredRows)]
+    assert len(deferred) >= 8
+    for cap in deferred:
+        assert isinstance(cap.methods, DeferredRows) and isinstance(cap.handlers, DeferredHandlers)
+        requests = [m.name for m in cap.methods.rows() if m.kind == "request" and m.direction == "client"]
+        assert list(cap.methods.requests) == requests, cap.name
+        assert set(cap.handlers.handlers()) == set(requests), cap.name
+        assert all(callable(cap.handlers[name]) for name in requests)
 
 
 def test_error_symbols_are_unique_and_shaped() -> None:
