@@ -28,7 +28,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from _common import bench_daemon, cpu_seconds, exit_on_signals, peak_rss_kib, percentile
-from run_events import LeanClient
+from _lean_client import LeanClient
 
 RUN_TIMEOUT_S = 300.0
 

@@ -58,3 +58,20 @@ def test_a_failed_bench_is_a_row_and_does_not_hide_the_others() -> None:
         "status": "failed",
     } in (table)
     assert next(r for r in table if r["figure"] == "scale: rss_mib")["status"] == "met"
+
+
+def test_every_bench_the_report_runs_imports_and_parses_its_arguments() -> None:
+    # A bench that cannot start shows up only as a "failed" row of `make bench`, long after the
+    # change that broke it (bench/scale.py once imported a client another bench had dropped).
+    import subprocess
+
+    report = _report()
+    for name in report.BENCHES:
+        proc = subprocess.run(
+            [sys.executable, str(BENCH / f"{name}.py"), "--help"],
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        assert proc.returncode == 0, f"bench/{name}.py --help: {proc.stderr[-2000:]}"
+        assert "usage:" in proc.stdout
