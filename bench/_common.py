@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import contextlib
-import os
 import shutil
 import signal
 import sys
@@ -16,6 +15,8 @@ from typing import Any
 REPO = Path(__file__).resolve().parents[1]
 if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
+
+from _proc import cpu_seconds  # noqa: E402
 
 from tests.e2e.daemon import TOKEN, Daemon, daemon_env  # noqa: E402
 from tests.fakes.fake_openai import FakeModel  # noqa: E402
@@ -102,15 +103,6 @@ def exit_on_signals() -> None:
 
     for sig in (signal.SIGTERM, signal.SIGHUP, signal.SIGINT):
         signal.signal(sig, _exit)
-
-
-def cpu_seconds(pid: int) -> float:
-    """user+sys CPU seconds of a process, from /proc/<pid>/stat."""
-    stat = Path(f"/proc/{pid}/stat").read_text()
-    # Fields after the ")" that ends the command name: utime and stime are fields 14 and 15.
-    fields = stat.rsplit(")", 1)[1].split()
-    ticks = int(fields[11]) + int(fields[12])
-    return ticks / os.sysconf("SC_CLK_TCK")
 
 
 def peak_rss_kib(pid: int) -> int:

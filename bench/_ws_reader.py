@@ -38,13 +38,6 @@ TAIL_QUIET_S = 0.2
 RECV_BYTES = 1 << 20
 
 
-def cpu_seconds(pid: int) -> float:
-    """user+sys CPU seconds of a process, from /proc/<pid>/stat."""
-    with open(f"/proc/{pid}/stat", "rb") as f:
-        fields = f.read().rsplit(b")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-
-
 def masked_text_frame(payload: bytes) -> bytes:
     """A client text frame (clients must mask, RFC 6455 5.3)."""
     mask = os.urandom(4)
@@ -150,6 +143,8 @@ class Reader:
 
     def stream(self, cpu_pid: int | None) -> dict[str, Any]:
         """Receive until the terminal event (or idle); only timestamps chunks meanwhile."""
+        from _proc import cpu_seconds  # bench/ is this script's sys.path[0]
+
         probes: dict[str, float] = {}
         own0 = time.process_time()
         sock, buf, chunks, recv = self.sock, self.buf, self.chunks, self.sock.recv

@@ -29,6 +29,9 @@ from typing import Any
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
+
+from _proc import cpu_seconds  # noqa: E402  (bench/ is this script's sys.path[0])
+
 GG = str(Path(sys.executable).parent / "gg")
 
 
@@ -39,20 +42,11 @@ def time_version(env: dict[str, str], cwd: Path) -> float:
     return time.perf_counter() - t0
 
 
-def task_cpu(pid: int) -> float:
-    """CPU seconds of every thread of a process, from /proc/<pid>/task/*/schedstat (ns)."""
-    total = 0
-    for task in Path(f"/proc/{pid}/task").iterdir():
-        with contextlib.suppress(OSError, ValueError, IndexError):
-            total += int((task / "schedstat").read_text().split()[0])
-    return total / 1e9
-
-
 def child_cpu(pid: int) -> float | None:
     """CPU seconds of a process's children (gg --no-daemon's private ggd), None if none."""
     try:
         kids = Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
-        return sum(task_cpu(int(k)) for k in kids) if kids else None
+        return sum(cpu_seconds(int(k)) for k in kids) if kids else None
     except (OSError, ValueError):
         return None
 
