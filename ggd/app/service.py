@@ -8,14 +8,14 @@ import logging
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-from ggd.protocol import Message, SessionUpdate, Snapshot, TreeItem, WorkspaceRef
+from ggd.protocol import Message, SessionUpdate, Snapshot, WorkspaceRef
 from ggd.protocol import errors as E
 from ggd.session import SessionConflictError, SessionFile, SessionNotFoundError
 from ggd.session.codec import bulk_allocation
 
 from . import snapshot as wire_snapshot
 from .naming import session_name
-from .snapshot import SnapshotView, message_dto
+from .snapshot import SnapshotView, message_dto, tree_item
 from .workspaces import Workspace
 
 log = logging.getLogger("ggd.app")
@@ -143,17 +143,7 @@ class Service:
                 messages.append(message_dto(e.id, e.data))
             elif e.kind == "summary":
                 summary = str(e.data.get("summary") or "")
-        tree = [
-            TreeItem(
-                id=n.id,
-                parent_id=n.parent_id,
-                depth=n.depth,
-                role=n.role,
-                text=n.text,
-                active=n.active,
-            )
-            for n in sf.tree()
-        ]
+        tree = [tree_item(n) for n in sf.tree()]
         return cls(
             session_id=sf.id,
             name=session_name(sf.name, sf.first_prompt),

@@ -20,7 +20,15 @@ from ggd.session import Entry
 from ggd.session.model import TreeNode
 from ggd.session.projection import TREE_TEXT_CHARS, tree_text
 
-__all__ = ["SnapshotView", "build", "message_dto", "message_wire", "tree_rows", "tree_wire"]
+__all__ = [
+    "SnapshotView",
+    "build",
+    "message_dto",
+    "message_wire",
+    "tree_item",
+    "tree_rows",
+    "tree_wire",
+]
 
 _ROLES = frozenset({"system", "user", "assistant", "tool"})
 _STOP_REASONS = frozenset({"end_turn", "tool_use", "error", "max_tokens", "canceled"})
@@ -236,17 +244,15 @@ def tree_wire(nodes: Sequence[TreeNode]) -> list[dict[str, Any]]:
                     }
                 )
         else:  # raises the model's ValidationError, as the model path did
-            add(
-                TreeItem(
-                    id=n.id,
-                    parent_id=n.parent_id,
-                    depth=n.depth,
-                    role=n.role,
-                    text=n.text,
-                    active=n.active,
-                ).wire()
-            )
+            add(tree_item(n).wire())
     return out
+
+
+def tree_item(n: TreeNode) -> TreeItem:
+    """The wire model of one tree node (the model path; raises on a role TreeItem refuses)."""
+    return TreeItem(
+        id=n.id, parent_id=n.parent_id, depth=n.depth, role=n.role, text=n.text, active=n.active
+    )
 
 
 def build(
