@@ -2,21 +2,15 @@
 
 from __future__ import annotations
 
-import importlib.util
+import subprocess
 import sys
-from pathlib import Path
 from types import ModuleType
 
-BENCH = Path(__file__).resolve().parents[2] / "bench"
+from tests.unit.bench_module import BENCH, load_bench
 
 
 def _report() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("bench_report", BENCH / "report.py")
-    assert spec is not None and spec.loader is not None
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules["bench_report"] = mod
-    spec.loader.exec_module(mod)
-    return mod
+    return load_bench("report.py", "bench_report")
 
 
 def test_every_number_becomes_a_figure_and_aims_decide_met() -> None:
@@ -63,8 +57,6 @@ def test_a_failed_bench_is_a_row_and_does_not_hide_the_others() -> None:
 def test_every_bench_the_report_runs_imports_and_parses_its_arguments() -> None:
     # A bench that cannot start shows up only as a "failed" row of `make bench`, long after the
     # change that broke it (bench/scale.py once imported a client another bench had dropped).
-    import subprocess
-
     report = _report()
     for name in report.BENCHES:
         proc = subprocess.run(

@@ -2,10 +2,7 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import sys
-from pathlib import Path
 from types import ModuleType
 from typing import Any
 
@@ -14,17 +11,11 @@ from websockets.frames import Frame, Opcode
 from websockets.streams import StreamReader
 
 from ggd.transport.websocket import text_frames
-
-BENCH = Path(__file__).resolve().parents[2] / "bench"
+from tests.unit.bench_module import load_bench
 
 
 def _reader() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("bench_ws_reader", BENCH / "_ws_reader.py")
-    assert spec is not None and spec.loader is not None
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules["bench_ws_reader"] = mod
-    spec.loader.exec_module(mod)
-    return mod
+    return load_bench("_ws_reader.py", "bench_ws_reader")
 
 
 def _event(seq: int, type_: str = "text_delta", ts: int = 1000) -> dict[str, Any]:
