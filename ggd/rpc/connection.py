@@ -72,7 +72,9 @@ class Connection:
         if self.closed:
             return False
         if self.wire is not None:
-            data = self.wire(data)
+            # Framed without the shared memo: an answer goes to one client only, and the memo
+            # would keep it (gg/session.open of a long session: tens of MB) until the next event.
+            data = self.wire.fn(data)
         if len(data) > HARD_LIMIT and self._big is None and not droppable:
             if self._pending <= SOFT_LIMIT:
                 # One answer bigger than the hard limit (gg/session.open of a 100k-entry

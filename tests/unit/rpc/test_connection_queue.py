@@ -123,3 +123,16 @@ async def test_the_writer_wakes_for_a_message_and_once_closed() -> None:
     await _parked(conn)
     conn.close()
     assert await asyncio.wait_for(waiting, 5) is None
+
+
+def test_an_answer_is_not_kept_by_the_shared_framer_and_leaves_the_fan_out_memo_alone() -> None:
+    # An answer goes to one client: the memo would keep a tens-of-MB gg/session.open answer
+    # alive until the next event, and evict the event the other subscribers are framing.
+    a, b = _ws(), _ws()
+    run = _run_with(a, b)
+    run.emit_delta("text_delta", "x")
+    event_body = _FRAME.body
+    answer = b'{"id":7,"result":"' + b"y" * 100_000 + b'"}'
+    assert a.send_raw(answer)
+    assert _FRAME.body is event_body
+    assert a.take_frames()[-1] == text_frame(answer)
