@@ -25,6 +25,7 @@ import acp
 from _common import bench_daemon, exit_on_signals
 from acp.schema import TextContentBlock
 
+from tests.e2e.acp_child import spawn_acp
 from tests.e2e.runs_helpers import finish, new_session, start
 
 
@@ -36,16 +37,7 @@ class _Quiet:
 async def measure(b: Any, turns: int) -> dict[str, Any]:
     """Start-up ms, and per-turn ms over ACP and over gg directly."""
     t0 = time.perf_counter()
-    proc = await asyncio.create_subprocess_exec(
-        sys.executable,
-        "-m",
-        "ggd.daemon",
-        "--acp",
-        stdin=asyncio.subprocess.PIPE,
-        stdout=asyncio.subprocess.PIPE,
-        env=b.daemon.env,
-        cwd=str(b.workspace),
-    )
+    proc = await spawn_acp(b.daemon.env, b.workspace)
     assert proc.stdin is not None and proc.stdout is not None
     conn = acp.connect_to_agent(_Quiet(), proc.stdin, proc.stdout)
     await conn.initialize(protocol_version=1)

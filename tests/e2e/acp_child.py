@@ -14,6 +14,23 @@ import acp
 from acp.schema import ClientCapabilities
 
 
+async def spawn_acp(
+    env: dict[str, str], workspace: Path, *, stderr: bool = False
+) -> asyncio.subprocess.Process:
+    """`ggd --acp` with piped stdin/stdout (and stderr when asked), as an editor starts it."""
+    return await asyncio.create_subprocess_exec(
+        sys.executable,
+        "-m",
+        "ggd.daemon",
+        "--acp",
+        stdin=asyncio.subprocess.PIPE,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE if stderr else None,
+        env=env,
+        cwd=str(workspace),
+    )
+
+
 @contextlib.asynccontextmanager
 async def acp_child(
     env: dict[str, str],
@@ -23,16 +40,7 @@ async def acp_child(
     cleanup: Callable[[], None] = lambda: None,
 ) -> AsyncIterator[tuple[Any, Any]]:
     """(the SDK connection, initialize's answer); cleanup runs before the child is closed."""
-    proc = await asyncio.create_subprocess_exec(
-        sys.executable,
-        "-m",
-        "ggd.daemon",
-        "--acp",
-        stdin=asyncio.subprocess.PIPE,
-        stdout=asyncio.subprocess.PIPE,
-        env=env,
-        cwd=str(workspace),
-    )
+    proc = await spawn_acp(env, workspace)
     assert proc.stdin is not None and proc.stdout is not None
     conn = acp.connect_to_agent(client, proc.stdin, proc.stdout)
     try:

@@ -20,7 +20,7 @@ from acp.schema import (
     TextContentBlock,
 )
 
-from tests.e2e.acp_child import acp_child
+from tests.e2e.acp_child import acp_child, spawn_acp
 
 EDIT_SCRIPT = [
     {
@@ -255,17 +255,7 @@ async def test_resume_attaches_without_replay(fake_daemon, workspace: Path) -> N
 
 async def test_bad_input_gets_typed_errors(fake_daemon, workspace: Path) -> None:
     d, _ = fake_daemon([])
-    proc = await asyncio.create_subprocess_exec(
-        sys.executable,
-        "-m",
-        "ggd.daemon",
-        "--acp",
-        stdin=asyncio.subprocess.PIPE,
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.PIPE,
-        env=d.env,
-        cwd=str(workspace),
-    )
+    proc = await spawn_acp(d.env, workspace, stderr=True)
     assert proc.stdin is not None and proc.stdout is not None
     lines = [
         b"not json\n",
