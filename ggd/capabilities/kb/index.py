@@ -17,7 +17,8 @@ from typing import TYPE_CHECKING, Any
 
 from .chunk import Chunk, chunk_text
 from .embed import Embedder
-from .store import KbError, KbNotFound, ModelMismatch, Store, check_name, kb_root
+from .names import kb_root
+from .store import KbError, KbNotFound, ModelMismatch, Store, check_name
 from .walk import Skipped, is_binary, walk
 
 if TYPE_CHECKING:

@@ -39,7 +39,7 @@ class KbProvider(ToolProvider):
 
     def available(self, scope: ScopeContext) -> str | None:
         """Absent until some folder is indexed (a tool with nothing to search only misleads)."""
-        from .store import list_names
+        from .names import list_names
 
         return None if list_names(self.home) else "no knowledge base indexed yet"
 

@@ -13,7 +13,8 @@ from . import search as S
 from .config import KbConfig
 from .embed import Embedder, EmbedError, choose
 from .index import IndexSummary, Progress, index_folder, remove_base
-from .store import KbError, KbInfo, KbNotFound, ModelMismatch, Store, default_name, list_names
+from .names import list_names
+from .store import KbError, KbInfo, KbNotFound, ModelMismatch, Store, default_name
 
 
 def to_gg(exc: Exception) -> E.GgError:

@@ -14,7 +14,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
+from .names import NAME_RE, kb_root
+
 SCHEMA_VERSION = "1"
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -41,11 +42,6 @@ class KbNotFound(KbError):
 
 class ModelMismatch(KbError):
     """The index was built with another embedding model or dimension."""
-
-
-def kb_root(home: Path) -> Path:
-    """GG_HOME/kb."""
-    return home / "kb"
 
 
 def check_name(name: str) -> str:
@@ -165,13 +161,3 @@ class Store:
             dim=self.dim,
             updated=self.meta("updated"),
         )
-
-
-def list_names(home: Path) -> list[str]:
-    """Names of the bases that have an index."""
-    root = kb_root(home)
-    if not root.is_dir():
-        return []
-    return sorted(
-        p.name for p in root.iterdir() if NAME_RE.match(p.name) and (p / "index.sqlite").is_file()
-    )
