@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import gc
 import logging
 import sys
@@ -92,6 +93,11 @@ def _import_app() -> None:
             # import anyway, here with the collector off and their generated code cached: the
             # gg/* handlers and editor commands (bind) and httpx's transport (the first client).
             import httpcore  # noqa: F401
+
+            # httpcore's first connection under asyncio imports anyio's asyncio backend
+            # (dataclasses and namedtuples): here, with their code cached and the collector off.
+            with contextlib.suppress(ImportError):
+                import anyio._backends._asyncio  # noqa: F401
 
             from ggd.rpc import handlers  # noqa: F401
             from ggd.rpc.editor import commands  # noqa: F401

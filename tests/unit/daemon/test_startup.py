@@ -17,6 +17,7 @@ print(json.dumps({
     "gc_enabled": gc.isenabled(),
     "frozen": gc.get_freeze_count(),
     "app": "ggd.daemon.app" in sys.modules,
+    "anyio_backend": "anyio._backends._asyncio" in sys.modules,
     "lazy": sorted({m.split(".")[0] for m in sys.modules} & {"websockets", "psutil", "apscheduler", "click", "portalocker"}),
     "capability_rows": sorted(
         m for m in sys.modules
@@ -49,6 +50,18 @@ def test_libraries_no_first_request_needs_stay_unimported(tmp_path: Path) -> Non
     out = subprocess.run([sys.executable, "-c", PROBE], capture_output=True, text=True, env=env)
     assert out.returncode == 0, out.stderr
     assert json.loads(out.stdout)["lazy"] == []
+
+
+def test_what_the_first_model_request_imports_comes_in_the_start_up_window(
+    tmp_path: Path,
+) -> None:
+    # httpcore's first connection imports anyio's asyncio backend; inside the window its
+    # generated code comes from the cache and the collector is off.
+    env = {k: v for k, v in os.environ.items() if k != "GG_CODE_CACHE_DIR"}
+    env["GG_HOME"] = str(tmp_path)
+    out = subprocess.run([sys.executable, "-c", PROBE], capture_output=True, text=True, env=env)
+    assert out.returncode == 0, out.stderr
+    assert json.loads(out.stdout)["anyio_backend"]
 
 
 def test_capability_rows_and_handlers_wait_for_their_first_call(tmp_path: Path) -> None:
