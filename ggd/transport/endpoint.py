@@ -35,13 +35,19 @@ def prepare() -> None:
     """Build the shared converter and the initialize hooks now, inside the start-up window.
 
     Called while ggd imports (collector off, generated code cached): cattrs writes the
-    (un)structure functions of InitializeParams and InitializeResult there instead of on the
-    first client's initialize.
+    (un)structure functions of the handshake's messages there instead of on the first client's
+    initialize: pygls structures the whole request (not only its params) and unstructures the
+    whole typed response (~7 ms on a first connection when they were built there).
     """
     from lsprotocol import types as lsp
 
     conv = _shared_converter()
-    conv.get_structure_hook(lsp.InitializeParams)
+    conv.get_structure_hook(lsp.InitializeRequest)
+    # Optional members are resolved at their first value: those every gg client sends.
+    conv.get_structure_hook(lsp.ClientInfo)
+    conv.get_structure_hook(lsp.WorkspaceFolder)
+    conv.get_structure_hook(lsp.InitializedNotification)
+    conv.get_unstructure_hook(lsp.InitializeResponse)
     conv.get_unstructure_hook(lsp.InitializeResult)
 
 
