@@ -24,7 +24,8 @@ class KbConfig(BaseModel):
     """`kb: {embeddings: {...}, localModel: "auto"|"off"}`."""
 
     model_config = ConfigDict(extra="forbid", defer_build=True)
-    embeddings: EmbeddingsConfig = Field(default_factory=EmbeddingsConfig)
+    # model_construct: the defaults need no validation, so they never build the validator.
+    embeddings: EmbeddingsConfig = Field(default_factory=EmbeddingsConfig.model_construct)
     localModel: Literal["auto", "off"] = "auto"
 
 

@@ -24,9 +24,9 @@ class MediaConfig(BaseModel):
     """`media: {image: {...}, tts: {...}, stt: {...}}`."""
 
     model_config = ConfigDict(extra="forbid", defer_build=True)
-    image: EndpointConfig = Field(default_factory=EndpointConfig)
-    tts: EndpointConfig = Field(default_factory=EndpointConfig)
-    stt: EndpointConfig = Field(default_factory=EndpointConfig)
+    image: EndpointConfig = Field(default_factory=EndpointConfig.model_construct)
+    tts: EndpointConfig = Field(default_factory=EndpointConfig.model_construct)
+    stt: EndpointConfig = Field(default_factory=EndpointConfig.model_construct)
 
 
 @dataclass(frozen=True)

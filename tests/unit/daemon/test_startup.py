@@ -72,3 +72,35 @@ def test_capability_rows_and_handlers_wait_for_their_first_call(tmp_path: Path) 
     out = subprocess.run([sys.executable, "-c", PROBE], capture_output=True, text=True, env=env)
     assert out.returncode == 0, out.stderr
     assert json.loads(out.stdout)["capability_rows"] == []
+
+
+CONFIG_PROBE = """
+import json, sys
+from pathlib import Path
+import pydantic
+from pydantic._internal._mock_val_ser import MockValSer
+from ggd.daemon.catalog import builtin
+from ggd.daemon.compose import config_sections
+from ggd.daemon.config import load_config
+load_config(Path(sys.argv[1]) / "config.json", config_sections(builtin()))
+built = []
+todo = list(pydantic.BaseModel.__subclasses__())
+while todo:
+    cls = todo.pop()
+    todo.extend(cls.__subclasses__())
+    if cls.__module__.startswith("ggd.capabilities.") and not isinstance(
+        cls.__dict__.get("__pydantic_validator__"), MockValSer
+    ):
+        built.append(cls.__qualname__)
+print(json.dumps(sorted(built)))
+"""
+
+
+def test_without_a_config_file_no_capability_validator_is_built(tmp_path: Path) -> None:
+    # Absent sections are constructed defaults, nested ones too (kb.embeddings, media.image...):
+    # building their validators only to fill in defaults was part of every start.
+    out = subprocess.run(
+        [sys.executable, "-c", CONFIG_PROBE, str(tmp_path)], capture_output=True, text=True
+    )
+    assert out.returncode == 0, out.stderr
+    assert json.loads(out.stdout) == []
