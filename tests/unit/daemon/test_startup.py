@@ -7,6 +7,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 PROBE = """
 import gc, json, sys
@@ -27,14 +28,20 @@ print(json.dumps({
 """
 
 
+def _probe(home: Path) -> dict[str, Any]:
+    """What PROBE reports after a fresh interpreter's import phase, GG_HOME = home."""
+    env = {k: v for k, v in os.environ.items() if k != "GG_CODE_CACHE_DIR"}
+    env["GG_HOME"] = str(home)
+    out = subprocess.run([sys.executable, "-c", PROBE], capture_output=True, text=True, env=env)
+    assert out.returncode == 0, out.stderr
+    facts: dict[str, Any] = json.loads(out.stdout)
+    return facts
+
+
 def test_the_import_phase_reenables_the_collector_and_freezes_what_it_made(
     tmp_path: Path,
 ) -> None:
-    env = {k: v for k, v in os.environ.items() if k != "GG_CODE_CACHE_DIR"}
-    env["GG_HOME"] = str(tmp_path)
-    out = subprocess.run([sys.executable, "-c", PROBE], capture_output=True, text=True, env=env)
-    assert out.returncode == 0, out.stderr
-    facts = json.loads(out.stdout)
+    facts = _probe(tmp_path)
     assert facts["app"] and facts["gc_enabled"]
     # Start-up objects sit in the permanent generation: later full collections skip them.
     assert facts["frozen"] > 100_000
@@ -45,11 +52,7 @@ def test_libraries_no_first_request_needs_stay_unimported(tmp_path: Path) -> Non
     # websockets (only --ws serves it), psutil and APScheduler (a computer or scheduler tool
     # imports them when it runs), httpx's command line (click): ~30 ms of every start; and
     # portalocker (~10-20 ms: importlib.metadata, its redis shim), taken only for a lock.
-    env = {k: v for k, v in os.environ.items() if k != "GG_CODE_CACHE_DIR"}
-    env["GG_HOME"] = str(tmp_path)
-    out = subprocess.run([sys.executable, "-c", PROBE], capture_output=True, text=True, env=env)
-    assert out.returncode == 0, out.stderr
-    assert json.loads(out.stdout)["lazy"] == []
+    assert _probe(tmp_path)["lazy"] == []
 
 
 def test_what_the_first_model_request_imports_comes_in_the_start_up_window(
@@ -57,21 +60,13 @@ def test_what_the_first_model_request_imports_comes_in_the_start_up_window(
 ) -> None:
     # httpcore's first connection imports anyio's asyncio backend; inside the window its
     # generated code comes from the cache and the collector is off.
-    env = {k: v for k, v in os.environ.items() if k != "GG_CODE_CACHE_DIR"}
-    env["GG_HOME"] = str(tmp_path)
-    out = subprocess.run([sys.executable, "-c", PROBE], capture_output=True, text=True, env=env)
-    assert out.returncode == 0, out.stderr
-    assert json.loads(out.stdout)["anyio_backend"]
+    assert _probe(tmp_path)["anyio_backend"]
 
 
 def test_capability_rows_and_handlers_wait_for_their_first_call(tmp_path: Path) -> None:
     # Their pydantic models and what the handlers call were ~30 ms of every start; the catalog
     # knows each capability's request names and binds them without importing the modules.
-    env = {k: v for k, v in os.environ.items() if k != "GG_CODE_CACHE_DIR"}
-    env["GG_HOME"] = str(tmp_path)
-    out = subprocess.run([sys.executable, "-c", PROBE], capture_output=True, text=True, env=env)
-    assert out.returncode == 0, out.stderr
-    assert json.loads(out.stdout)["capability_rows"] == []
+    assert _probe(tmp_path)["capability_rows"] == []
 
 
 CONFIG_PROBE = """
