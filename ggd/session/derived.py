@@ -1,0 +1,151 @@
+"""Derived files beside a session's JSONL: bytes built from it, served only while it is unchanged.
+
+A derived file is a cache, never a source of truth. Its header records the JSONL it was built
+from (device, inode, size, mtime in ns, last bytes) and its payload's length and CRC-32; it is
+used only when all of them still match, and anything else (stale, torn, foreign, another
+format, unreadable) reads as "no cache" so the caller builds again. Deleting one is always safe.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import os
+import struct
+import zlib
+from dataclasses import dataclass
+from pathlib import Path
+
+from . import journal
+
+__all__ = ["DerivedKind", "Stamp", "stamp_of"]
+
+log = logging.getLogger("ggd.session")
+
+# Format of the header, bumped on any layout change: an older file is then ignored and rebuilt.
+_MAGIC = b"GGDRV\x00\x01\n"
+# magic, dev, ino, size, mtime_ns, payload length, crc32, tail length, tail, key length
+_HEAD = struct.Struct("<8sQQQqQIB32sH")
+
+
+@dataclass(frozen=True, slots=True)
+class Stamp:
+    """The identity of a JSONL as a derived file records it."""
+
+    dev: int
+    ino: int
+    size: int
+    mtime_ns: int
+    tail: bytes
+
+
+def stamp_of(path: Path, tail: bytes) -> Stamp | None:
+    """The JSONL's stamp if its last bytes are `tail` (what the caller's view ends with), else None."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+    except OSError:
+        return None
+    try:
+        st = os.fstat(fd)
+        start = max(0, st.st_size - journal.TAIL_BYTES)
+        if os.pread(fd, st.st_size - start, start) != tail:
+            return None
+        return Stamp(st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, tail)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+
+
+class DerivedKind:
+    """One kind of derived file: `<session id><suffix>`, its payload format named by `key`.
+
+    `key` is the builder's own format name and version (b"snapshot/1"): a file another
+    builder (or another version of it) wrote is foreign and rebuilt.
+    """
+
+    def __init__(self, suffix: str, key: bytes) -> None:
+        if not suffix.startswith(".") or suffix == ".jsonl" or len(key) > 255:
+            raise ValueError("a derived suffix starts with a dot and is not .jsonl; key <= 255 B")
+        self.suffix = suffix
+        self.key = key
+
+    def path_for(self, jsonl: Path) -> Path:
+        """Where the derived file of a session's JSONL lives (same 0700 directory)."""
+        return jsonl.with_name(jsonl.stem + self.suffix)
+
+    def _header(self, fd: int) -> tuple[Stamp, int, int] | None:
+        raw = os.pread(fd, _HEAD.size + len(self.key), 0)
+        if len(raw) != _HEAD.size + len(self.key):
+            return None
+        magic, dev, ino, size, mtime, length, crc, tail_len, tail, key_len = _HEAD.unpack_from(raw)
+        if magic != _MAGIC or key_len != len(self.key) or raw[_HEAD.size :] != self.key:
+            return None
+        if tail_len > journal.TAIL_BYTES:
+            return None
+        return Stamp(dev, ino, size, mtime, tail[:tail_len]), length, crc
+
+    def matches(self, jsonl: Path, stamp: Stamp) -> bool:
+        """Whether a derived file built from exactly this JSONL state exists (payload unread)."""
+        try:
+            fd = os.open(self.path_for(jsonl), os.O_RDONLY | os.O_CLOEXEC)
+        except OSError:
+            return False
+        try:
+            head = self._header(fd)
+            return head is not None and head[0] == stamp
+        except OSError:
+            return False
+        finally:
+            os.close(fd)
+
+    def load(self, jsonl: Path, stamp: Stamp) -> bytes | None:
+        """The payload built from this JSONL state, or None (missing, stale, torn, foreign)."""
+        try:
+            fd = os.open(self.path_for(jsonl), os.O_RDONLY | os.O_CLOEXEC)
+        except OSError:
+            return None
+        try:
+            head = self._header(fd)
+            if head is None or head[0] != stamp:
+                return None
+            _, length, crc = head
+            start = _HEAD.size + len(self.key)
+            if os.fstat(fd).st_size != start + length:
+                return None
+            payload = os.pread(fd, length, start)
+        except OSError:
+            return None
+        finally:
+            os.close(fd)
+        if len(payload) != length or zlib.crc32(payload) != crc:
+            return None
+        return payload
+
+    def store(self, jsonl: Path, stamp: Stamp, payload: bytes) -> None:
+        """Write the payload built from this JSONL state (atomic, 0600); failures only log.
+
+        The caller built payload from the view `stamp` describes; if the JSONL moved on since,
+        the file written here is simply stale and the next load ignores it.
+        """
+        head = _HEAD.pack(
+            _MAGIC,
+            stamp.dev,
+            stamp.ino,
+            stamp.size,
+            stamp.mtime_ns,
+            len(payload),
+            zlib.crc32(payload),
+            len(stamp.tail),
+            stamp.tail,
+            len(self.key),
+        )
+        try:
+            journal.write_atomic(self.path_for(jsonl), head + self.key, payload)
+        except OSError as exc:  # a full disk or a read-only directory: the cache is optional
+            log.info("derived file not written: %s", exc.strerror or type(exc).__name__)
+
+    def discard(self, jsonl: Path) -> None:
+        """Delete the derived file of a session, if any."""
+        with contextlib.suppress(OSError):
+            os.unlink(self.path_for(jsonl))
