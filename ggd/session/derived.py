@@ -75,18 +75,24 @@ class DerivedKind:
         return jsonl.with_name(jsonl.stem + self.suffix)
 
     def _header(self, fd: int) -> tuple[Stamp, int, int] | None:
-        raw = os.pread(fd, _HEAD.size + len(self.key), 0)
-        if len(raw) != _HEAD.size + len(self.key):
+        """(stamp, payload length, crc) of a well-formed header whose file has that length."""
+        start = _HEAD.size + len(self.key)
+        raw = os.pread(fd, start, 0)
+        if len(raw) != start:
             return None
         magic, dev, ino, size, mtime, length, crc, tail_len, tail, key_len = _HEAD.unpack_from(raw)
         if magic != _MAGIC or key_len != len(self.key) or raw[_HEAD.size :] != self.key:
             return None
-        if tail_len > journal.TAIL_BYTES:
-            return None
+        if tail_len > journal.TAIL_BYTES or os.fstat(fd).st_size != start + length:
+            return None  # torn (or grown): not the file store() wrote
         return Stamp(dev, ino, size, mtime, tail[:tail_len]), length, crc
 
     def matches(self, jsonl: Path, stamp: Stamp) -> bool:
-        """Whether a derived file built from exactly this JSONL state exists (payload unread)."""
+        """Whether a derived file built from exactly this JSONL state exists.
+
+        Its payload's checksum is not read here: load() checks it (and a caller that finds it
+        bad builds from the entries instead).
+        """
         try:
             fd = os.open(self.path_for(jsonl), os.O_RDONLY | os.O_CLOEXEC)
         except OSError:
@@ -110,10 +116,7 @@ class DerivedKind:
             if head is None or head[0] != stamp:
                 return None
             _, length, crc = head
-            start = _HEAD.size + len(self.key)
-            if os.fstat(fd).st_size != start + length:
-                return None
-            payload = os.pread(fd, length, start)
+            payload = os.pread(fd, length, _HEAD.size + len(self.key))
         except OSError:
             return None
         finally:
