@@ -26,6 +26,9 @@ log = logging.getLogger("ggd.session")
 _MAGIC = b"GGDRV\x00\x01\n"
 # magic, dev, ino, size, mtime_ns, payload length, crc32, tail length, tail, key length
 _HEAD = struct.Struct("<8sQQQqQIB32sH")
+# The derived file's own (st_dev, st_ino, st_size, st_mtime_ns) and the CRC its header names.
+_Seen = tuple[int, int, int, int, int]
+_VERIFIED_MAX = 256
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,13 +72,15 @@ class DerivedKind:
             raise ValueError("a derived suffix starts with a dot and is not .jsonl; key <= 255 B")
         self.suffix = suffix
         self.key = key
+        # Files whose payload CRC this process already checked (a bounded set of ints each).
+        self._verified: dict[_Seen, None] = {}
 
     def path_for(self, jsonl: Path) -> Path:
         """Where the derived file of a session's JSONL lives (same 0700 directory)."""
         return jsonl.with_name(jsonl.stem + self.suffix)
 
-    def _header(self, fd: int) -> tuple[Stamp, int, int] | None:
-        """(stamp, payload length, crc) of a well-formed header whose file has that length."""
+    def _header(self, fd: int) -> tuple[Stamp, int, int, _Seen] | None:
+        """(stamp, payload length, crc, file identity) of a well-formed header of a whole file."""
         start = _HEAD.size + len(self.key)
         raw = os.pread(fd, start, 0)
         if len(raw) != start:
@@ -83,9 +88,11 @@ class DerivedKind:
         magic, dev, ino, size, mtime, length, crc, tail_len, tail, key_len = _HEAD.unpack_from(raw)
         if magic != _MAGIC or key_len != len(self.key) or raw[_HEAD.size :] != self.key:
             return None
-        if tail_len > journal.TAIL_BYTES or os.fstat(fd).st_size != start + length:
+        st = os.fstat(fd)
+        if tail_len > journal.TAIL_BYTES or st.st_size != start + length:
             return None  # torn (or grown): not the file store() wrote
-        return Stamp(dev, ino, size, mtime, tail[:tail_len]), length, crc
+        seen = (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, crc)
+        return Stamp(dev, ino, size, mtime, tail[:tail_len]), length, crc, seen
 
     def matches(self, jsonl: Path, stamp: Stamp) -> bool:
         """Whether a derived file built from exactly this JSONL state exists.
@@ -115,14 +122,22 @@ class DerivedKind:
             head = self._header(fd)
             if head is None or head[0] != stamp:
                 return None
-            _, length, crc = head
+            _, length, crc, seen = head
             payload = os.pread(fd, length, _HEAD.size + len(self.key))
         except OSError:
             return None
         finally:
             os.close(fd)
-        if len(payload) != length or zlib.crc32(payload) != crc:
+        if len(payload) != length:
             return None
+        if seen not in self._verified:
+            # A torn or damaged copy shows at its first read; the same file (same inode, size
+            # and mtime: never rewritten in place, only replaced) is not summed again.
+            if zlib.crc32(payload) != crc:
+                return None
+            if len(self._verified) >= _VERIFIED_MAX:
+                self._verified.clear()
+            self._verified[seen] = None
         return payload
 
     def store(self, jsonl: Path, stamp: Stamp, payload: bytes) -> None:

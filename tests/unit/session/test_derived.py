@@ -206,3 +206,26 @@ def test_an_unwritable_directory_only_skips_the_cache(
     finally:
         os.chmod(repo.root, 0o700)
     assert not (repo.root / f"{sf.id}.snap").exists()
+
+
+def test_a_file_damaged_after_it_was_read_and_checked_is_still_refused(
+    repo: SessionRepository,
+) -> None:
+    sf = _session(repo)
+    sf.derived(KIND, Builder())
+    again = repo.open(sf.id, defer=KIND)
+    assert again.derived(KIND, Builder()) == _expected(sf)  # read and its CRC checked once
+    path = repo.root / f"{sf.id}.snap"
+    blob = path.read_bytes()
+    damaged = blob[:-1] + bytes([blob[-1] ^ 0x01])
+    path.write_bytes(damaged)  # in place: a new mtime
+    build = Builder()
+    assert repo.open(sf.id, defer=KIND).derived(KIND, build) == _expected(sf)
+    assert build.calls == 1
+    tmp = path.with_name("x.tmp")
+    tmp.write_bytes(damaged)
+    st = path.stat()
+    os.utime(tmp, ns=(st.st_atime_ns, st.st_mtime_ns))
+    os.replace(tmp, path)  # replaced by a copy with the same size and mtime: a new inode
+    assert repo.open(sf.id, defer=KIND).derived(KIND, build) == _expected(sf)
+    assert build.calls == 2
