@@ -75,7 +75,7 @@ async def session_action(ctx: CallContext, params: SessionActionParams) -> Snaps
 @handler(M.SESSION_SUBSCRIBE)
 async def session_subscribe(ctx: CallContext, params: SessionIdParams) -> EmptyResult:
     """Deliver gg/session.event for a session to this connection."""
-    await _service(ctx, params.session_id)
+    await _service(ctx, params.session_id, load=False)  # only checks it exists and is ours
     ctx.app.runtime.bus.subscribe(params.session_id, ctx.conn)
     ctx.conn.session_subs.add(params.session_id)
     return EmptyResult()
