@@ -60,6 +60,19 @@ def stamp_of(path: Path, tail: bytes) -> Stamp | None:
         os.close(fd)
 
 
+def _sweep(path: Path) -> None:
+    """Delete temporary copies of path a killed writer left behind (they can be tens of MB).
+
+    A concurrent writer's copy may go too: its rename then fails and it only logs.
+    """
+    prefix = f".{path.name}."
+    with contextlib.suppress(OSError):
+        for name in os.listdir(path.parent):
+            if name.startswith(prefix) and name.endswith(".tmp"):
+                with contextlib.suppress(OSError):
+                    os.unlink(path.parent / name)
+
+
 class DerivedKind:
     """One kind of derived file: `<session id><suffix>`, its payload format named by `key`.
 
@@ -158,8 +171,10 @@ class DerivedKind:
             stamp.tail,
             len(self.key),
         )
+        path = self.path_for(jsonl)
+        _sweep(path)
         try:
-            journal.write_atomic(self.path_for(jsonl), head + self.key, payload)
+            journal.write_atomic(path, head + self.key, payload)
         except OSError as exc:  # a full disk or a read-only directory: the cache is optional
             log.info("derived file not written: %s", exc.strerror or type(exc).__name__)
 

@@ -229,3 +229,17 @@ def test_a_file_damaged_after_it_was_read_and_checked_is_still_refused(
     os.replace(tmp, path)  # replaced by a copy with the same size and mtime: a new inode
     assert repo.open(sf.id, defer=KIND).derived(KIND, build) == _expected(sf)
     assert build.calls == 2
+
+
+def test_a_copy_left_by_a_killed_writer_is_swept_on_the_next_write(
+    repo: SessionRepository,
+) -> None:
+    sf = _session(repo)
+    stray = repo.root / f".{sf.id}.snap.deadbeef.tmp"
+    stray.write_bytes(b"x" * 1000)  # what a SIGKILL between write and rename leaves
+    other = repo.root / ".index.json.cafe0000.tmp"
+    other.write_bytes(b"{}")
+    sf.derived(KIND, Builder())
+    assert not stray.exists()
+    assert other.exists()  # only this file's own copies
+    assert (repo.root / f"{sf.id}.snap").exists()
