@@ -12,6 +12,7 @@ import pytest
 
 from ggd.app.manager import Manager
 from ggd.app.service import Service
+from ggd.app.snapshot import plain
 from ggd.app.snapshot_file import SNAPSHOT
 from ggd.app.workspaces import Workspace, WorkspaceRegistry
 from ggd.protocol import SessionUpdate, Snapshot
@@ -215,3 +216,17 @@ def test_a_corrupt_payload_is_rebuilt_not_served(tmp_path: Path, cls: type[Snaps
     blob[-5] ^= 0x20  # one flipped bit inside the tree JSON
     snap.write_bytes(bytes(blob))
     assert _served(repo, sid, cls) == _reference(repo, sid, cls)
+
+
+def test_a_top_level_value_msgspec_refuses_gets_the_parts_decoded(tmp_path: Path) -> None:
+    # A workspace folder whose name is not UTF-8 reaches Python as a lone surrogate: the
+    # answer then goes out through pygls' json.dumps, which gets the raw parts decoded.
+    repo = SessionRepository(tmp_path)
+    sid = _corpus(repo)
+    _served(repo, sid)  # the file is current
+    ws = Workspace("w1", "bad \udcff name", Path("."))
+    got = Service(repo.open(sid, defer=SNAPSHOT), ws).cached_view(Snapshot)
+    assert isinstance(got.data["messages"], msgspec.Raw)
+    assert _encode_response(1, got.data) is None
+    ref = Service(repo.open(sid), ws).snapshot_view(Snapshot).data
+    assert json.dumps({"result": plain(got.data)}) == json.dumps({"result": ref})
