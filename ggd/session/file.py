@@ -131,17 +131,14 @@ class SessionFile:
         """
         fp = self._fp
         stamp = stamp_of(self._path, fp.tail)
-        fresh = stamp is not None and (stamp.dev, stamp.ino, stamp.size) == (
-            fp.dev,
-            fp.ino,
-            fp.size,
-        )
-        if fresh and stamp is not None:
+        if stamp is not None and (stamp.dev, stamp.ino, stamp.size) != (fp.dev, fp.ino, fp.size):
+            stamp = None  # the disk is not this view (another writer appended): never stored
+        if stamp is not None:
             payload = kind.load(self._path, stamp)
             if payload is not None:
                 return payload
         payload = build(self)
-        if payload is not None and fresh and stamp is not None:
+        if payload is not None and stamp is not None:
             kind.store(self._path, stamp, payload)
         return payload
 
