@@ -81,10 +81,18 @@ AIMS: dict[str, Aim] = {
     "cli: first request, --no-daemon.median_ms": Aim("<=", 500, "ms"),
     "cli: first request, daemon running.p90_ms": Aim("<=", 150, "ms"),
     "cli: first delta, daemon running.median_ms": Aim("<=", 80, "ms", "the CLI bench's own aim"),
-    # 2. session store (perf-store's bench)
-    "session_store: open[10000 linear].open_snapshot_ms": Aim("<=", 5, "ms"),
-    "session_store: open[100000 linear].open_snapshot_ms": Aim("<=", 60, "ms"),
+    # 2. session store: open + snapshot as gg/session.open's answer bytes, from the derived
+    # snapshot file (a hit); open_snapshot_ms (Python objects) and its floor stay as information
+    "session_store: open[10000 linear].open_wire_hit_ms": Aim(
+        "<=", 5, "ms", "open + wire snapshot from the derived file"
+    ),
+    "session_store: open[100000 linear].open_wire_hit_ms": Aim(
+        "<=", 60, "ms", "open + wire snapshot from the derived file"
+    ),
     "session_store: open[10000 linear].idle_memory_mb": Aim("<=", 1, "MB", "per idle open session"),
+    "session_store: open[10000 linear].wire_idle_memory_mb": Aim(
+        "<=", 1, "MB", "after an open from the derived file"
+    ),
     # 3. event fan-out
     "run_events: scenarios[1 subs].per_subscriber_events_per_s.min": Aim(">=", 100_000, "ev/s"),
     "run_events: scenarios[10 subs].per_subscriber_events_per_s.min": Aim(">=", 50_000, "ev/s"),

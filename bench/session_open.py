@@ -2,9 +2,13 @@
 
 Run: .venv/bin/python bench/session_open.py [--sizes 10000,100000] [--json]
 A session of N linear entries is written into a fresh GG_HOME before ggd starts. `cold` is the
-first open (the daemon reads the file in a worker thread, then builds the snapshot); `warm` is
-the median of later opens (entries in memory: snapshot + encoding + the socket). The client
-only reads the framed bytes; it never parses them, so its own JSON cost is not counted.
+first open: with no snapshot file, the daemon decodes the entries, builds the answer and writes
+the derived snapshot file (ggd.app.snapshot_file); `_with_file` figures come from a second
+daemon started with that file beside the session (a restart), whose first open reads it without
+decoding the entries. `warm` is the median of later opens (the file is current: read, checked,
+spliced, sent). The ping figures are a second client's cheap request (gg/session.list) while
+opens run: how long the daemon's event loop is held by an answer. The client only reads the
+framed bytes; it never parses them, so its own JSON cost is not counted.
 """
 
 from __future__ import annotations
@@ -59,18 +63,37 @@ class _Raw:
         await self.writer.drain()
 
 
-async def _measure(socket: str, ws: Path, sid: str, pid: int) -> dict[str, Any]:
+async def _connect(socket: str, ws: Path) -> _Raw:
     reader, writer = await asyncio.open_unix_connection(socket, limit=2**26)
     c = _Raw(reader, writer)
+    init = {"processId": None, "capabilities": {}, "rootUri": ws.resolve().as_uri()}
+    await c.call("initialize", init)
+    await c.notify("initialized")
+    return c
+
+
+async def _pings(c: _Raw, stop: asyncio.Event, out: list[float]) -> None:
+    """Round trips of a cheap request (gg/session.list of one session) until stop is set."""
+    while not stop.is_set():
+        t0 = time.perf_counter()
+        await c.call("gg/session.list", {})
+        out.append((time.perf_counter() - t0) * 1000)
+
+
+async def _measure(socket: str, ws: Path, sid: str, pid: int) -> dict[str, Any]:
+    c = await _connect(socket, ws)
+    probe = await _connect(socket, ws)
     try:
-        init = {"processId": None, "capabilities": {}, "rootUri": ws.resolve().as_uri()}
-        await c.call("initialize", init)
-        await c.notify("initialized")
         t0 = time.perf_counter()
         body = await c.call("gg/session.open", {"sessionId": sid})
         cold = (time.perf_counter() - t0) * 1000
         if b'"error"' in body[:60]:
             raise RuntimeError(body[:300].decode(errors="replace"))
+        idle: list[float] = []
+        for _ in range(20):
+            t0 = time.perf_counter()
+            await probe.call("gg/session.list", {})
+            idle.append((time.perf_counter() - t0) * 1000)
         warm: list[float] = []
         cpu0 = cpu_seconds(pid)
         for _ in range(WARM_RUNS):
@@ -78,27 +101,66 @@ async def _measure(socket: str, ws: Path, sid: str, pid: int) -> dict[str, Any]:
             await c.call("gg/session.open", {"sessionId": sid})
             warm.append((time.perf_counter() - t0) * 1000)
         cpu = (cpu_seconds(pid) - cpu0) * 1000 / WARM_RUNS
+        # The loop block: a second client's cheap request waits behind whatever the daemon's
+        # event loop does for an open (encoding, copying, writing the answer).
+        stop, during = asyncio.Event(), []
+        task = asyncio.create_task(_pings(probe, stop, during))
+        for _ in range(5):
+            await c.call("gg/session.open", {"sessionId": sid})
+        stop.set()
+        await task
         return {
             "cold_ms": cold,
             "warm_ms": statistics.median(warm),
             "warm_daemon_cpu_ms": cpu,
             "response_mb": len(body) / 1e6,
+            "ping_idle_median_ms": statistics.median(idle),
+            "ping_during_opens_max_ms": max(during),
         }
     finally:
-        writer.close()
+        c.writer.close()
+        probe.writer.close()
 
 
 def bench_session_open(entries: int) -> dict[str, Any]:
-    """cold/warm ms of gg/session.open of an `entries`-entry linear session via a real ggd."""
+    """gg/session.open of an `entries`-entry linear session via a real ggd, in two daemons.
+
+    First with no snapshot file (cold = decode + build + write the file), then in a daemon
+    started with the file beside the session (a restart, or a session the daemon ran last):
+    cold = the deferred open + the file. warm = later opens of each (the file is current).
+    """
+    row: dict[str, Any] = {"entries": entries}
     made: dict[str, str] = {}
+    for prebuilt in (False, True):
+        made.clear()
 
-    def setup(ws: Path) -> None:
-        repo = SessionRepository(ws.parent / "home" / "sessions")
-        made["sid"] = _write_session(repo, entries, False, workspace_id(ws))
+        def setup(ws: Path, prebuilt: bool = prebuilt) -> None:
+            repo = SessionRepository(ws.parent / "home" / "sessions")
+            made["sid"] = sid = _write_session(repo, entries, False, workspace_id(ws))
+            if prebuilt:
+                from ggd.app.snapshot_file import SNAPSHOT, payload
 
-    with bench_daemon([], setup=setup) as b:
-        row = asyncio.run(_measure(b.daemon.socket, b.workspace, made["sid"], b.pid))
-    return {"entries": entries, **row}
+                repo.open(sid).derived(SNAPSHOT, payload)
+
+        with bench_daemon([], setup=setup) as b:
+            got = asyncio.run(_measure(b.daemon.socket, b.workspace, made["sid"], b.pid))
+        if not prebuilt:
+            row.update(got)
+        else:
+            row.update({f"{k}_with_file": v for k, v in got.items() if k != "response_mb"})
+    return row
+
+
+def describe_open(r: dict[str, Any]) -> str:
+    """One line of figures of bench_session_open."""
+    return (
+        f"gg/session.open of {r['entries']} linear via ggd (request -> response bytes):"
+        f" cold {r['cold_ms']:.0f} ms (no snapshot file), {r['cold_ms_with_file']:.0f} ms"
+        f" (file present); warm {r['warm_ms']:.0f} / {r['warm_ms_with_file']:.0f} ms (daemon"
+        f" CPU {r['warm_daemon_cpu_ms']:.0f} ms); a second client's ping: idle"
+        f" {r['ping_idle_median_ms']:.1f} ms, max during opens {r['ping_during_opens_max_ms']:.0f}"
+        f" ms; response {r['response_mb']:.1f} MB"
+    )
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -113,12 +175,7 @@ def main(argv: list[str] | None = None) -> int:
         print(json.dumps(rows, indent=2))
         return 0
     for r in rows:
-        print(
-            f"gg/session.open of {r['entries']} linear via ggd (request -> response bytes):"
-            f" cold {r['cold_ms']:.0f} ms, warm {r['warm_ms']:.0f} ms (daemon CPU"
-            f" {r['warm_daemon_cpu_ms']:.0f} ms),"
-            f" response {r['response_mb']:.1f} MB"
-        )
+        print(describe_open(r))
     return 0
 
 

@@ -10,6 +10,7 @@ from ggd.protocol import errors as E
 from ggd.session import SessionFile, SessionFormatError, SessionNotFoundError, SessionRepository
 
 from .service import Service
+from .snapshot_file import SNAPSHOT
 from .workspaces import Workspace, WorkspaceRegistry
 
 DEFAULT_CAPACITY = 64
@@ -45,13 +46,18 @@ class Manager:
         """An already open service, without touching the disk."""
         return self._open.get(session_id)
 
-    async def get(self, session_id: str) -> Service:
-        """The open service for a session, opening it from disk if needed."""
+    async def get(self, session_id: str, *, load: bool = True) -> Service:
+        """The open service for a session, opening it from disk if needed.
+
+        load=False leaves a released (or deferred) session's entries on disk: for a caller
+        that only reads them in a worker thread (Service.view) or not at all.
+        """
         svc = self._open.get(session_id)
         if svc is not None:
             self._open.move_to_end(session_id)
             self._release_cold()
-            await svc.ensure_loaded()
+            if load:
+                await svc.ensure_loaded()
             return svc
         lock = self._opening.setdefault(session_id, asyncio.Lock())
         async with lock:
@@ -65,12 +71,14 @@ class Manager:
                     )
                 svc = self._put(Service(sf, ws))
         self._opening.pop(session_id, None)
-        await svc.ensure_loaded()
+        if load:
+            await svc.ensure_loaded()
         return svc
 
     async def _load(self, session_id: str) -> SessionFile:
         try:
-            return await asyncio.to_thread(self.repo.open, session_id)
+            # A session with a current snapshot file opens without decoding its entries.
+            return await asyncio.to_thread(self.repo.open, session_id, SNAPSHOT)
         except SessionNotFoundError:
             raise E.SessionNotFoundError(f"no session with id {session_id!r}") from None
         except SessionFormatError as exc:

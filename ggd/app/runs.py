@@ -44,6 +44,8 @@ class RunManager:
         self.finished: OrderedDict[str, Run] = OrderedDict()
         self.session_allows: dict[str, set[str]] = {}
         self.interactive = InteractiveApprover(lambda sid: self.session_allows.get(sid, set()))
+        # Snapshot files being refreshed after runs (awaited at close, so none is cut short).
+        self._warming: set[asyncio.Task[None]] = set()
 
     # -- queries ------------------------------------------------------------------------------
 
@@ -175,6 +177,12 @@ class RunManager:
                 ),
                 run.workspace_id,
             )
+            if svc.active_run_id is None and not self.runtime.closed:
+                # The run wrote to the session: refresh its snapshot file off the loop now, so
+                # the next gg/session.open (a client coming back to it) reads the file.
+                task = asyncio.get_running_loop().create_task(svc.warm(), name=f"warm {svc.id}")
+                self._warming.add(task)
+                task.add_done_callback(self._warming.discard)
 
     def cancel(self, run: Run) -> None:
         """Cancel a run: its task is cancelled, which kills running tools."""
@@ -212,6 +220,9 @@ class RunManager:
         if tasks:
             with contextlib.suppress(Exception):
                 await asyncio.wait(tasks, timeout=10)
+        if self._warming:
+            with contextlib.suppress(Exception):
+                await asyncio.wait(set(self._warming), timeout=10)
 
     # -- internals ----------------------------------------------------------------------------
 

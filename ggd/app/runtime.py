@@ -73,9 +73,9 @@ class Runtime:
 
     # -- sessions ----------------------------------------------------------------------------
 
-    async def service(self, session_id: str, ws: Workspace) -> Service:
-        """The open service of a session that belongs to `ws`."""
-        svc = await self.manager.get(session_id)
+    async def service(self, session_id: str, ws: Workspace, *, load: bool = True) -> Service:
+        """The open service of a session that belongs to `ws` (load: see Manager.get)."""
+        svc = await self.manager.get(session_id, load=load)
         if svc.workspace.id != ws.id:
             raise E.WorkspaceMismatchError(
                 "that session belongs to another workspace; connect with its workspace to open it"

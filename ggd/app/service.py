@@ -14,6 +14,7 @@ from ggd.session import SessionConflictError, SessionFile, SessionNotFoundError
 from ggd.session.codec import bulk_allocation
 
 from . import snapshot as wire_snapshot
+from . import snapshot_file
 from .naming import session_name
 from .snapshot import SnapshotView, message_dto, tree_item
 from .workspaces import Workspace
@@ -80,11 +81,15 @@ class Service:
             try:
                 await asyncio.to_thread(lambda: self.file.entries)
             except SessionConflictError:
-                log.info("released session changed on disk; re-read", extra={"session": self.id})
-                try:
-                    await asyncio.to_thread(self.file.reload)
-                except SessionNotFoundError:
-                    raise E.SessionNotFoundError(f"no session with id {self.id!r}") from None
+                await self._reread()
+
+    async def _reread(self) -> None:
+        """Re-read a released file that changed behind our back (caller holds the lock)."""
+        log.info("released session changed on disk; re-read", extra={"session": self.id})
+        try:
+            await asyncio.to_thread(self.file.reload)
+        except SessionNotFoundError:
+            raise E.SessionNotFoundError(f"no session with id {self.id!r}") from None
 
     async def write(self, fn: Callable[[SessionFile], T]) -> T:
         """Run a file mutation under the lock in a worker thread; a stale file -> session_conflict."""
@@ -103,12 +108,54 @@ class Service:
             return await asyncio.to_thread(fn, self.file)
 
     async def view(self) -> SnapshotView:
-        """The snapshot in wire form, built off the event loop."""
-        return await self.read(lambda _sf: self.snapshot_view(Snapshot))
+        """The snapshot in wire form, off the event loop (from the derived file when current)."""
+        return await self._cached(Snapshot)
 
     async def update_view(self, **extra: Any) -> SnapshotView:
-        """The SessionUpdate after a tree action (with draft/notice), built off the event loop."""
-        return await self.read(lambda _sf: self.snapshot_view(SessionUpdate, **extra))
+        """The SessionUpdate after a tree action (with draft/notice), off the event loop."""
+        return await self._cached(SessionUpdate, **extra)
+
+    async def _cached(self, cls: type[Snapshot], **extra: Any) -> SnapshotView:
+        # The entries need not be loaded: a hit never reads them, a miss loads them in the
+        # thread; a released file replaced behind our back is re-read as ensure_loaded does.
+        async with self.lock:
+            try:
+                return await asyncio.to_thread(self.cached_view, cls, **extra)
+            except SessionConflictError:
+                await self._reread()
+                return await asyncio.to_thread(self.cached_view, cls, **extra)
+
+    async def warm(self) -> None:
+        """Bring the derived snapshot file up to date (after a run), so the next open is a hit.
+
+        Best effort and off the loop: a session that cannot be snapshotted just has no file.
+        """
+        async with self.lock:
+            if self.closed or self.active_run_id is not None:
+                return
+            try:
+                await asyncio.to_thread(
+                    self.file.derived, snapshot_file.SNAPSHOT, snapshot_file.payload
+                )
+            except Exception:
+                log.debug("snapshot file not refreshed", extra={"session": self.id}, exc_info=True)
+
+    def cached_view(self, cls: type[Snapshot], **extra: Any) -> SnapshotView:
+        """snapshot_view(cls) with the messages and tree spliced from the derived file.
+
+        Byte for byte the same JSON once msgspec encodes it; the file is rebuilt from the
+        entries (and rewritten) when it does not match this view of the session.
+        """
+        sf = self.file
+        data = sf.derived(snapshot_file.SNAPSHOT, snapshot_file.payload)
+        if data is not None:
+            ws = WorkspaceRef(id=self.workspace.id, name=self.workspace.name)
+            view = snapshot_file.view_from(
+                data, cls, session_id=sf.id, active_run_id=self.active_run_id, workspace=ws, **extra
+            )
+            if view is not None:
+                return view
+        return self.snapshot_view(cls, **extra)
 
     def snapshot_view(self, cls: type[Snapshot], **extra: Any) -> SnapshotView:
         """The client view of this session straight in wire form: equal to snapshot(cls).wire()."""

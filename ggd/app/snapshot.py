@@ -15,6 +15,8 @@ from collections.abc import Callable, Container, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+import msgspec
+
 from ggd.protocol import Message, Snapshot, TreeItem, WireModel, WorkspaceRef
 from ggd.session import Entry
 from ggd.session.model import TreeNode
@@ -22,9 +24,12 @@ from ggd.session.projection import TREE_TEXT_CHARS, tree_text
 
 __all__ = [
     "SnapshotView",
+    "assemble",
     "build",
+    "lists",
     "message_dto",
     "message_wire",
+    "plain",
     "tree_item",
     "tree_rows",
     "tree_wire",
@@ -52,7 +57,11 @@ _MESSAGE_KEYS = frozenset(
 
 @dataclass(frozen=True, slots=True)
 class SnapshotView:
-    """A Snapshot (or SessionUpdate) already in wire form: what the rpc layer sends as is."""
+    """A Snapshot (or SessionUpdate) already in wire form: what the rpc layer sends as is.
+
+    `messages` and `tree` may be msgspec.Raw JSON spliced from the derived snapshot file
+    (ggd.app.snapshot_file): msgspec encodes it as is; wire() decodes it for other callers.
+    """
 
     data: dict[str, Any]
 
@@ -67,8 +76,15 @@ class SnapshotView:
         return str(self.data["name"])
 
     def wire(self) -> dict[str, Any]:
-        """The JSON-ready dict (camelCase keys, no None fields)."""
-        return self.data
+        """The JSON-ready dict (camelCase keys, no None fields), raw JSON parts decoded."""
+        return plain(self.data)
+
+
+def plain(data: dict[str, Any]) -> dict[str, Any]:
+    """data with its msgspec.Raw values decoded (for encoders other than msgspec)."""
+    if not any(type(v) is msgspec.Raw for v in data.values()):
+        return data
+    return {k: msgspec.json.decode(v) if type(v) is msgspec.Raw else v for k, v in data.items()}
 
 
 def message_dto(entry_id: str, data: dict[str, Any]) -> Message:
@@ -255,20 +271,12 @@ def tree_item(n: TreeNode) -> TreeItem:
     )
 
 
-def build(
-    cls: type[Snapshot],
-    *,
-    session_id: str,
-    name: str,
-    model: str,
+def lists(
     path: Sequence[Entry],
     tree: Sequence[dict[str, Any]] | None,
     nodes: Callable[[], Sequence[TreeNode]],
-    active_run_id: str | None,
-    workspace: WorkspaceRef,
-    **extra: Any,
-) -> SnapshotView:
-    """The wire dict of cls for an active path and tree, equal to the model path's wire().
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]], str | None]:
+    """(messages, tree rows, summary) of a snapshot in wire form, equal to the model path's.
 
     tree is tree_rows' result; when None, the TreeItem models judge nodes() (after the
     messages, so a bad session fails with the model path's first error).
@@ -284,6 +292,23 @@ def build(
         elif kind == "summary":
             summary = str(e.data.get("summary") or "")
     rows = list(tree) if tree is not None else tree_wire(nodes())
+    return messages, rows, summary
+
+
+def assemble(
+    cls: type[Snapshot],
+    *,
+    session_id: str,
+    name: str,
+    model: str,
+    summary: str | None,
+    messages: Any,
+    tree: Any,
+    active_run_id: str | None,
+    workspace: WorkspaceRef,
+    **extra: Any,
+) -> SnapshotView:
+    """The wire dict of cls around ready messages and tree (dict lists or msgspec.Raw JSON)."""
     # The few top-level fields go through the model (their validation, their order); the two
     # lists are put in their places afterwards.
     head: WireModel = cls(
@@ -297,5 +322,34 @@ def build(
         workspace=workspace,
         **extra,
     )
-    lists = {"messages": messages, "tree": rows}
-    return SnapshotView({k: lists.get(k, v) for k, v in head.wire().items()})
+    parts = {"messages": messages, "tree": tree}
+    return SnapshotView({k: parts.get(k, v) for k, v in head.wire().items()})
+
+
+def build(
+    cls: type[Snapshot],
+    *,
+    session_id: str,
+    name: str,
+    model: str,
+    path: Sequence[Entry],
+    tree: Sequence[dict[str, Any]] | None,
+    nodes: Callable[[], Sequence[TreeNode]],
+    active_run_id: str | None,
+    workspace: WorkspaceRef,
+    **extra: Any,
+) -> SnapshotView:
+    """The wire dict of cls for an active path and tree, equal to the model path's wire()."""
+    messages, rows, summary = lists(path, tree, nodes)
+    return assemble(
+        cls,
+        session_id=session_id,
+        name=name,
+        model=model,
+        summary=summary,
+        messages=messages,
+        tree=rows,
+        active_run_id=active_run_id,
+        workspace=workspace,
+        **extra,
+    )

@@ -16,6 +16,7 @@ from pygls.protocol import LanguageServerProtocol, lsp_method
 from pygls.protocol.json_rpc import JsonRPCNotification, JsonRPCRequestMessage
 
 from ggd.app import HandlerContext, SnapshotView
+from ggd.app.snapshot import plain
 from ggd.protocol import PROTOCOL_VERSION, MethodSpec
 from ggd.protocol import errors as E
 
@@ -114,8 +115,9 @@ class GgProtocol(LanguageServerProtocol):
             if body is not None:
                 self._write_body(body)
                 return
-            # msgspec refused a value (a lone surrogate, an object): pygls' dict path
-            self._send_data({"id": msg_id, "jsonrpc": "2.0", "result": result})
+            # msgspec refused a value (a lone surrogate, an object): pygls' dict path, with
+            # a snapshot's raw JSON parts decoded for it
+            self._send_data({"id": msg_id, "jsonrpc": "2.0", "result": plain(result)})
             return
         super()._send_response(msg_id, result, error)
 

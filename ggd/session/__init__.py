@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from .derived import DerivedKind
 from .errors import SessionConflictError, SessionError, SessionFormatError, SessionNotFoundError
 from .file import SessionFile
 from .model import LEAF, Entry, SessionHeader, SessionSummary, TreeNode
@@ -9,6 +10,7 @@ from .repository import SessionRepository
 
 __all__ = [
     "LEAF",
+    "DerivedKind",
     "Entry",
     "SessionConflictError",
     "SessionError",

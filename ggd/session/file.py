@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import logging
 import secrets
 from collections.abc import Callable, Iterable, Sequence
@@ -10,6 +11,7 @@ from typing import Any, Protocol, TypeVar
 
 from . import codec, journal, projection
 from .chain import Chain
+from .derived import DerivedKind, Stamp, stamp_of
 from .errors import SessionConflictError, SessionFormatError, SessionNotFoundError
 from .model import LEAF, Entry, SessionHeader, TreeNode, _Leaf
 
@@ -50,6 +52,7 @@ class SessionFile:
         clock: Clock,
         lease_timeout: float,
         creator: _Creator,
+        defer: DerivedKind | None = None,
     ) -> None:
         self._path = path
         self._lock_path = lock_path
@@ -60,7 +63,8 @@ class SessionFile:
         # the next read.
         self._view: _View | None = None
         self._active: list[Entry] | None = None
-        self.reload()
+        if defer is None or not self._open_deferred(defer):
+            self.reload()
 
     # -- loading -------------------------------------------------------------------------
 
@@ -89,6 +93,54 @@ class SessionFile:
         self._view = (parsed.entries, parsed.by_id, parsed.chain)
         self._active = None
         self._fp = journal.Fingerprint(dev, ino, parsed.valid_length, parsed.tail)
+
+    def _open_deferred(self, kind: DerivedKind) -> bool:
+        """Open without decoding the entries when a `kind` file built from this very file exists.
+
+        Such a file was built from a complete, valid view of exactly these bytes (its stamp
+        names the device, inode, size, mtime and last bytes), so there is no torn tail to
+        repair. The entries load on first use as after release(), from the first
+        fingerprint.size bytes: the conflict check keeps the identity taken here.
+        """
+        edges = journal.read_edges(self._path)
+        if edges is None:
+            return False
+        first, fp, mtime_ns = edges
+        if not kind.matches(self._path, Stamp(fp.dev, fp.ino, fp.size, mtime_ns, fp.tail)):
+            return False
+        try:
+            header = codec.header_from_json(json.loads(first))
+        except (ValueError, UnicodeDecodeError, SessionFormatError):
+            return False  # reload() words the error
+        if header.id != self._path.stem:
+            return False
+        self._header = header
+        self._view = None
+        self._active = None
+        self._fp = fp
+        return True
+
+    def derived(
+        self, kind: DerivedKind, build: Callable[[SessionFile], bytes | None]
+    ) -> bytes | None:
+        """The payload of a derived file for this view: read when its stamp matches, else built.
+
+        build(self) makes it from the entries; it is stored only when the file on disk is
+        exactly this view (another writer's append makes it stale, so it is not written).
+        None from build: nothing to cache (the caller takes its own path).
+        """
+        fp = self._fp
+        stamp = stamp_of(self._path, fp.tail)
+        if stamp is not None and (stamp.dev, stamp.ino, stamp.size) != (fp.dev, fp.ino, fp.size):
+            stamp = None  # the disk is not this view (another writer appended): never stored
+        if stamp is not None:
+            payload = kind.load(self._path, stamp)
+            if payload is not None:
+                return payload
+        payload = build(self)
+        if payload is not None and stamp is not None:
+            kind.store(self._path, stamp, payload)
+        return payload
 
     # -- idle memory ---------------------------------------------------------------------
 

@@ -24,8 +24,10 @@ __all__ = [
     "append_checked",
     "ensure_private_dir",
     "lease",
+    "read_edges",
     "read_file",
     "truncate_to",
+    "write_atomic",
     "write_new_file",
 ]
 
@@ -128,6 +130,31 @@ def read_file(path: Path) -> tuple[bytes, int, int]:
     return data, st.st_dev, st.st_ino
 
 
+def read_edges(path: Path, head_bytes: int = 65536) -> tuple[bytes, Fingerprint, int] | None:
+    """(first line, fingerprint, st_mtime_ns) of a file without reading its middle.
+
+    None when it is missing or the first head_bytes hold no complete line (a caller then
+    reads the whole file the usual way).
+    """
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+    except OSError:
+        return None
+    try:
+        st = os.fstat(fd)
+        head = os.pread(fd, min(st.st_size, head_bytes), 0)
+        nl = head.find(b"\n")
+        if nl < 0:
+            return None
+        start = max(0, st.st_size - TAIL_BYTES)
+        tail = os.pread(fd, st.st_size - start, start)
+        return head[:nl], Fingerprint(st.st_dev, st.st_ino, st.st_size, tail), st.st_mtime_ns
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+
+
 def _fingerprint_fd(fd: int) -> Fingerprint:
     st = os.fstat(fd)
     start = max(0, st.st_size - TAIL_BYTES)
@@ -207,16 +234,17 @@ def write_new_file(path: Path, payload: bytes) -> None:
     _fsync_dir(path.parent)
 
 
-def write_atomic(path: Path, payload: bytes) -> None:
-    """Replace path atomically with payload (0600), for caches."""
+def write_atomic(path: Path, payload: bytes, *more: bytes) -> None:
+    """Replace path atomically with payload and then `more` (0600), for caches."""
     tmp = path.with_name(f".{path.name}.{secrets.token_hex(4)}.tmp")
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, FILE_MODE)
     try:
         with contextlib.suppress(OSError):
             os.fchmod(fd, FILE_MODE)
-        view = memoryview(payload)
-        while view:
-            view = view[os.write(fd, view) :]
+        for part in (payload, *more):  # parts, not one joined copy (a snapshot is tens of MB)
+            view = memoryview(part)
+            while view:
+                view = view[os.write(fd, view) :]
     finally:
         os.close(fd)
     try:

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from . import codec, journal, listing, projection
+from .derived import DerivedKind
 from .errors import SessionFormatError, SessionNotFoundError
 from .file import SessionFile
 from .model import Entry, SessionHeader, SessionSummary
@@ -58,7 +59,7 @@ class SessionRepository:
     def _path(self, session_id: str) -> Path:
         return self.root / f"{session_id}{_SUFFIX}"
 
-    def _file(self, session_id: str) -> SessionFile:
+    def _file(self, session_id: str, defer: DerivedKind | None = None) -> SessionFile:
         path = self._path(session_id)
         return SessionFile(
             path,
@@ -66,6 +67,7 @@ class SessionRepository:
             clock=self._clock,
             lease_timeout=self._lease_timeout,
             creator=self._create_from,
+            defer=defer,
         )
 
     def create(
@@ -100,8 +102,11 @@ class SessionRepository:
         """Whether a session with this id has a file."""
         return bool(_ID_RE.fullmatch(session_id)) and self._path(session_id).is_file()
 
-    def open(self, session_id: str) -> SessionFile:
+    def open(self, session_id: str, defer: DerivedKind | None = None) -> SessionFile:
         """Open a session by id.
+
+        With `defer`, a session that has a current derived file of that kind opens without
+        decoding its entries (they load on first use, see SessionFile.release()).
 
         Raises:
             SessionNotFoundError: no such session.
@@ -110,7 +115,7 @@ class SessionRepository:
         if not isinstance(session_id, str) or not _ID_RE.fullmatch(session_id):
             raise SessionNotFoundError(f"session {session_id!r} not found")
         try:
-            return self._file(session_id)
+            return self._file(session_id, defer)
         except (FileNotFoundError, SessionNotFoundError):
             raise SessionNotFoundError(f"session {session_id!r} not found") from None
 

@@ -39,21 +39,22 @@ async def session_create(ctx: CallContext, params: SessionCreateParams) -> Snaps
     return await ctx.app.runtime.create_session(ws, params.name, params.model)
 
 
-async def _service(ctx: CallContext, session_id: str) -> Service:
-    return await ctx.app.runtime.service(session_id, ctx.app.workspace(ctx.conn))
+async def _service(ctx: CallContext, session_id: str, *, load: bool = True) -> Service:
+    return await ctx.app.runtime.service(session_id, ctx.app.workspace(ctx.conn), load=load)
 
 
 @handler(M.SESSION_OPEN)
 async def session_open(ctx: CallContext, params: SessionIdParams) -> SnapshotView:
     """Open a session by id."""
-    svc = await _service(ctx, params.session_id)
+    # view() needs no entries on the loop: a current snapshot file answers without them.
+    svc = await _service(ctx, params.session_id, load=False)
     return await svc.view()
 
 
 @handler(M.SESSION_GET)
 async def session_get(ctx: CallContext, params: SessionIdParams) -> SnapshotView:
     """The current snapshot of a session."""
-    svc = await _service(ctx, params.session_id)
+    svc = await _service(ctx, params.session_id, load=False)
     return await svc.view()
 
 
@@ -74,7 +75,7 @@ async def session_action(ctx: CallContext, params: SessionActionParams) -> Snaps
 @handler(M.SESSION_SUBSCRIBE)
 async def session_subscribe(ctx: CallContext, params: SessionIdParams) -> EmptyResult:
     """Deliver gg/session.event for a session to this connection."""
-    await _service(ctx, params.session_id)
+    await _service(ctx, params.session_id, load=False)  # only checks it exists and is ours
     ctx.app.runtime.bus.subscribe(params.session_id, ctx.conn)
     ctx.conn.session_subs.add(params.session_id)
     return EmptyResult()

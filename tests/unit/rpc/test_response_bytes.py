@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import msgspec
 import pytest
 from pygls.lsp.server import LanguageServer
 from pygls.protocol import LanguageServerProtocol
@@ -106,3 +107,20 @@ def test_other_results_take_pygls_path_unchanged() -> None:
         fast._send_response(1, result)
         LanguageServerProtocol._send_response(slow, 1, result)
     assert fast_out.frames == slow_out.frames
+
+
+def test_a_result_with_raw_json_parts_is_sent_as_the_decoded_one() -> None:
+    # A snapshot spliced from its derived file carries msgspec.Raw lists (ggd.app.snapshot_file)
+    parts = {"messages": [{"id": "e1", "content": "héllo ☃"}], "tree": [{"id": "e1"}]}
+    for extra in ({"name": "ok"}, {"name": "lone \udcff"}):  # msgspec's path, then pygls'
+        fast, fast_out = _protocol(True)
+        slow, slow_out = _protocol(True)
+        raw = {k: msgspec.Raw(msgspec.json.encode(v)) for k, v in parts.items()}
+        fast._send_response(1, {**extra, **raw})
+        fast._send_response(2, {**extra, **parts})
+        LanguageServerProtocol._send_response(slow, 1, {**extra, **parts})
+        assert fast_out.frames[0] == fast_out.frames[1].replace(b'"id":2', b'"id":1').replace(
+            b'"id": 2', b'"id": 1'
+        )
+        if "\udcff" in extra["name"]:
+            assert fast_out.frames[0] == slow_out.frames[0]  # pygls' own bytes
