@@ -187,29 +187,47 @@ class Connection:
         key: object = self.wire if self.wire is not None else self.framer
         got = cache.get(key)
         if got is None:
-            fn = key.fn if isinstance(key, SharedFramer) else self.framer
-            frames = bodies if fn is None else [fn(b) for b in bodies]
-            got = cache[key] = (frames, sum(map(len, frames)))
+            if isinstance(key, SharedFramer) and key.many is not None:
+                # Whole frames in one bytes object: framed and joined once for every connection
+                # of the transport, and one queue entry each.
+                blob = key.many(bodies)
+                got = cache[key] = ([blob], len(blob))
+            else:
+                frames = [self._frame_one(b) for b in bodies]
+                got = cache[key] = (frames, sum(map(len, frames)))
         frames, size = got
         pending = self._pending + size
         if pending > SOFT_LIMIT:
-            return self._deliver_each(frames)
+            return self._deliver_each(bodies)
         self._queue.extend(frames)
         self._pending = pending
         if self._waiter is not None:
             self._wake()
         return True
 
-    def _deliver_each(self, frames: list[bytes]) -> bool:
-        for data in frames:
+    def _frame_one(self, body: bytes) -> bytes:
+        """A body as this connection queues it, without the shared memo."""
+        if self.wire is not None:
+            return self.wire.fn(body)
+        framer = self.framer
+        if isinstance(framer, SharedFramer):
+            return framer.fn(body)
+        return body if framer is None else framer(body)
+
+    def _deliver_each(self, bodies: list[bytes]) -> bool:
+        # Near the soft limit: message by message, so exactly those that fit are queued.
+        fits = True
+        for body in bodies:
+            data = self._frame_one(body)
             pending = self._pending + len(data)
             if pending > SOFT_LIMIT and not self._over_limit(pending, True):
-                return False
+                fits = False
+                break
             self._queue.append(data)
             self._pending = pending
-        if self._waiter is not None:
+        if self._waiter is not None and self._queue:
             self._wake()
-        return True
+        return fits
 
     def start_batching(self) -> bool:
         """Queue bodies from now on, for the writer to join into arrays (batchFrames).
@@ -299,10 +317,14 @@ class SharedFramer:
     memo keeps the body alive, so the same identity always means the same (immutable) bytes.
     """
 
-    __slots__ = ("body", "fn", "frame")
+    __slots__ = ("body", "fn", "frame", "many")
 
-    def __init__(self, fn: Callable[[bytes], bytes]) -> None:
+    def __init__(
+        self, fn: Callable[[bytes], bytes], many: Callable[[list[bytes]], bytes] | None = None
+    ) -> None:
         self.fn = fn
+        # Frames several bodies into one concatenation (a loop pass's deltas, see `deliver`).
+        self.many = many
         self.body: bytes | None = None
         self.frame = b""
 
