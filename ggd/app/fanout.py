@@ -100,8 +100,9 @@ class SubscriberSet(MutableSet[Subscriber]):
 
 def schedule(callback: Callable[[], None]) -> None:
     """Run callback when the loop next runs its callbacks; at once outside a running loop."""
-    loop = asyncio._get_running_loop()
-    if loop is None:
+    try:
+        loop = asyncio.get_running_loop()
+    except RuntimeError:  # no loop (a synchronous caller): nothing to defer to
         callback()
     else:
         loop.call_soon(callback)
