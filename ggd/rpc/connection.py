@@ -192,6 +192,8 @@ class Connection:
                 # of the transport, and one queue entry each.
                 blob = key.many(bodies)
                 got = cache[key] = ([blob], len(blob))
+            elif key is None:  # bodies as they are (batchFrames): the writer makes arrays
+                got = cache[key] = (bodies, sum(map(len, bodies)))
             else:
                 frames = [self._frame_one(b) for b in bodies]
                 got = cache[key] = (frames, sum(map(len, frames)))
