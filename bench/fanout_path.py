@@ -7,7 +7,9 @@ hardly moves it (the best of --repeats runs): the model stream (SSE split, chunk
 assembly of 20,000 one-character `content` deltas), then `Run.emit_delta` to 0, 1 and 11
 WebSocket connections (the bench's driver plus 0 or 10 subscribers): numbering, encoding, the
 ring, every connection's queue and limits, and the writer's join or framing every 27 events (what
-one 2 ms write of a streaming connection carries). Sockets, the agent loop and httpx are not in it.
+one 2 ms write of a streaming connection carries; the writer's take also hands over the run's
+held pass, so a pass here is 27 deltas, fewer than a burst's ~343 in the daemon). Sockets, the
+agent loop and httpx are not in it.
 """
 
 from __future__ import annotations
