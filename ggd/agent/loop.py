@@ -242,12 +242,21 @@ class AgentLoop:
         completed: Completed | None = None
         usage: Usage | None = None
         stream = self.provider.stream(request)
+        # Text deltas are nearly every event: a sink that takes them as bare text gets them so
+        # (no event object and no wrapper calls per delta); failures are contained as safe_emit's.
+        text_sink = getattr(self.sink, "text_delta", None)
         try:
             try:
                 async for ev in stream:
                     if isinstance(ev, TextDelta):
                         partial.append(ev.text)
-                        safe_emit(self.sink, TextDeltaEvent(text=ev.text))
+                        if text_sink is None:
+                            safe_emit(self.sink, TextDeltaEvent(text=ev.text))
+                        else:
+                            try:
+                                text_sink(ev.text)
+                            except Exception:
+                                log.exception("agent event sink failed on TextDeltaEvent")
                     elif isinstance(ev, ThinkingDelta):
                         safe_emit(self.sink, ThinkingDeltaEvent(text=ev.text))
                     elif isinstance(ev, Usage):

@@ -35,7 +35,13 @@ class EventRing:
         events.append((size, event))
         self._bytes += size
         self.last_sequence = event["sequence"]
-        if len(events) > self.max_events or self._bytes > self.max_bytes:
+        if len(events) > self.max_events:
+            # A full ring during a long stream: one out per one in, without the trim loop.
+            old, _ = events.popleft()
+            self._bytes -= old
+            if self._bytes > self.max_bytes:
+                self._trim()
+        elif self._bytes > self.max_bytes:
             self._trim()
 
     def _trim(self) -> None:

@@ -10,7 +10,7 @@ import secrets
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any
 
 from ggd.agent import SteeringQueue
 from ggd.protocol import Approval, RunStatus, UsageInfo, encode_message
@@ -19,6 +19,8 @@ from ggd.protocol import events as W
 from ggd.protocol.events import TERMINAL_STATUS
 from ggd.protocol.methods import RUN_EVENT
 
+from .fanout import FrameCache, SubscriberSet, schedule
+from .fanout import Subscriber as Subscriber
 from .ring import EventRing
 
 log = logging.getLogger("ggd.app")
@@ -34,21 +36,6 @@ _approval_ids = itertools.count(1)
 # The C string encoder json.dumps(ensure_ascii=False) itself uses: a delta's body is assembled
 # around it byte for byte as encode_message would produce it (tests/unit/app/test_runs_core.py).
 _encode_str: Callable[[str], str] = json.encoder.encode_basestring
-
-
-class Subscriber(Protocol):
-    """A connection that takes notifications without awaiting."""
-
-    closed: bool
-
-    def notify(
-        self,
-        method: str,
-        params: dict[str, Any],
-        *,
-        droppable: bool = True,
-        body: bytes | None = None,
-    ) -> bool: ...
 
 
 def now_ms() -> int:
@@ -81,7 +68,7 @@ class Run:
     usage: UsageInfo | None = None
     ring: EventRing = field(default_factory=EventRing)
     steering: SteeringQueue = field(default_factory=SteeringQueue)
-    subscribers: set[Subscriber] = field(default_factory=set)
+    subscribers: SubscriberSet = field(default_factory=SubscriberSet)
     pending: dict[str, PendingApproval] = field(default_factory=dict)
     task: asyncio.Task[None] | None = None
     finished_mono: float | None = None
@@ -92,6 +79,11 @@ class Run:
     result: str | None = None
     # encode_message's bytes of a delta up to its sessionId value (built on the first delta).
     _body_prefix: bytes | None = field(default=None, repr=False)
+    # Bodies of this pass's deltas not yet handed to the held subscribers (see ggd/app/fanout).
+    _held: list[bytes] = field(default_factory=list, repr=False)
+
+    def __post_init__(self) -> None:
+        self.subscribers.before_change = self.deliver_held
 
     # -- the event log ------------------------------------------------------------------------
 
@@ -146,8 +138,32 @@ class Run:
             type_.encode(),
             _encode_str(text).encode(),
         )
-        self._record(wire, body)
+        self.ring.append(wire, size=len(body))
+        direct, held = self.subscribers.split()
+        if held:
+            # Handed over once per loop pass (deliver_held), not one call per subscriber here.
+            pending = self._held
+            pending.append(body)
+            if len(pending) == 1:
+                for sub in held:
+                    sub.hold(self)
+                schedule(self.deliver_held)
+        if direct:
+            self._notify(direct, wire, body)
+        if self._waiting:
+            self._wake_waiters()
         return wire
+
+    def deliver_held(self) -> None:
+        """Hand the deltas held since the last delivery to every held subscriber, in one call each."""
+        bodies = self._held
+        if not bodies:
+            return
+        self._held = []
+        cache: FrameCache = {}
+        for sub in self.subscribers.split()[1]:
+            if sub.closed or not sub.deliver(self, bodies, cache):
+                self._drop(sub)
 
     def _record(self, wire: dict[str, Any], body: bytes) -> None:
         """Append an encoded event to the ring and hand its bytes to every subscriber."""
@@ -157,22 +173,33 @@ class Run:
             self.status = TERMINAL_STATUS[type_]
             self.completed_at = wire["timestamp"]
             self.finished_mono = time.monotonic()
-        name = RUN_EVENT.name
-        for sub in list(self.subscribers):
-            if sub.closed or not sub.notify(name, wire, droppable=True, body=body):
-                # A client that cannot keep up loses its live subscription; it resumes with
-                # gg/run.subscribe {afterSequence} (or reloads on event_history_expired).
-                self.subscribers.discard(sub)
-                if not sub.closed:
-                    log.info("subscriber fell behind; subscription dropped", extra={"run": self.id})
+        self.deliver_held()  # the deltas before this event go first
+        self._notify(tuple(self.subscribers), wire, body)
         if self._waiting:
-            # Only gg/run.wait-style pollers wait on this; with none, skip an Event per event.
-            self._changed.set()
-            self._changed = asyncio.Event()
-            self._waiting = 0
+            self._wake_waiters()
+
+    def _notify(self, subs: tuple[Subscriber, ...], wire: dict[str, Any], body: bytes) -> None:
+        name = RUN_EVENT.name
+        for sub in subs:
+            if sub.closed or not sub.notify(name, wire, droppable=True, body=body):
+                self._drop(sub)
+
+    def _drop(self, sub: Subscriber) -> None:
+        # A client that cannot keep up loses its live subscription; it resumes with
+        # gg/run.subscribe {afterSequence} (or reloads on event_history_expired).
+        self.subscribers.discard(sub)
+        if not sub.closed:
+            log.info("subscriber fell behind; subscription dropped", extra={"run": self.id})
+
+    def _wake_waiters(self) -> None:
+        # Only gg/run.wait-style pollers wait on this; with none, skip an Event per event.
+        self._changed.set()
+        self._changed = asyncio.Event()
+        self._waiting = 0
 
     def subscribe(self, sub: Subscriber, after: int) -> int:
         """Replay events after `after`, then stream live ones; nothing missed or doubled."""
+        self.deliver_held()  # to the subscribers so far; the backlog below has those events
         backlog = self.ring.since(after)
         for ev in backlog:
             sub.notify(RUN_EVENT.name, ev, droppable=False)

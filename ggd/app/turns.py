@@ -128,7 +128,7 @@ class TurnAssembler:
                 client=client,
             ),
             SessionTranscript(svc),
-            lambda ev: _emit_agent(run, ev),
+            _RunSink(run),
             approve,
             run.steering,
             self.path_locks,
@@ -173,6 +173,25 @@ class TurnAssembler:
             "message_count": len(msgs),
             "has_summary": ctx.summary is not None,
         }
+
+
+class _RunSink:
+    """The agent's events to a run; text deltas straight to its cheapest path (`text_delta`)."""
+
+    __slots__ = ("run",)
+
+    def __init__(self, run: Run) -> None:
+        self.run = run
+
+    def __call__(self, ev: Any) -> None:
+        _emit_agent(self.run, ev)
+
+    def text_delta(self, text: str) -> None:
+        """One text delta, without an event object (AgentLoop looks this method up)."""
+        if type(text) is str:
+            self.run.emit_delta("text_delta", text)
+        else:
+            _emit_agent(self.run, TextDeltaEvent(text=text))
 
 
 def _emit_agent(run: Run, ev: Any) -> None:

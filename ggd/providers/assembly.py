@@ -28,6 +28,30 @@ DONE = "[DONE]"
 _decode = msgspec.json.Decoder().decode
 
 
+class _ContentDelta(msgspec.Struct, forbid_unknown_fields=True):
+    content: str
+
+
+class _ContentChoice(msgspec.Struct):
+    delta: _ContentDelta
+    finish_reason: None = None
+
+
+class _ContentChunk(msgspec.Struct):
+    """The usual chunk: content-only deltas, no finish, usage or error (anything else fails)."""
+
+    choices: list[_ContentChoice]
+    error: None = None
+    usage: None = None
+
+
+# Typed decoding skips the fields nobody reads (id, model, created...) without building dicts,
+# and what it accepts needs no further checks; whatever it refuses goes the general way.
+_decode_content = msgspec.json.Decoder(_ContentChunk).decode
+# A stream whose chunks keep failing the typed decoder stops trying it after this many in a row.
+_FAST_MISSES = 4
+
+
 class SSEDecoder:
     """Incremental Server-Sent Events decoder that yields each event's data payload."""
 
@@ -142,11 +166,46 @@ class StreamAssembler:
     usage: Usage | None = None
     done: bool = False
     _last_index: int = -1
+    _misses: int = 0  # chunks in a row the content-only decoder refused
+    # An error raised by a chunk after others of the same read had events: raised once those
+    # events are out (the next feed_many, or finish), as one chunk at a time would have.
+    _error: ProviderError | None = None
 
     @property
     def partial_text(self) -> str:
         """Text streamed so far."""
         return "".join(self.text)
+
+    def feed_many(self, datas: list[str]) -> list[StreamEvent]:
+        """Feed SSE data payloads up to the end of the answer; return the events they produced."""
+        if self._error is not None:
+            raise self._error
+        events: list[StreamEvent] = []
+        text = self.text
+        for data in datas:
+            if self._misses < _FAST_MISSES and data[:1] == "{":
+                try:
+                    chunk = _decode_content(data)
+                except ValueError:  # not content-only (or not valid): the general way below
+                    self._misses += 1
+                else:
+                    self._misses = 0
+                    for choice in chunk.choices:
+                        piece = choice.delta.content
+                        if piece:
+                            text.append(piece)
+                            events.append(TextDelta(piece))
+                    continue
+            try:
+                events += self.feed_data(data)
+            except ProviderError as exc:
+                if not events:
+                    raise
+                self._error = exc
+                break
+            if self.done:
+                break
+        return events
 
     def feed_data(self, data: str) -> list[StreamEvent]:
         """Feed one SSE data payload; return the events it produced."""
@@ -241,6 +300,8 @@ class StreamAssembler:
 
     def finish(self) -> Completed:
         """Validate the assembled answer and return Completed, or raise ProviderError."""
+        if self._error is not None:
+            raise self._error
         if self.finish_reason is None and not self.done:
             raise self.error(
                 "the response stream ended before it was complete", "stream_interrupted", True

@@ -132,19 +132,13 @@ class OpenAICompatProvider(ChatProvider):
             else:
                 sse = SSEStream()
                 async for chunk in response.aiter_bytes():
-                    for data in sse.feed(chunk):
-                        for ev in asm.feed_data(data):
-                            yield ev
-                        if asm.done:
-                            break
+                    for ev in asm.feed_many(sse.feed(chunk)):
+                        yield ev
                     if asm.done:
                         break
                 if not asm.done:
-                    for data in sse.flush():
-                        for ev in asm.feed_data(data):
-                            yield ev
-                        if asm.done:
-                            break
+                    for ev in asm.feed_many(sse.flush()):
+                        yield ev
         except httpx.HTTPError as exc:
             raise from_httpx(
                 exc, provider=self.name, streaming=True, partial_text=asm.partial_text

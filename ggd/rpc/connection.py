@@ -8,9 +8,12 @@ import logging
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ggd.protocol import encode_message
+
+if TYPE_CHECKING:
+    from ggd.app.fanout import FrameCache, Holder
 
 log = logging.getLogger("ggd.rpc")
 
@@ -53,6 +56,9 @@ class Connection:
     dropped_notifications: int = 0
     # The one queued answer above HARD_LIMIT that does not count as pending (see send_raw).
     _big: bytes | None = None
+    # Runs holding deltas for this connection until the loop's next pass (ggd/app/fanout.py):
+    # anything else sent, the writer's take and a close let them deliver first, keeping order.
+    _holds: dict[int, Holder] = field(default_factory=dict)
 
     @property
     def framed(self) -> bool:
@@ -71,6 +77,8 @@ class Connection:
         """Queue bytes; droppable ones are shed past the soft limit. False when not queued."""
         if self.closed:
             return False
+        if self._holds:
+            self._release()
         if self.wire is not None:
             # Framed without the shared memo: an answer goes to one client only, and the memo
             # would keep it (gg/session.open of a long session: tens of MB) until the next event.
@@ -131,6 +139,8 @@ class Connection:
         """
         if self.closed:
             return False
+        if self._holds:
+            self._release()
         if body is None:
             body = encode_message({"jsonrpc": "2.0", "method": method, "params": params})
         wire = self.wire
@@ -153,12 +163,82 @@ class Connection:
             self._wake()
         return True
 
+    def hold(self, holder: Holder) -> None:
+        """A run keeps deltas for this connection until the loop's next pass (or until asked)."""
+        self._holds[id(holder)] = holder
+
+    def _release(self) -> None:
+        """Let every run holding deltas for this connection hand them over now."""
+        holds = self._holds
+        while holds:
+            _, holder = holds.popitem()
+            holder.deliver_held()
+
+    def deliver(self, holder: Holder, bodies: list[bytes], cache: FrameCache) -> bool:
+        """Queue a pass's droppable notifications at once; False once one of them is shed.
+
+        The same limits as `notify` per message: past the soft limit the first message that
+        does not fit is shed (and the rest with it: the run drops this subscriber). `cache`
+        holds each transport's framing of `bodies`, built by the first connection that needs it.
+        """
+        self._holds.pop(id(holder), None)
+        if self.closed:
+            return False
+        key: object = self.wire if self.wire is not None else self.framer
+        got = cache.get(key)
+        if got is None:
+            if isinstance(key, SharedFramer) and key.many is not None:
+                # Whole frames in one bytes object: framed and joined once for every connection
+                # of the transport, and one queue entry each.
+                blob = key.many(bodies)
+                got = cache[key] = ([blob], len(blob))
+            elif key is None:  # bodies as they are (batchFrames): the writer makes arrays
+                got = cache[key] = (bodies, sum(map(len, bodies)))
+            else:
+                frames = [self._frame_one(b) for b in bodies]
+                got = cache[key] = (frames, sum(map(len, frames)))
+        frames, size = got
+        pending = self._pending + size
+        if pending > SOFT_LIMIT:
+            return self._deliver_each(bodies)
+        self._queue.extend(frames)
+        self._pending = pending
+        if self._waiter is not None:
+            self._wake()
+        return True
+
+    def _frame_one(self, body: bytes) -> bytes:
+        """A body as this connection queues it, without the shared memo."""
+        if self.wire is not None:
+            return self.wire.fn(body)
+        framer = self.framer
+        if isinstance(framer, SharedFramer):
+            return framer.fn(body)
+        return body if framer is None else framer(body)
+
+    def _deliver_each(self, bodies: list[bytes]) -> bool:
+        # Near the soft limit: message by message, so exactly those that fit are queued.
+        fits = True
+        for body in bodies:
+            data = self._frame_one(body)
+            pending = self._pending + len(data)
+            if pending > SOFT_LIMIT and not self._over_limit(pending, True):
+                fits = False
+                break
+            self._queue.append(data)
+            self._pending = pending
+        if self._waiter is not None and self._queue:
+            self._wake()
+        return fits
+
     def start_batching(self) -> bool:
         """Queue bodies from now on, for the writer to join into arrays (batchFrames).
 
         Only while nothing is queued or being written: frames already built stay whole frames.
         False (not batching) otherwise, or on a stream transport.
         """
+        if self._holds:
+            self._release()
         if self.framed or self._pending:
             return False
         self.wire = None
@@ -175,6 +255,8 @@ class Connection:
         The frames keep counting as pending until `written()`: bytes in the socket's own buffer
         are still memory this client costs.
         """
+        if self._holds:
+            self._release()
         while not self._queue:
             if self.closed:
                 return None
@@ -191,6 +273,8 @@ class Connection:
 
     def take_frames(self) -> list[bytes]:
         """Whatever is queued right now, without waiting (pending until `written()` too)."""
+        if self._holds:
+            self._release()
         frames = list(self._queue)
         self._queue.clear()
         return frames
@@ -206,13 +290,17 @@ class Connection:
 
     @property
     def pending_bytes(self) -> int:
-        """Bytes waiting to be written."""
+        """Bytes waiting to be written (held deltas handed over first)."""
+        if self._holds:
+            self._release()
         return self._pending
 
     def close(self) -> None:
         """Mark closed; the writer drains what is queued, listeners tear down the socket."""
         if self.closed:
             return
+        if self._holds:
+            self._release()  # the writer drains what was owed before the close
         self.closed = True
         self._wake()
         self.closed_event.set()
@@ -231,10 +319,14 @@ class SharedFramer:
     memo keeps the body alive, so the same identity always means the same (immutable) bytes.
     """
 
-    __slots__ = ("body", "fn", "frame")
+    __slots__ = ("body", "fn", "frame", "many")
 
-    def __init__(self, fn: Callable[[bytes], bytes]) -> None:
+    def __init__(
+        self, fn: Callable[[bytes], bytes], many: Callable[[list[bytes]], bytes] | None = None
+    ) -> None:
         self.fn = fn
+        # Frames several bodies into one concatenation (a loop pass's deltas, see `deliver`).
+        self.many = many
         self.body: bytes | None = None
         self.frame = b""
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 MAX_MESSAGE_BYTES = 4 * 1024 * 1024
@@ -25,6 +26,36 @@ class BadHeader:
 def encode(body: bytes) -> bytes:
     """Frame one message body."""
     return b"Content-Length: %d\r\n\r\n" % len(body) + body
+
+
+class HeaderTable(dict[int, bytes]):
+    """A framing's headers by body length, built on first use.
+
+    `join` frames a whole loop pass of messages with the lookups, the interleaving and the join
+    all done in C (a dict subclass's `__getitem__` only calls back into Python on a miss).
+    """
+
+    def __init__(self, make: Callable[[int], bytes], limit: int = 4096) -> None:
+        super().__init__()
+        self.make = make
+        self.limit = limit
+
+    def __missing__(self, n: int) -> bytes:
+        if len(self) >= self.limit:  # bounded: message lengths vary without end
+            self.clear()
+        header = self[n] = self.make(n)
+        return header
+
+    def join(self, bodies: list[bytes]) -> bytes:
+        """The bodies framed one by one, concatenated."""
+        parts: list[bytes] = [b""] * (2 * len(bodies))
+        parts[::2] = list(map(self.__getitem__, map(len, bodies)))
+        parts[1::2] = bodies
+        return b"".join(parts)
+
+
+_HEADERS = HeaderTable(lambda n: b"Content-Length: %d\r\n\r\n" % n)
+encode_many = _HEADERS.join
 
 
 class ContentLengthDecoder:

@@ -16,14 +16,14 @@ from ggd.rpc import Connection
 from ggd.rpc.connection import SharedFramer
 
 from .endpoint import Endpoint
-from .framing import ContentLengthDecoder, encode
+from .framing import ContentLengthDecoder, encode, encode_many
 
 log = logging.getLogger("ggd.transport")
 
 WriteFn = Callable[[bytes], Awaitable[None]]
 
 # One framer for every stream connection: a fan-out frames each event once (see `SharedFramer`).
-_FRAME = SharedFramer(encode)
+_FRAME = SharedFramer(encode, encode_many)
 
 
 async def _writer_loop(conn: Connection, write: WriteFn) -> None:

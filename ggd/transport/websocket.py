@@ -26,7 +26,7 @@ from ggd.rpc import Connection
 from ggd.rpc.connection import SharedFramer
 
 from .endpoint import Endpoint
-from .framing import MAX_MESSAGE_BYTES
+from .framing import MAX_MESSAGE_BYTES, HeaderTable
 
 log = logging.getLogger("ggd.transport")
 
@@ -285,33 +285,30 @@ def _prebuilt_frames(ws: ServerConnection) -> bool:
 _SMALL_HEADERS = [bytes((0x81, n)) for n in range(126)]
 
 
+def _header(n: int) -> bytes:
+    if n < 126:
+        return _SMALL_HEADERS[n]
+    if n < 65536:
+        return b"\x81\x7e" + n.to_bytes(2, "big")
+    return b"\x81\x7f" + n.to_bytes(8, "big")
+
+
+_HEADERS = HeaderTable(_header)
+
+
 def text_frame(body: bytes) -> bytes:
     """One RFC 6455 unmasked, unfragmented text frame of a UTF-8 body."""
-    n = len(body)
-    if n < 126:
-        return _SMALL_HEADERS[n] + body
-    if n < 65536:
-        return b"\x81\x7e" + n.to_bytes(2, "big") + body
-    return b"\x81\x7f" + n.to_bytes(8, "big") + body
-
-
-# One framer for every WebSocket connection: a fan-out frames each event once (see `SharedFramer`).
-_FRAME = SharedFramer(text_frame)
+    return _HEADERS[len(body)] + body
 
 
 def text_frames(bodies: list[bytes]) -> bytes:
     """RFC 6455 unmasked, unfragmented text frames of UTF-8 bodies, concatenated."""
-    parts: list[bytes] = []
-    for body in bodies:
-        n = len(body)
-        if n < 126:
-            parts.append(_SMALL_HEADERS[n])
-        elif n < 65536:
-            parts.append(b"\x81\x7e" + n.to_bytes(2, "big"))
-        else:
-            parts.append(b"\x81\x7f" + n.to_bytes(8, "big"))
-        parts.append(body)
-    return b"".join(parts)
+    return _HEADERS.join(bodies)
+
+
+# One framer for every WebSocket connection: a fan-out frames each event once (see `SharedFramer`),
+# and a loop pass's deltas together (`text_frames`).
+_FRAME = SharedFramer(text_frame, text_frames)
 
 
 # The least time between two writes of a streaming connection: at most this much latency is

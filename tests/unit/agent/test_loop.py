@@ -504,3 +504,42 @@ async def test_begin_persists_the_prompt_before_the_model_is_asked(tmp_path: Pat
     outcome = await h.loop.run_from_begun()
     assert outcome.content == "hi"
     assert [m["role"] for m in h.transcript.messages()] == ["user", "assistant"]
+
+
+class _TextSink:
+    """A sink with the text_delta fast path (as the daemon's run sink has); it fails once."""
+
+    def __init__(self) -> None:
+        self.texts: list[str] = []
+        self.events: list[object] = []
+
+    def __call__(self, ev: object) -> None:
+        self.events.append(ev)
+
+    def text_delta(self, text: str) -> None:
+        if text == "bo":
+            raise ValueError("sink bug")
+        self.texts.append(text)
+
+
+async def test_text_deltas_go_to_a_sinks_text_delta_and_its_failures_are_contained(
+    tmp_path: Path,
+) -> None:
+    sink = _TextSink()
+    provider = ScriptedProvider(reply("hi"), reply("boom"))
+    loop = AgentLoop(
+        provider,
+        "m",
+        [],
+        ToolContext(workspace=tmp_path, log_dir=tmp_path),
+        InMemoryTranscript(),
+        sink,
+        allow_all,
+        SteeringQueue(),
+        PathLocks(),
+        AgentOptions(system_prompt="S"),
+    )
+    assert (await loop.run("go")).content == "hi"
+    assert (await loop.run("again")).content == "boom"  # "bo" failed in the sink: run goes on
+    assert sink.texts == ["h", "i", "om"]
+    assert not any(isinstance(ev, TextDeltaEvent) for ev in sink.events)
