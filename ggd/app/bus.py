@@ -9,10 +9,12 @@ subscribing to each session.
 from __future__ import annotations
 
 from collections import defaultdict
-from typing import Any, Protocol
+from typing import Any
 
 from ggd.protocol import SessionEvent, encode_message
 from ggd.protocol.methods import SESSION_EVENT
+
+from .fanout import Subscriber  # a Connection: takes a notification without awaiting
 
 LIST_LEVEL = frozenset(
     {
@@ -26,19 +28,6 @@ LIST_LEVEL = frozenset(
         "artifact_updated",
     }
 )
-
-
-class Subscriber(Protocol):
-    """Anything that can take a notification without awaiting (a Connection)."""
-
-    def notify(
-        self,
-        method: str,
-        params: dict[str, Any],
-        *,
-        droppable: bool = True,
-        body: bytes | None = None,
-    ) -> bool: ...
 
 
 class SessionBus:
