@@ -20,7 +20,7 @@ import msgspec
 from ggd.protocol import Message, Snapshot, TreeItem, WireModel, WorkspaceRef
 from ggd.session import Entry
 from ggd.session.model import TreeNode
-from ggd.session.projection import TREE_TEXT_CHARS, tree_text
+from ggd.session.projection import tree_text
 
 __all__ = [
     "SnapshotView",
@@ -183,8 +183,6 @@ def tree_rows(
     rows: list[dict[str, Any]] = []
     add = rows.append
     roles = _ROLES
-    limit = TREE_TEXT_CHARS
-    cut = limit - 1
     prev_id: str | None = None
     prev: tuple[str, int] | None = None
     for e, on in zip(entries, active, strict=True):
@@ -198,14 +196,7 @@ def tree_rows(
                 above[eid] = anc
             continue
         data = e.data
-        text = data.get("content")
-        if type(text) is not str:
-            text = tree_text(data)
-        else:
-            if len(text) > limit:
-                text = text[:cut] + "…"
-            if "\n" in text or "\t" in text or "\r" in text:
-                text = " ".join(text.split())
+        text = tree_text(data)
         role = data.get("role")
         if type(role) is not str or role not in roles:
             return None

@@ -101,8 +101,6 @@ def tree_nodes(
     above: dict[str, TreeNode | None] = {}
     nodes: list[TreeNode] = []
     add = nodes.append
-    limit = TREE_TEXT_CHARS
-    cut = limit - 1
     prev_id: str | None = None
     prev_node: TreeNode | None = None
     for e, on in zip(entries, active, strict=True):
@@ -116,14 +114,7 @@ def tree_nodes(
                 above[eid] = anc
             continue
         data = e.data
-        text = data.get("content")
-        if type(text) is not str:
-            text = tree_text(data)
-        else:
-            if len(text) > limit:
-                text = text[:cut] + "…"
-            if "\n" in text or "\t" in text or "\r" in text:
-                text = " ".join(text.split())
+        text = tree_text(data)
         role = data.get("role")
         if type(role) is not str:
             role = ""
