@@ -50,10 +50,10 @@ def stamp_of(path: Path, tail: bytes) -> Stamp | None:
         return None
     try:
         st = os.fstat(fd)
-        start = max(0, st.st_size - journal.TAIL_BYTES)
-        if os.pread(fd, st.st_size - start, start) != tail:
+        fp = journal.fingerprint_at(fd, st)
+        if fp.tail != tail:
             return None
-        return Stamp(st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, tail)
+        return Stamp(fp.dev, fp.ino, fp.size, st.st_mtime_ns, tail)
     except OSError:
         return None
     finally:

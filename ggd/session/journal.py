@@ -23,6 +23,7 @@ __all__ = [
     "Fingerprint",
     "append_checked",
     "ensure_private_dir",
+    "fingerprint_at",
     "lease",
     "read_edges",
     "read_file",
@@ -146,20 +147,22 @@ def read_edges(path: Path, head_bytes: int = 65536) -> tuple[bytes, Fingerprint,
         nl = head.find(b"\n")
         if nl < 0:
             return None
-        start = max(0, st.st_size - TAIL_BYTES)
-        tail = os.pread(fd, st.st_size - start, start)
-        return head[:nl], Fingerprint(st.st_dev, st.st_ino, st.st_size, tail), st.st_mtime_ns
+        return head[:nl], fingerprint_at(fd, st), st.st_mtime_ns
     except OSError:
         return None
     finally:
         os.close(fd)
 
 
-def _fingerprint_fd(fd: int) -> Fingerprint:
-    st = os.fstat(fd)
+def fingerprint_at(fd: int, st: os.stat_result) -> Fingerprint:
+    """The fingerprint of an open file whose fstat is st (its last TAIL_BYTES read from fd)."""
     start = max(0, st.st_size - TAIL_BYTES)
     tail = os.pread(fd, st.st_size - start, start)
     return Fingerprint(st.st_dev, st.st_ino, st.st_size, tail)
+
+
+def _fingerprint_fd(fd: int) -> Fingerprint:
+    return fingerprint_at(fd, os.fstat(fd))
 
 
 def append_checked(path: Path, expected: Fingerprint, payload: bytes) -> Fingerprint:
