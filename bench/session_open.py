@@ -7,8 +7,10 @@ the derived snapshot file (ggd.app.snapshot_file); `_with_file` figures come fro
 daemon started with that file beside the session (a restart), whose first open reads it without
 decoding the entries. `warm` is the median of later opens (the file is current: read, checked,
 spliced, sent). The ping figures are a second client's cheap request (gg/session.list) while
-opens run: how long the daemon's event loop is held by an answer. The client only reads the
-framed bytes; it never parses them, so its own JSON cost is not counted.
+opens run: how long the daemon's event loop is held by an answer. That client runs in a process
+of its own (`--probe`): in the opening client's process, its own reads of a 44 MB answer would
+hold up the pings too. The client only reads the framed bytes; it never parses them, so its own
+JSON cost is not counted.
 """
 
 from __future__ import annotations
@@ -72,12 +74,50 @@ async def _connect(socket: str, ws: Path) -> _Raw:
     return c
 
 
-async def _pings(c: _Raw, stop: asyncio.Event, out: list[float]) -> None:
-    """Round trips of a cheap request (gg/session.list of one session) until stop is set."""
-    while not stop.is_set():
+PROBE_MAX_S = 300  # a probe whose parent died stops by itself
+
+
+async def _probe(socket: str, ws: Path) -> None:
+    """The --probe process: pings until stdin closes, then prints the round trips (JSON)."""
+    c = await _connect(socket, ws)
+    loop = asyncio.get_running_loop()
+    stdin = asyncio.StreamReader()
+    await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(stdin), sys.stdin)
+    done = asyncio.ensure_future(stdin.read())
+    print("ready", flush=True)
+    out: list[float] = []
+    deadline = time.monotonic() + PROBE_MAX_S
+    while not done.done() and time.monotonic() < deadline:
         t0 = time.perf_counter()
         await c.call("gg/session.list", {})
         out.append((time.perf_counter() - t0) * 1000)
+    print(json.dumps(out), flush=True)
+
+
+async def _pings_during(socket: str, ws: Path, c: _Raw, sid: str, opens: int) -> list[float]:
+    """A probe process's ping round trips while `c` opens the session `opens` times."""
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable,
+        __file__,
+        "--probe",
+        socket,
+        str(ws),
+        stdin=asyncio.subprocess.PIPE,
+        stdout=asyncio.subprocess.PIPE,
+    )
+    assert proc.stdin is not None and proc.stdout is not None
+    try:
+        if (await asyncio.wait_for(proc.stdout.readline(), 30)).strip() != b"ready":
+            raise RuntimeError("the ping probe did not start")
+        for _ in range(opens):
+            await c.call("gg/session.open", {"sessionId": sid})
+        proc.stdin.close()
+        line = await asyncio.wait_for(proc.stdout.readline(), 30)
+        return [float(x) for x in json.loads(line)]
+    finally:
+        if proc.returncode is None:
+            proc.kill()
+        await proc.wait()
 
 
 async def _measure(socket: str, ws: Path, sid: str, pid: int) -> dict[str, Any]:
@@ -103,12 +143,7 @@ async def _measure(socket: str, ws: Path, sid: str, pid: int) -> dict[str, Any]:
         cpu = (cpu_seconds(pid) - cpu0) * 1000 / WARM_RUNS
         # The loop block: a second client's cheap request waits behind whatever the daemon's
         # event loop does for an open (encoding, copying, writing the answer).
-        stop, during = asyncio.Event(), []
-        task = asyncio.create_task(_pings(probe, stop, during))
-        for _ in range(5):
-            await c.call("gg/session.open", {"sessionId": sid})
-        stop.set()
-        await task
+        during = await _pings_during(socket, ws, c, sid, 5)
         return {
             "cold_ms": cold,
             "warm_ms": statistics.median(warm),
@@ -168,7 +203,11 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--sizes", default="10000,100000")
     ap.add_argument("--json", action="store_true")
+    ap.add_argument("--probe", nargs=2, metavar=("SOCKET", "WORKSPACE"), help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
+    if args.probe:
+        asyncio.run(_probe(args.probe[0], Path(args.probe[1])))
+        return 0
     exit_on_signals()
     rows = [bench_session_open(int(n)) for n in args.sizes.split(",") if n]
     if args.json:

@@ -12,6 +12,8 @@ from typing import TYPE_CHECKING, Any
 
 from ggd.protocol import encode_message
 
+from .pieces import Pieces
+
 if TYPE_CHECKING:
     from ggd.app.fanout import FrameCache, Holder
 
@@ -47,7 +49,8 @@ class Connection:
     # The WebSocket text framing of every queued message (set by the listener): the queue then
     # holds whole frames the writer sends as they are. None: bodies (batching, streams).
     wire: SharedFramer | None = None
-    _queue: deque[bytes] = field(default_factory=deque)
+    # Whole frames, bodies (batching), or a big answer as Pieces (its writer frames it).
+    _queue: deque[bytes | Pieces] = field(default_factory=deque)
     _pending: int = 0
     # The writer's wake-up while it waits on an empty queue (None while it is busy).
     _waiter: asyncio.Future[None] | None = None
@@ -55,7 +58,7 @@ class Connection:
     closed: bool = False
     dropped_notifications: int = 0
     # The one queued answer above HARD_LIMIT that does not count as pending (see send_raw).
-    _big: bytes | None = None
+    _big: bytes | Pieces | None = None
     # Runs holding deltas for this connection until the loop's next pass (ggd/app/fanout.py):
     # anything else sent, the writer's take and a close let them deliver first, keeping order.
     _holds: dict[int, Holder] = field(default_factory=dict)
@@ -73,13 +76,17 @@ class Connection:
         """Serialise and frame one JSON-RPC message for this transport."""
         return self.frame(encode_message(message))
 
-    def send_raw(self, data: bytes, *, droppable: bool = False) -> bool:
-        """Queue bytes; droppable ones are shed past the soft limit. False when not queued."""
+    def send_raw(self, data: bytes | Pieces, *, droppable: bool = False) -> bool:
+        """Queue bytes; droppable ones are shed past the soft limit. False when not queued.
+
+        Pieces (a big answer, ggd.rpc.pieces) are queued as they are: the WebSocket writer
+        sends them as a fragmented message, a stream writer in groups.
+        """
         if self.closed:
             return False
         if self._holds:
             self._release()
-        if self.wire is not None:
+        if self.wire is not None and not isinstance(data, Pieces):
             # Framed without the shared memo: an answer goes to one client only, and the memo
             # would keep it (gg/session.open of a long session: tens of MB) until the next event.
             data = self.wire.fn(data)
@@ -96,7 +103,7 @@ class Connection:
                 return True
         return self._enqueue(data, droppable)
 
-    def _enqueue(self, data: bytes, droppable: bool) -> bool:
+    def _enqueue(self, data: bytes | Pieces, droppable: bool) -> bool:
         pending = self._pending + len(data)
         if pending > SOFT_LIMIT and not self._over_limit(pending, droppable):
             return False
@@ -249,7 +256,7 @@ class Connection:
         """Send an error response (id may be None for unparsable requests)."""
         self.send_raw(self.encode({"jsonrpc": "2.0", "id": msg_id, "error": error}))
 
-    async def next_frames(self) -> list[bytes] | None:
+    async def next_frames(self) -> list[bytes | Pieces] | None:
         """Wait for queued frames; None once closed and drained.
 
         The frames keep counting as pending until `written()`: bytes in the socket's own buffer
@@ -271,7 +278,7 @@ class Connection:
         self._queue.clear()
         return frames
 
-    def take_frames(self) -> list[bytes]:
+    def take_frames(self) -> list[bytes | Pieces]:
         """Whatever is queued right now, without waiting (pending until `written()` too)."""
         if self._holds:
             self._release()
@@ -279,7 +286,7 @@ class Connection:
         self._queue.clear()
         return frames
 
-    def written(self, frames: list[bytes]) -> None:
+    def written(self, frames: list[bytes | Pieces]) -> None:
         """The writer finished sending frames; they stop counting against the limits."""
         big = self._big
         if big is not None and any(f is big for f in frames):

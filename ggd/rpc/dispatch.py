@@ -22,6 +22,7 @@ from ggd.protocol import errors as E
 
 from .connection import Connection
 from .editor.client import ClientRequests, EditorCaps
+from .pieces import Buffer, Pieces
 
 if TYPE_CHECKING:
     from .editor.commands import EditorSession
@@ -121,7 +122,7 @@ class GgProtocol(LanguageServerProtocol):
             return
         super()._send_response(msg_id, result, error)
 
-    def _write_body(self, body: bytes) -> None:
+    def _write_body(self, body: bytes | Pieces) -> None:
         """_send_data for an encoded body: pygls' headers, a Content-Length counted in bytes."""
         if self.writer is None:
             log.error("unable to send a response: no transport")
@@ -131,8 +132,9 @@ class GgProtocol(LanguageServerProtocol):
                 f"Content-Length: {len(body)}\r\n"
                 f"Content-Type: {self.CONTENT_TYPE}; charset={self.CHARSET}\r\n\r\n"
             )
-            body = head.encode() + body
-        self.writer.write(body)  # gg's writer is synchronous (ggd.transport.endpoint)
+            body = body.framed(head.encode()) if isinstance(body, Pieces) else head.encode() + body
+        # gg's writer is synchronous and queues Pieces as they are (ggd.transport.endpoint)
+        self.writer.write(body)  # type: ignore[arg-type]
 
     @lsp_method(lsp.EXIT)
     def lsp_exit(self, *args: Any) -> Any:
@@ -210,14 +212,34 @@ def clean_error(error: lsp.ResponseError) -> lsp.ResponseError:
 
 _ENCODER = msgspec.json.Encoder()
 
+# A result's raw JSON value at least this long is not copied into the response: the response goes
+# out as Pieces around it (a snapshot's spliced lists). Smaller ones are cheaper joined.
+SPLICE_MIN = 64 * 1024
+# What stands in for a spliced value while the envelope is encoded: msgspec escapes every
+# control character inside strings, so a raw NUL in its output is one of these.
+_MARK = msgspec.Raw(b"\x00")
 
-def _encode_response(msg_id: Any, result: dict[str, Any]) -> bytes | None:
+
+def _encode_response(msg_id: Any, result: dict[str, Any]) -> bytes | Pieces | None:
     """A success response as compact UTF-8 JSON (msgspec, ~6x json.dumps), or None if refused.
 
     The same JSON value pygls sends, in its key order; only the spacing and the \\u escapes of
     non-ASCII characters differ, as in every notification gg sends (ggd.protocol.encode_message).
+    A result holding long msgspec.Raw values comes back as Pieces: the envelope's parts and
+    views of those values, the same bytes never copied into one buffer (ggd.rpc.pieces).
     """
     try:
+        spliced = [k for k, v in result.items() if type(v) is msgspec.Raw and len(v) >= SPLICE_MIN]
+        if spliced:
+            shell = dict(result)
+            for key in spliced:
+                shell[key] = _MARK
+            cuts = _ENCODER.encode({"id": msg_id, "jsonrpc": "2.0", "result": shell}).split(b"\x00")
+            if len(cuts) == len(spliced) + 1:  # else a small raw value held a NUL: encode whole
+                parts: list[Buffer] = [cuts[0]]
+                for key, cut in zip(spliced, cuts[1:], strict=True):
+                    parts += (memoryview(result[key]), cut)
+                return Pieces(parts)
         return _ENCODER.encode({"id": msg_id, "jsonrpc": "2.0", "result": result})
     except (TypeError, ValueError, OverflowError):  # UnicodeEncodeError is a ValueError
         return None

@@ -12,6 +12,7 @@ from pygls.protocol import default_converter
 
 from ggd.protocol import errors as E
 from ggd.rpc import Connection, GgProtocol, bind, envelope
+from ggd.rpc.pieces import Pieces
 
 from . import guard
 from .framing import MAX_MESSAGE_BYTES, BadHeader, Oversized
@@ -57,7 +58,7 @@ class _ConnWriter:
     def __init__(self, conn: Connection) -> None:
         self.conn = conn
 
-    def write(self, data: bytes) -> None:
+    def write(self, data: bytes | Pieces) -> None:
         self.conn.send_raw(data)
 
     def close(self) -> None:

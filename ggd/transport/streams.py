@@ -14,13 +14,15 @@ from typing import Any
 
 from ggd.rpc import Connection
 from ggd.rpc.connection import SharedFramer
+from ggd.rpc.pieces import Buffer, spans
 
 from .endpoint import Endpoint
 from .framing import ContentLengthDecoder, encode, encode_many
 
 log = logging.getLogger("ggd.transport")
 
-WriteFn = Callable[[bytes], Awaitable[None]]
+# Writes buffers in order, as one piece of the stream; returns once the transport has taken them.
+WriteFn = Callable[[list[Buffer]], Awaitable[None]]
 
 # One framer for every stream connection: a fan-out frames each event once (see `SharedFramer`).
 _FRAME = SharedFramer(encode, encode_many)
@@ -32,7 +34,8 @@ async def _writer_loop(conn: Connection, write: WriteFn) -> None:
         if frames is None:
             return
         try:
-            await write(b"".join(frames))
+            for buffers in spans(frames):  # a pass's frames joined; a big answer in groups
+                await write(buffers)
         except (ConnectionError, OSError):
             conn.close()
             return
@@ -87,17 +90,18 @@ async def serve_stdio(app: Any, *, version: str) -> None:
     out_fd = sys.stdout.buffer.fileno()
 
     # Blocking writes on a dedicated thread keep the loop free even if the parent reads slowly.
-    async def write(data: bytes) -> None:
-        await asyncio.to_thread(_write_all, out_fd, data)
+    async def write(buffers: list[Buffer]) -> None:
+        await asyncio.to_thread(_write_all, out_fd, buffers)
 
     await serve_stream(app, reader, write, transport="stdio", version=version)
 
 
-def _write_all(fd: int, data: bytes) -> None:
-    view = memoryview(data)
-    while view:
-        n = os.write(fd, view)
-        view = view[n:]
+def _write_all(fd: int, buffers: list[Buffer]) -> None:
+    for data in buffers:
+        view = memoryview(data)
+        while view:
+            n = os.write(fd, view)
+            view = view[n:]
 
 
 class SocketInUseError(OSError):
@@ -142,8 +146,9 @@ async def start_unix(app: Any, path: Path, *, version: str) -> asyncio.AbstractS
             return
 
     async def _serve_client(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        async def write(data: bytes) -> None:
-            writer.write(data)
+        async def write(buffers: list[Buffer]) -> None:
+            for data in buffers:  # the transport sends what the socket takes, buffers the rest
+                writer.write(data)
             await writer.drain()
 
         try:

@@ -9,7 +9,7 @@ import ipaddress
 import json
 import logging
 import mimetypes
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from http import HTTPStatus
 from pathlib import Path
@@ -24,6 +24,7 @@ from websockets.typing import Subprotocol
 
 from ggd.rpc import Connection
 from ggd.rpc.connection import SharedFramer
+from ggd.rpc.pieces import Buffer, Pieces
 
 from .endpoint import Endpoint
 from .framing import MAX_MESSAGE_BYTES, HeaderTable
@@ -261,13 +262,12 @@ class WebSocketListener:
                 frames += conn.take_frames()
             last_write = loop.time()
             try:
-                if conn.wire is not None:  # whole frames already (shared by every subscriber)
-                    await _write(ws, b"".join(frames))
-                elif conn.batch_frames:
-                    await _write(ws, text_frames(batch_frames(frames)))
-                else:  # pragma: no cover - a websockets without the sans-I/O core
-                    for frame in frames:
-                        await ws.send(frame, text=True)
+                if conn.wire is None and not conn.batch_frames:  # pragma: no cover
+                    for frame in frames:  # a websockets without the sans-I/O core
+                        await ws.send(bytes(frame), text=True)
+                else:
+                    for buffers in _writes(frames, batching=conn.wire is None):
+                        await _write(ws, buffers)
             except ConnectionClosed:
                 conn.close()
                 return
@@ -288,9 +288,51 @@ _SMALL_HEADERS = [bytes((0x81, n)) for n in range(126)]
 def _header(n: int) -> bytes:
     if n < 126:
         return _SMALL_HEADERS[n]
+    return _frame_head(0x81, n)
+
+
+def _frame_head(b0: int, n: int) -> bytes:
+    """An unmasked frame's header: FIN and opcode byte b0, then the payload length n."""
+    if n < 126:
+        return bytes((b0, n))
     if n < 65536:
-        return b"\x81\x7e" + n.to_bytes(2, "big")
-    return b"\x81\x7f" + n.to_bytes(8, "big")
+        return bytes((b0, 0x7E)) + n.to_bytes(2, "big")
+    return bytes((b0, 0x7F)) + n.to_bytes(8, "big")
+
+
+def fragments(message: Pieces) -> list[list[Buffer]]:
+    """A big text message as RFC 6455 fragments, each a header and its views (no copy).
+
+    A text frame without FIN, continuation frames, the last with FIN: control frames
+    websockets writes itself (a pong) may come between fragments (RFC 6455 5.4), never
+    inside one, since a fragment's buffers are written without yielding to the loop.
+    """
+    groups = message.groups()
+    last = len(groups) - 1
+    out: list[list[Buffer]] = []
+    for i, group in enumerate(groups):
+        b0 = (0x80 if i == last else 0) | (0x1 if i == 0 else 0x0)
+        out.append([_frame_head(b0, sum(map(len, group))), *group])
+    return out
+
+
+def _writes(frames: list[bytes | Pieces], *, batching: bool) -> Iterator[list[Buffer]]:
+    """The socket writes of one take of queued frames, in order.
+
+    Runs of messages go as one write: whole frames joined, or (batching) bodies joined into
+    array frames. A big answer (Pieces, a bare body) goes as fragments, one write each.
+    """
+    run: list[bytes] = []
+    for frame in frames:
+        if isinstance(frame, Pieces):
+            if run:
+                yield [text_frames(batch_frames(run)) if batching else b"".join(run)]
+                run = []
+            yield from fragments(frame)
+        else:
+            run.append(frame)
+    if run:
+        yield [text_frames(batch_frames(run)) if batching else b"".join(run)]
 
 
 _HEADERS = HeaderTable(_header)
@@ -342,15 +384,16 @@ def batch_frames(bodies: list[bytes]) -> list[bytes]:
     return out
 
 
-async def _write(ws: ServerConnection, data: bytes) -> None:
-    """Send whole text frames with one socket write and one drain.
+async def _write(ws: ServerConnection, buffers: list[Buffer]) -> None:
+    """Send whole text frames (or one fragment) with one drain.
 
     The bodies are UTF-8 JSON already, so they go out as-is (no str round trip). send_context
     checks the connection is open, then on exit writes whatever websockets itself queued (a
     pong, a close) and waits for the socket's flow control; whole frames never interleave.
     """
     async with ws.send_context():
-        ws.transport.write(data)
+        for data in buffers:
+            ws.transport.write(data)
 
 
 def _text(status: HTTPStatus, body: str) -> Response:

@@ -45,6 +45,7 @@ class RpcClient:
         self._send_raw: Callable[[bytes], Any] | None = None
         self._close: Callable[[], Any] | None = None
         self.proc: asyncio.subprocess.Process | None = None
+        self.ws: ClientConnection | None = None  # the WebSocket itself, on that transport
         self.closed = asyncio.Event()
         # WebSocket frames received, and how many were JSON arrays (initializationOptions
         # batchFrames): each element of one is a whole message, handled in order.
@@ -112,6 +113,7 @@ class RpcClient:
         headers = {"Authorization": f"Bearer {token}"} if token else {}
         ws: ClientConnection = await connect(url, additional_headers=headers, max_size=2**25, **kw)
         self.framed = False
+        self.ws = ws  # for WebSocket-level steps (a ping while an answer streams)
 
         async def send(data: bytes) -> None:
             await ws.send(data.decode())

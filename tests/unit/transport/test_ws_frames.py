@@ -42,3 +42,33 @@ def test_a_lone_or_oversize_message_goes_as_itself() -> None:
     assert batch_frames([b'{"a":1}']) == [b'{"a":1}']
     huge = b'{"x":"' + b"y" * BATCH_MAX_BYTES + b'"}'
     assert batch_frames([b'{"a":1}', huge, b'{"b":2}']) == [b'{"a":1}', huge, b'{"b":2}']
+
+
+def _parse_all(data: bytes) -> list[Frame]:
+    """Every frame in data, parsed by websockets' own reader."""
+    from websockets.streams import StreamReader
+
+    reader = StreamReader()
+    reader.feed_data(data)
+    out: list[Frame] = []
+    while reader.buffer:
+        parser = Frame.parse(reader.read_exact, mask=False)
+        with pytest.raises(StopIteration) as done:
+            next(parser)
+        out.append(done.value.value)
+    return out
+
+
+def test_a_big_answer_goes_as_fragments_websockets_reassembles() -> None:
+    from ggd.rpc.pieces import GROUP_BYTES, Pieces
+    from ggd.transport.websocket import fragments
+
+    body = b'{"result":' + "é".encode() * (GROUP_BYTES + 5000) + b"}"
+    pieces = Pieces([body[:10], body[10:-1], body[-1:]])
+    frames = _parse_all(b"".join(b"".join(f) for f in fragments(pieces)))
+    assert [f.opcode for f in frames] == [Opcode.TEXT] + [Opcode.CONT] * (len(frames) - 1)
+    assert [f.fin for f in frames] == [False] * (len(frames) - 1) + [True]
+    assert len(frames) == 3 and all(len(f.data) <= GROUP_BYTES for f in frames)
+    assert b"".join(f.data for f in frames) == body
+    (alone,) = _parse_all(b"".join(b"".join(f) for f in fragments(Pieces([b"[", b"1]"]))))
+    assert alone.opcode is Opcode.TEXT and alone.fin and alone.data == b"[1]"
