@@ -183,8 +183,9 @@ def _wire_figures(repo: SessionRepository, sid: str, runs: int) -> dict[str, flo
     """gg/session.open's answer as the bytes ggd sends, with the derived snapshot file.
 
     hit: repo.open (deferred: a current file exists, so the entries are not decoded) + the
-    answer spliced from the file (read, CRC-checked) + the response encoding, median wall and
-    CPU. miss: the same with no file: the entries decoded, the lists built and encoded, the
+    answer spliced from the file (read, CRC-checked) + the response as ggd.rpc.dispatch hands it
+    to the transport (Pieces: the encoded envelope around views of the lists; the socket writes
+    are bench/session_open.py's), median wall and CPU. miss: the same with no file: the entries decoded, the lists built and encoded, the
     file written. refresh: what Service.warm pays after a run (entries in memory, stale file).
     """
     from ggd.app.service import Service
