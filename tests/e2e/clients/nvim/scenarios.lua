@@ -182,7 +182,9 @@ end
 -- Reopening a session whose turn is running follows it (resyncing when the replay expired), then cancels.
 function scenarios.reopen_running(data)
   vim.cmd("GG " .. A.prompt)
-  H.wait(10000, function()
+  -- The expired case streams ~4.5 MB of thinking first: on a loaded machine that alone can take
+  -- more than 10 s to reach the buffer (the run_nvim bound is 60 s).
+  H.wait(30000, function()
     return buf() and H.text(buf()):find("Thinking.", 1, true) ~= nil
   end, "the first session streaming")
   local first = gg.status().session_id
