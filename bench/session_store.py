@@ -415,9 +415,10 @@ def main(argv: list[str] | None = None) -> int:
             f" {r['rebuild_ms']:>9.1f} {r['decode_floor_ms']:>9.1f}"
         )
     print(
-        "wire = gg/session.open's answer as response bytes with the derived snapshot file:"
-        " hit = repo.open (deferred) + the file spliced + encoding; miss = no file (decode,"
-        " build, encode, write); refresh = Service.warm after a run; median wall ms"
+        "wire = gg/session.open's answer as ggd hands it to the transport, with the derived"
+        " snapshot file: hit = repo.open (deferred) + the file spliced + the envelope encoded"
+        " around it (Pieces; the socket writes are bench/session_open.py's); miss = no file"
+        " (decode, build, encode, write); refresh = Service.warm after a run; median wall ms"
     )
     head = [
         "entries",
