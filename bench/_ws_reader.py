@@ -62,7 +62,7 @@ def parse_frames(buf: bytes | bytearray, pos: int) -> tuple[list[tuple[int, int,
         if b1 & 0x80:
             raise ValueError("a server frame was masked")
         if not b0 & 0x80:
-            raise ValueError("a fragmented frame (the daemon sends whole frames)")
+            raise ValueError("a fragmented message: ggd fragments only answers over 256 KiB")
         length, start = b1 & 0x7F, pos + 2
         if length == 126:
             if start + 2 > n:
