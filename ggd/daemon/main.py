@@ -85,10 +85,13 @@ def _import_app() -> None:
         from .home import resolve_home
 
         # attrs (lsprotocol's ~550 classes) and dataclasses take their generated code from here.
-        with startup_code_cache(resolve_home()):
+        home = resolve_home()
+        with startup_code_cache(home):
             from ggd.providers import tls
 
-            tls.warm()  # the CA bundle is parsed on another core while the imports below run
+            # The CA bundle is parsed on another core while the imports below run, unless the
+            # model is plain http (a local server) and no client will speak TLS.
+            tls.warm_early(home / "config.json")
             # Besides the daemon itself, what the first connection and the first model request
             # import anyway, here with the collector off and their generated code cached: the
             # gg/* handlers and editor commands (bind) and httpx's transport (the first client).
