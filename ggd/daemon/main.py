@@ -85,10 +85,14 @@ def _import_app() -> None:
         from .home import resolve_home
 
         # attrs (lsprotocol's ~550 classes) and dataclasses take their generated code from here.
-        with startup_code_cache(resolve_home()):
+        home = resolve_home()
+        with startup_code_cache(home):
             from ggd.providers import tls
 
-            tls.warm()  # the CA bundle is parsed on another core while the imports below run
+            # The CA bundle is parsed on another core while the imports below run, unless the
+            # model is plain http (a local server) and no client will speak TLS.
+            tls.warm_early(home / "config.json")
+            _no_pydantic_plugins()
             # Besides the daemon itself, what the first connection and the first model request
             # import anyway, here with the collector off and their generated code cached: the
             # gg/* handlers and editor commands (bind) and httpx's transport (the first client).
@@ -109,6 +113,22 @@ def _import_app() -> None:
     finally:
         gc.freeze()
         gc.enable()
+
+
+def _no_pydantic_plugins() -> None:
+    """Tell pydantic the daemon loads no plugins, so its first model skips the entry-point scan.
+
+    pydantic looks for plugins (an observability hook for validation) by reading the entry
+    points of every installed distribution, ~80 in a dev venv, at the first schema it builds,
+    inside the start-up window. ggd's models are its own wire format, not something to
+    instrument, so the scan finds nothing ggd wants; its result is preset to "none".
+    """
+    try:
+        from pydantic.plugin import _loader
+    except ImportError:  # pydantic moved it: the scan runs as before, nothing breaks
+        return
+    if getattr(_loader, "_plugins", False) is None:
+        _loader._plugins = {}
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -58,6 +58,10 @@ class OpenAICompatProvider(ChatProvider):
         self._api_key = api_key
         self.options = options or ProviderOptions()
         self._client: httpx.AsyncClient | None = None
+        # Only a client that may speak TLS has the CA bundle parsed, in a thread from now on.
+        self._tls = tls.needs_tls(self.base_url)
+        if self._tls:
+            tls.warm()
         # Compatibility fallbacks learnt from 400 answers, remembered for this provider.
         self.send_stream_options = True
         self.max_tokens_field = "max_tokens"
@@ -67,8 +71,11 @@ class OpenAICompatProvider(ChatProvider):
 
     async def _http(self) -> httpx.AsyncClient:
         if self._client is None:
-            # The CA bundle was parsed in a thread during start-up (tls.py); True: httpx's own.
-            verify: ssl.SSLContext | bool = await tls.context() or True
+            # The CA bundle was parsed in a thread since this provider was made (tls.py); True:
+            # httpx's own. A plain-http client never verifies a certificate: no bundle at all.
+            verify: ssl.SSLContext | bool = (
+                (await tls.context() or True) if self._tls else tls.untrusting_context()
+            )
             if self._client is not None:  # another request made it meanwhile
                 return self._client
             o = self.options

@@ -11,14 +11,23 @@ from typing import Any
 
 PROBE = """
 import gc, json, sys
-import importlib
+import importlib, importlib.metadata
+scans = []
+_distributions = importlib.metadata.distributions
+def distributions(**kw):
+    scans.append(kw)
+    return _distributions(**kw)
+importlib.metadata.distributions = distributions
 main = importlib.import_module("ggd.daemon.main")
 main._import_app()
+from ggd.daemon.config import Config
+Config.model_validate({})  # a model built after the window finds the plugins preset too
 print(json.dumps({
     "gc_enabled": gc.isenabled(),
     "frozen": gc.get_freeze_count(),
     "app": "ggd.daemon.app" in sys.modules,
     "anyio_backend": "anyio._backends._asyncio" in sys.modules,
+    "distribution_scans": len(scans),
     "lazy": sorted({m.split(".")[0] for m in sys.modules} & {"websockets", "psutil", "apscheduler", "click", "portalocker"}),
     "capability_rows": sorted(
         m for m in sys.modules
@@ -99,3 +108,9 @@ def test_without_a_config_file_no_capability_validator_is_built(tmp_path: Path) 
     )
     assert out.returncode == 0, out.stderr
     assert json.loads(out.stdout) == []
+
+
+def test_pydantic_scans_no_installed_distribution_for_plugins(tmp_path: Path) -> None:
+    # pydantic's plugin lookup reads every installed distribution's entry points (~80 here)
+    # at the first schema it builds, inside the window; ggd loads no pydantic plugins.
+    assert _probe(tmp_path)["distribution_scans"] == 0

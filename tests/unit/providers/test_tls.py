@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import os
+import ssl
+import subprocess
+import sys
 from pathlib import Path
 
 import certifi
@@ -69,3 +73,88 @@ async def test_the_provider_client_uses_the_warmed_context(fresh: pytest.MonkeyP
         assert await provider._http() is client
     finally:
         await provider.aclose()
+
+
+def test_only_clients_that_may_speak_tls_need_the_bundle() -> None:
+    assert tls.needs_tls("https://api.openai.com/v1", {})
+    assert not tls.needs_tls("http://127.0.0.1:11434/v1", {})
+    assert not tls.needs_tls("HTTP://localhost:1234/v1", {"HTTPS_PROXY": "https://proxy:3128"})
+    assert tls.needs_tls("http://10.0.0.2/v1", {"HTTP_PROXY": "https://proxy:3128"})
+    assert tls.needs_tls("http://10.0.0.2/v1", {"all_proxy": "HTTPS://proxy:3128"})
+    assert not tls.needs_tls("http://10.0.0.2/v1", {"http_proxy": "http://proxy:3128"})
+
+
+async def test_a_plain_http_client_parses_no_bundle_and_trusts_no_ca(
+    fresh: pytest.MonkeyPatch,
+) -> None:
+    provider = OpenAICompatProvider("http://127.0.0.1:11434/v1", None, name="ollama")
+    try:
+        client = await provider._http()
+        ctx = client._transport._pool._ssl_context  # type: ignore[attr-defined]
+        assert ctx is tls.untrusting_context()
+        assert ctx.cert_store_stats()["x509_ca"] == 0
+        # Verification stays on: an unexpected TLS connection would fail, not go unverified.
+        assert ctx.verify_mode == ssl.CERT_REQUIRED and ctx.check_hostname
+        assert tls._future is None  # nothing was warmed for it
+    finally:
+        await provider.aclose()
+
+
+async def test_an_https_provider_warms_when_it_is_made(fresh: pytest.MonkeyPatch) -> None:
+    provider = OpenAICompatProvider("https://example.invalid/v1", "k")
+    assert tls._future is not None
+    try:
+        client = await provider._http()
+        assert client._transport._pool._ssl_context is await tls.context()  # type: ignore[attr-defined]
+    finally:
+        await provider.aclose()
+
+
+@pytest.mark.parametrize(
+    ("env", "config", "warmed"),
+    [
+        ({"OPENAI_BASE_URL": "http://127.0.0.1:9/v1", "GG_MODEL": "m"}, None, False),
+        ({"OPENAI_BASE_URL": "http://127.0.0.1:9/v1"}, '{"model": "openai:m"}', False),
+        ({}, None, True),  # the implicit openai provider is https
+        ({"OPENAI_BASE_URL": "https://api.example.com/v1"}, None, True),
+        (
+            {"OPENAI_BASE_URL": "http://h/v1"},
+            '{"providers": {"x": {"baseUrl": "https://x"}}}',
+            True,
+        ),
+        ({"OPENAI_BASE_URL": "http://h/v1"}, '{"providers": {"openrouter": {}}}', True),
+        ({"OPENAI_BASE_URL": "http://h/v1", "GG_MODEL": "deepseek:chat"}, None, True),
+        ({"OPENAI_BASE_URL": "http://h/v1", "HTTP_PROXY": "https://p:1"}, None, True),
+    ],
+)
+def test_start_up_warms_unless_the_model_is_surely_plain_http(
+    fresh: pytest.MonkeyPatch,
+    tmp_path: Path,
+    env: dict[str, str],
+    config: str | None,
+    warmed: bool,
+) -> None:
+    path = tmp_path / "config.json"
+    if config is not None:
+        path.write_text(config)
+    tls.warm_early(path, env)
+    assert (tls._future is not None) is warmed
+
+
+def test_ggd_start_up_parses_no_bundle_for_a_plain_http_model(tmp_path: Path) -> None:
+    # The daemon's import window, in a fresh process pointed at a local (plain http) model.
+    code = (
+        "import sys, threading\n"
+        "from ggd.daemon.main import _import_app\n"
+        "_import_app()\n"
+        "from ggd.providers import tls\n"
+        "names = [t.name for t in threading.enumerate()]\n"
+        "print(tls._future is None, 'ggd-tls-warm' in names)\n"
+    )
+    env = {**os.environ, "GG_HOME": str(tmp_path), "OPENAI_BASE_URL": "http://127.0.0.1:9/v1"}
+    env.pop("HTTP_PROXY", None), env.pop("http_proxy", None)
+    env.pop("ALL_PROXY", None), env.pop("all_proxy", None)
+    out = subprocess.run(
+        [sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True
+    )
+    assert out.stdout.split() == ["True", "False"]
