@@ -128,6 +128,10 @@ def summarize(samples: list[float]) -> dict[str, float]:
     return {"median_ms": statistics.median(ms), "p90_ms": p90, "min_ms": ms[0], "n": len(ms)}
 
 
+# A hosted provider as a user would configure one; never called (the fake model answers).
+HOSTED = {"baseUrl": "https://llm.example.com/v1", "apiKeyEnv": "HOSTED_KEY", "models": ["big"]}
+
+
 def main() -> int:
     """Run the benchmark and print a table (or JSON)."""
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -174,6 +178,19 @@ def main() -> int:
         ticks = [p[3] for p in private if p[3] is not None]
         if ticks:  # steadier than wall time on a loaded machine
             results["private ggd CPU to first request"] = summarize(ticks)
+        # The same with an https provider in config.json (not the one answering): start-up then
+        # parses the CA bundle, as every user of a hosted model's does (ggd/providers/tls.py).
+        config = home / "config.json"
+        config.write_text(json.dumps({"providers": {"hosted": HOSTED}}))
+        try:
+            pinned = env | {"GG_MODEL": "openai:fake-model"}  # the fake, not the hosted one
+            tls = [time_first_delta(pinned, ws, ["--no-daemon"], model) for _ in range(n_cold)]
+        finally:
+            config.unlink()
+        results["first request, --no-daemon, https configured"] = summarize([t[0] for t in tls])
+        ticks = [t[3] for t in tls if t[3] is not None]
+        if ticks:
+            results["private ggd CPU, https configured"] = summarize(ticks)
     finally:
         stop_daemon(home)
         model.stop()
