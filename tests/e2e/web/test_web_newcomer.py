@@ -200,8 +200,15 @@ def test_code_blocks_are_highlighted_labelled_and_copied_and_tables_have_borders
     block.locator(".hljs-keyword").first.wait_for()
     assert block.locator(".hljs-keyword").first.inner_text() == "def"
     assert block.locator(".hljs-comment").inner_text() == "# sum"
-    page.get_by_role("button", name="Copy python code").click()
-    page.get_by_role("button", name="Copy python code").filter(has_text="Copied").wait_for()
+    copy = page.get_by_role("button", name="Copy python code")
+    # "Copied" shows for 2 s: record every label the button takes, so a loaded machine's late
+    # look cannot miss it.
+    copy.evaluate(
+        "b => { window.__labels = []; new MutationObserver(() => window.__labels.push("
+        "b.textContent)).observe(b, {childList: true, characterData: true, subtree: true}); }"
+    )
+    copy.click()
+    page.wait_for_function("window.__labels.includes('Copied')", timeout=15_000)
     copied = page.evaluate("navigator.clipboard.readText()")
     assert copied == "def add(a, b):\n    return a + b  # sum"
     cell = page.locator(".markdown td").first

@@ -72,12 +72,16 @@ export function CodeBlock({ code, language }: { code: string; language?: string 
     [],
   );
   const onCopy = () => {
+    const shown = (state: "copied" | "failed") => {
+      setCopied(state);
+      // The label stays 2 s from when the copy finished, however long the clipboard took.
+      if (timer.current) clearTimeout(timer.current);
+      timer.current = setTimeout(() => setCopied(""), 2000);
+    };
     copyText(code).then(
-      () => setCopied("copied"),
-      () => setCopied("failed"),
+      () => shown("copied"),
+      () => shown("failed"),
     );
-    if (timer.current) clearTimeout(timer.current);
-    timer.current = setTimeout(() => setCopied(""), 2000);
   };
   const label = language || "text";
   return (
