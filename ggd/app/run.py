@@ -163,7 +163,9 @@ class Run:
         cache: FrameCache = {}
         for sub in self.subscribers.split()[1]:
             if sub.closed or not sub.deliver(self, bodies, cache):
-                self._drop(sub)
+                # The pass's bodies are the run's latest events, the one being recorded (if
+                # any) on top: one before the earliest of them is surely what it last got.
+                self._drop(sub, self.ring.last_sequence - len(bodies) - 1)
 
     def _record(self, wire: dict[str, Any], body: bytes) -> None:
         """Append an encoded event to the ring and hand its bytes to every subscriber."""
@@ -182,14 +184,34 @@ class Run:
         name = RUN_EVENT.name
         for sub in subs:
             if sub.closed or not sub.notify(name, wire, droppable=True, body=body):
-                self._drop(sub)
+                self._drop(sub, wire["sequence"] - 1)
 
-    def _drop(self, sub: Subscriber) -> None:
-        # A client that cannot keep up loses its live subscription; it resumes with
-        # gg/run.subscribe {afterSequence} (or reloads on event_history_expired).
+    def _drop(self, sub: Subscriber, after: int) -> None:
+        """A subscriber that cannot keep up leaves the live set until it has read its backlog.
+
+        `after` is a sequence it surely got. A connection (`when_drained`) is then resumed as
+        gg/run.subscribe {afterSequence: after} would: the events it missed are replayed from
+        the ring and it follows live again, so a slow reader loses nothing the ring still
+        holds (a client sees a replayed duplicate at most, and drops it by sequence).
+        """
         self.subscribers.discard(sub)
-        if not sub.closed:
-            log.info("subscriber fell behind; subscription dropped", extra={"run": self.id})
+        if sub.closed:
+            return
+        log.info("subscriber fell behind; live events paused", extra={"run": self.id})
+        when_drained = getattr(sub, "when_drained", None)
+        if when_drained is not None:
+            when_drained(lambda: self._resume(sub, after))
+
+    def _resume(self, sub: Subscriber, after: int) -> None:
+        # Not if it closed, unsubscribed (run_subs) or subscribed again by itself meanwhile.
+        if sub.closed or sub in self.subscribers or self.id not in getattr(sub, "run_subs", ()):
+            return
+        first = self.ring.first_sequence
+        if after < first - 1:
+            # Events it never got left the ring: it sees a gap in the sequences there.
+            log.info("resumed subscriber missed expired events", extra={"run": self.id})
+            after = first - 1
+        self.subscribe(sub, after)
 
     def _wake_waiters(self) -> None:
         # Only gg/run.wait-style pollers wait on this; with none, skip an Event per event.

@@ -253,8 +253,11 @@ def spec_markdown(table: Table = METHODS) -> str:
         "session's workspace also gets `created`, `renamed`, `forked`, `run_started`, `run_finished`",
         "and `approval_pending`, so session lists and approval badges stay live without subscribing.",
         "",
-        "A client that stops reading loses its live run subscription once about 1 MiB is queued for",
-        "it; it resumes with gg/run.subscribe {afterSequence} (or reloads on `event_history_expired`).",
+        "A client that stops reading has its live run events paused once about 1 MiB is queued for",
+        "it. Once it has read that backlog, ggd replays the events it missed from the run's ring and",
+        "it follows live again, with no request of its own (a replayed duplicate is dropped by",
+        "`sequence`). Events that left the ring meanwhile show as a gap in the sequences: reload the",
+        "snapshot and gg/run.get, as on `event_history_expired`.",
     ]
     lines += ["", "## Errors", "", "`{code, message, data: {code: <symbol>, retryable}}`", ""]
     lines += ["| code | data.code | retryable | meaning |", "|---|---|---|---|"]

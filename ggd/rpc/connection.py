@@ -25,6 +25,8 @@ _ids = itertools.count(1)
 # the connection is closed: a client that stops reading never costs unbounded memory.
 SOFT_LIMIT = 1 * 1024 * 1024
 HARD_LIMIT = 8 * 1024 * 1024
+# What is still unwritten when `when_drained` callbacks run: the client has caught up.
+DRAINED = SOFT_LIMIT // 4
 
 
 @dataclass(eq=False)  # identity semantics: connections are set members
@@ -62,6 +64,8 @@ class Connection:
     # Runs holding deltas for this connection until the loop's next pass (ggd/app/fanout.py):
     # anything else sent, the writer's take and a close let them deliver first, keeping order.
     _holds: dict[int, Holder] = field(default_factory=dict)
+    # Called once the backlog is written (runs that paused this slow reader's live events).
+    _on_drained: list[Callable[[], None]] = field(default_factory=list)
 
     @property
     def framed(self) -> bool:
@@ -185,7 +189,7 @@ class Connection:
         """Queue a pass's droppable notifications at once; False once one of them is shed.
 
         The same limits as `notify` per message: past the soft limit the first message that
-        does not fit is shed (and the rest with it: the run drops this subscriber). `cache`
+        does not fit is shed (and the rest with it: the run pauses this subscriber). `cache`
         holds each transport's framing of `bodies`, built by the first connection that needs it.
         """
         self._holds.pop(id(holder), None)
@@ -292,8 +296,19 @@ class Connection:
         if big is not None and any(f is big for f in frames):
             self._big = None
             self._pending -= sum(len(f) for f in frames if f is not big)
-            return
-        self._pending -= sum(map(len, frames))
+        else:
+            self._pending -= sum(map(len, frames))
+        if self._on_drained and self._pending <= DRAINED and not self.closed:
+            callbacks, self._on_drained = self._on_drained, []
+            for cb in callbacks:
+                try:
+                    cb()
+                except Exception:  # one run's failure must not stop the others' resume
+                    log.exception("drained callback failed", extra={"conn": self.id})
+
+    def when_drained(self, callback: Callable[[], None]) -> None:
+        """Call back once what is queued now has been written (down to DRAINED bytes)."""
+        self._on_drained.append(callback)
 
     @property
     def pending_bytes(self) -> int:
@@ -309,6 +324,7 @@ class Connection:
         if self._holds:
             self._release()  # the writer drains what was owed before the close
         self.closed = True
+        self._on_drained.clear()
         self._wake()
         self.closed_event.set()
         for cb in list(self.on_close):
