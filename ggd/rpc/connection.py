@@ -298,13 +298,14 @@ class Connection:
             self._pending -= sum(len(f) for f in frames if f is not big)
         else:
             self._pending -= sum(map(len, frames))
-        if self._on_drained and self._pending <= DRAINED and not self.closed:
-            callbacks, self._on_drained = self._on_drained, []
-            for cb in callbacks:
-                try:
-                    cb()
-                except Exception:  # one run's failure must not stop the others' resume
-                    log.exception("drained callback failed", extra={"conn": self.id})
+        # One at a time: a resumed run replays up to its ring (4 MB), so the next waits until
+        # that has been written too, and two replays never push past the hard limit together.
+        while self._on_drained and self._pending <= DRAINED and not self.closed:
+            cb = self._on_drained.pop(0)
+            try:
+                cb()
+            except Exception:  # one run's failure must not stop the others' resume
+                log.exception("drained callback failed", extra={"conn": self.id})
 
     def when_drained(self, callback: Callable[[], None]) -> None:
         """Call back once what is queued now has been written (down to DRAINED bytes)."""

@@ -54,3 +54,20 @@ async def test_an_unsubscribed_or_closed_subscriber_is_not_resumed() -> None:
     closed.close()
     closed.written(frames)
     assert closed not in run2.subscribers
+
+
+async def test_two_paused_runs_resume_one_backlog_at_a_time() -> None:
+    conn = _ws()
+    _behind(conn)
+    runs = [_run(conn), _run(conn)]
+    for run in runs:
+        conn.run_subs.add(run.id)
+        for _ in range(6):
+            run.emit_delta("text_delta", "z" * 200_000)
+    await _next_pass()
+    assert all(conn not in run.subscribers for run in runs)
+    conn.written(conn.take_frames())  # the first resumes: its replay is now queued
+    assert [conn in run.subscribers for run in runs].count(True) == 1
+    assert conn.pending_bytes > DRAINED and not conn.closed
+    conn.written(conn.take_frames())  # that replay written: the second resumes
+    assert all(conn in run.subscribers for run in runs) and not conn.closed
