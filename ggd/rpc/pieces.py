@@ -12,7 +12,7 @@ held up by one long answer) and never allocating the answer's size again.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 
 __all__ = ["GROUP_BYTES", "Buffer", "Pieces", "spans"]
 
@@ -67,20 +67,25 @@ class Pieces:
         return out
 
 
-def spans(frames: Sequence[bytes | Pieces]) -> Iterator[list[Buffer]]:
-    """What a stream writer sends for one take of queued frames, write by write.
+def spans(
+    frames: Sequence[bytes | Pieces],
+    join: Callable[[list[bytes]], bytes] = b"".join,
+    expand: Callable[[Pieces], list[list[Buffer]]] = Pieces.groups,
+) -> Iterator[list[Buffer]]:
+    """What a writer sends for one take of queued frames, write by write.
 
-    Runs of ordinary frames are joined into one buffer (one syscall for a pass of events, as
-    before); a Pieces goes as its groups, each a write of its own.
+    Each run of ordinary frames is joined into one buffer (one syscall for a pass of events);
+    a Pieces goes as `expand` cuts it (its groups; the WebSocket writer's fragments), each a
+    write of its own.
     """
     run: list[bytes] = []
     for frame in frames:
         if isinstance(frame, Pieces):
             if run:
-                yield [b"".join(run)]
+                yield [join(run)]
                 run = []
-            yield from frame.groups()
+            yield from expand(frame)
         else:
             run.append(frame)
     if run:
-        yield [b"".join(run)]
+        yield [join(run)]

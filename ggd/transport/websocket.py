@@ -9,7 +9,7 @@ import ipaddress
 import json
 import logging
 import mimetypes
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from http import HTTPStatus
 from pathlib import Path
@@ -24,7 +24,7 @@ from websockets.typing import Subprotocol
 
 from ggd.rpc import Connection
 from ggd.rpc.connection import SharedFramer
-from ggd.rpc.pieces import Buffer, Pieces
+from ggd.rpc.pieces import Buffer, Pieces, spans
 
 from .endpoint import Endpoint
 from .framing import MAX_MESSAGE_BYTES, HeaderTable
@@ -266,7 +266,10 @@ class WebSocketListener:
                     for frame in frames:  # a websockets without the sans-I/O core
                         await ws.send(bytes(frame), text=True)
                 else:
-                    for buffers in _writes(frames, batching=conn.wire is None):
+                    # Runs of whole frames joined, or (batching) bodies joined into array
+                    # frames; a big answer (Pieces, a bare body) as fragments.
+                    join = _batched if conn.wire is None else b"".join
+                    for buffers in spans(frames, join, fragments):
                         await _write(ws, buffers)
             except ConnectionClosed:
                 conn.close()
@@ -316,25 +319,6 @@ def fragments(message: Pieces) -> list[list[Buffer]]:
     return out
 
 
-def _writes(frames: list[bytes | Pieces], *, batching: bool) -> Iterator[list[Buffer]]:
-    """The socket writes of one take of queued frames, in order.
-
-    Runs of messages go as one write: whole frames joined, or (batching) bodies joined into
-    array frames. A big answer (Pieces, a bare body) goes as fragments, one write each.
-    """
-    run: list[bytes] = []
-    for frame in frames:
-        if isinstance(frame, Pieces):
-            if run:
-                yield [text_frames(batch_frames(run)) if batching else b"".join(run)]
-                run = []
-            yield from fragments(frame)
-        else:
-            run.append(frame)
-    if run:
-        yield [text_frames(batch_frames(run)) if batching else b"".join(run)]
-
-
 _HEADERS = HeaderTable(_header)
 
 
@@ -359,6 +343,11 @@ FLUSH_INTERVAL_S = 0.002
 
 # Upper bound of one array frame: well under the 1 MiB a websockets client takes by default.
 BATCH_MAX_BYTES = 256 * 1024
+
+
+def _batched(bodies: list[bytes]) -> bytes:
+    """Bodies as the text frames of their JSON arrays (batchFrames), concatenated."""
+    return text_frames(batch_frames(bodies))
 
 
 def batch_frames(bodies: list[bytes]) -> list[bytes]:
