@@ -55,7 +55,7 @@ def test_narrow_layout_hides_the_session_list_behind_a_toggle(ggd_web: Start, pa
     assert box is not None and box["width"] >= NARROW[0] - 2
     # Focus moves in an effect after the list is shown: wait for it (bounded), then it holds.
     page.wait_for_function(
-        "document.activeElement?.getAttribute('aria-current') === 'true'", timeout=10_000
+        "() => document.activeElement?.getAttribute('aria-current') === 'true'", timeout=10_000
     )
     screenshot(page, "narrow-list")
     # Escape closes it and gives focus back to the toggle.
@@ -63,7 +63,7 @@ def test_narrow_layout_hides_the_session_list_behind_a_toggle(ggd_web: Start, pa
     sessions.wait_for(state="hidden")
     assert toggle.get_attribute("aria-expanded") == "false"
     page.wait_for_function(
-        "document.activeElement?.dataset.testid === 'list-toggle'", timeout=10_000
+        "() => document.activeElement?.dataset.testid === 'list-toggle'", timeout=10_000
     )
 
     # New session from the list closes it; opening the first session again closes it too.

@@ -208,7 +208,7 @@ def test_code_blocks_are_highlighted_labelled_and_copied_and_tables_have_borders
         "b.textContent)).observe(b, {childList: true, characterData: true, subtree: true}); }"
     )
     copy.click()
-    page.wait_for_function("window.__labels.includes('Copied')", timeout=15_000)
+    page.wait_for_function("() => window.__labels.includes('Copied')", timeout=15_000)
     copied = page.evaluate("navigator.clipboard.readText()")
     assert copied == "def add(a, b):\n    return a + b  # sum"
     cell = page.locator(".markdown td").first
