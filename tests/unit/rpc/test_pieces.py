@@ -52,6 +52,20 @@ def test_spans_join_runs_of_frames_and_write_pieces_group_by_group() -> None:
     assert len(writes) == 2 + len(pieces.groups())
 
 
+def test_a_take_without_pieces_is_one_write_joined_as_the_writer_joins() -> None:
+    seen: list[list[bytes]] = []
+
+    def join(frames: list[bytes]) -> bytes:
+        seen.append(list(frames))
+        return b"|".join(frames)
+
+    assert list(spans([b"a", b"b", b"c"], join)) == [[b"a|b|c"]]
+    assert seen == [[b"a", b"b", b"c"]]  # the whole take in one call (batchFrames' arrays)
+    assert list(spans([], join)) == []  # nothing queued: no write
+    pieces = Pieces([b"<", b"p" * 10, b">"])
+    assert list(spans([b"a", pieces], join)) == [[b"a"], list(pieces.parts)]
+
+
 def test_a_result_with_a_long_raw_list_is_the_whole_encoding_in_pieces() -> None:
     messages, tree = _list_raw(3000), _list_raw(2000)
     assert len(messages) >= SPLICE_MIN and len(tree) >= SPLICE_MIN
