@@ -86,12 +86,25 @@ export function App({ app, onWorkspace, onTokenProblem }: AppProps) {
     setListOpen(false);
   }, [snapshot?.sessionId]);
 
+  // Whether the list shows the open session yet: one made moments ago is listed by the refresh
+  // that follows its events, which may come after the list was opened.
+  const currentListed = view.sessions.some((s) => s.id === snapshot?.sessionId);
+  // Where opening the list put the focus, while it is still there.
+  const listFocus = useRef<HTMLElement | null>(null);
   useEffect(() => {
-    if (!listOpen) return;
-    // Into the list it opened: the current session, or New session.
+    if (!listOpen) {
+      listFocus.current = null;
+      return;
+    }
+    // The user moved on from where the list put them (typed a search, tabbed away): stay there.
+    if (listFocus.current && document.activeElement !== listFocus.current) return;
+    // Into the list it opened: the current session, or New session until that is listed.
     const list = document.getElementById("session-list");
-    (list?.querySelector<HTMLElement>("[aria-current=true]") ?? list?.querySelector<HTMLElement>("button"))?.focus();
-  }, [listOpen]);
+    const target =
+      list?.querySelector<HTMLElement>("[aria-current=true]") ?? list?.querySelector<HTMLElement>("button");
+    target?.focus();
+    listFocus.current = target ?? null;
+  }, [listOpen, currentListed]);
 
   useEffect(() => {
     if (!model && (snapshot?.model || info?.defaultModel)) setModel(snapshot?.model || info?.defaultModel || "");
