@@ -17,10 +17,20 @@ ROOT = Path(__file__).resolve().parents[2]
 FUNCTION = re.compile(r"^\s*(async\s+)?(\([^)]*\)|[A-Za-z_$][\w$]*)\s*=>|^\s*(async\s+)?function\b")
 
 
-def _predicates() -> list[tuple[str, int, str]]:
+def _predicates() -> list[tuple[str, int, str | None]]:
     found = []
     for path in sorted((ROOT / "tests").rglob("*.py")):
         tree = ast.parse(path.read_text(encoding="utf-8"))
+        # Module-level string constants, for a predicate passed by name.
+        constants = {
+            target.id: stmt.value.value
+            for stmt in tree.body
+            if isinstance(stmt, ast.Assign)
+            and isinstance(stmt.value, ast.Constant)
+            and isinstance(stmt.value.value, str)
+            for target in stmt.targets
+            if isinstance(target, ast.Name)
+        }
         for node in ast.walk(tree):
             if (
                 isinstance(node, ast.Call)
@@ -29,7 +39,11 @@ def _predicates() -> list[tuple[str, int, str]]:
                 and node.args
             ):
                 arg = node.args[0]
-                text = arg.value if isinstance(arg, ast.Constant) else None
+                text: str | None = None
+                if isinstance(arg, ast.Constant) and isinstance(arg.value, str):
+                    text = arg.value
+                elif isinstance(arg, ast.Name):
+                    text = constants.get(arg.id)
                 found.append((str(path.relative_to(ROOT)), node.lineno, text))
     return found
 
