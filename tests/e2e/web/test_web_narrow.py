@@ -21,6 +21,7 @@ pytestmark = pytest.mark.browser
 Pages = Callable[..., PageWatch]
 Start = Callable[..., WebDaemon]
 NARROW = (320, 700)
+FOCUS_IS_CURRENT_ROW = "() => document.activeElement?.getAttribute('aria-current') === 'true'"
 
 
 def test_narrow_layout_hides_the_session_list_behind_a_toggle(ggd_web: Start, pages: Pages) -> None:
@@ -57,9 +58,7 @@ def test_narrow_layout_hides_the_session_list_behind_a_toggle(ggd_web: Start, pa
     box = sessions.bounding_box()
     assert box is not None and box["width"] >= NARROW[0] - 2
     # Focus moves in an effect after the list is shown: wait for it (bounded), then it holds.
-    page.wait_for_function(
-        "() => document.activeElement?.getAttribute('aria-current') === 'true'", timeout=10_000
-    )
+    page.wait_for_function(FOCUS_IS_CURRENT_ROW, timeout=10_000)
     screenshot(page, "narrow-list")
     # Escape closes it and gives focus back to the toggle.
     page.keyboard.press("Escape")
@@ -150,9 +149,6 @@ class ListGate:
 def _messages(text: str) -> list[dict[str, Any]]:
     parsed = json.loads(text)  # batchFrames: a JSON array of messages
     return [m for m in (parsed if isinstance(parsed, list) else [parsed]) if isinstance(m, dict)]
-
-
-FOCUS_IS_CURRENT_ROW = "() => document.activeElement?.getAttribute('aria-current') === 'true'"
 
 
 def _list_opened_before_the_session_is_listed(ggd_web: Start, pages: Pages) -> tuple[Any, ListGate]:
