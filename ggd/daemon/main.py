@@ -80,12 +80,18 @@ def _import_app() -> None:
     # httpx imports its own command line (click, pygments: ~10 ms, click comes with mcp's
     # uvicorn) when those are installed; ggd never runs it. A None entry makes httpx skip it.
     sys.modules.setdefault("httpx._main", None)  # type: ignore[arg-type]
+    folder = None
     try:
-        from .codecache import startup_code_cache
+        from . import lspimage
+        from .codecache import cache_folder, startup_code_cache
         from .home import resolve_home
 
-        # attrs (lsprotocol's ~550 classes) and dataclasses take their generated code from here.
         home = resolve_home()
+        folder = cache_folder(home)
+        # lsprotocol's ~550 attrs classes come finished from their image when it is there
+        # (lspimage.py); else attrs makes them as usual below.
+        lspimage.load(folder)
+        # attrs, cattrs and dataclasses take their generated code from here.
         with startup_code_cache(home):
             from ggd.providers import tls
 
@@ -113,6 +119,8 @@ def _import_app() -> None:
     finally:
         gc.freeze()
         gc.enable()
+    # A missing or old image is rebuilt by a detached child for the next start.
+    lspimage.build_later(folder)
 
 
 def _no_pydantic_plugins() -> None:
