@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import base64
-import html
 import re
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
@@ -52,6 +51,8 @@ def _walk(part: dict[str, Any]) -> list[dict[str, Any]]:
 def _strip_html(text: str) -> str:
     text = re.sub(r"(?is)<(script|style)\b.*?</\1>", "", text)
     text = re.sub(r"(?i)<br\s*/?>|</p>|</div>", "\n", text)
+    import html  # html.entities is a ~2,200-name table: read only when a mail is HTML-only
+
     return html.unescape(re.sub(r"<[^>]+>", "", text)).strip()
 
 
