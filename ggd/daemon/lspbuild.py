@@ -200,8 +200,9 @@ def build(folder: Path) -> Path:
     """Import lsprotocol.types the normal way and write its image (in a process of its own).
 
     The image is loaded back into a scratch module and compared with the real one first; one
-    that does not remake it is not written: a "disabled" entry for this key is, so starts
-    import lsprotocol normally and start no builder until attrs or lsprotocol changes.
+    that does not remake it is not written (RuntimeError): `main` then writes a "disabled"
+    entry for this key, so starts import lsprotocol normally and start no builder until attrs
+    or lsprotocol change.
     """
     import ast
 
@@ -238,7 +239,6 @@ def build(folder: Path) -> Path:
     image = (code, sorted(pickler.modules), pickler.codes, buf.getvalue())
     path = image_path(folder)
     if fingerprint(_scratch(image, origin)) != fingerprint(namespace):
-        lspimage.disable(folder, origin)
         raise RuntimeError("the image does not remake lsprotocol.types; starts import it")
     lspimage.write(path, _HEADER + _MAGIC + marshal.dumps((lspimage.key(origin), *image)))
     return path
@@ -325,8 +325,13 @@ def main(argv: list[str] | None = None) -> int:
         os.nice(10)  # a start's first request matters more than this file
     try:
         build(folder)
-    except (OSError, pickle.PicklingError, RuntimeError) as exc:
+    except OSError as exc:  # the folder: a later start tries again
         print(f"lspbuild: no image written: {exc}", file=sys.stderr)
+        return 1
+    except Exception as exc:  # this lsprotocol does not pickle: starts import it, build none
+        print(f"lspbuild: no image for this lsprotocol: {exc!r}", file=sys.stderr)
+        with contextlib.suppress(Exception):
+            lspimage.disable(folder, lspimage.types_origin())
         return 1
     finally:
         with contextlib.suppress(OSError):

@@ -281,18 +281,28 @@ def test_an_image_that_fails_to_load_disables_itself(built: Path, tmp_path: Path
     assert path.stat().st_mode & 0o777 == 0o600
 
 
-def test_the_builder_writes_no_image_that_does_not_remake_the_module(tmp_path: Path) -> None:
-    # A pickler that loses each class's __repr__: the check against the real module catches it.
-    patch = (
-        "_reduce = lspbuild._class_reduce\n"
-        "def _lossy(cls):\n"
-        "    f, args, state = _reduce(cls)\n"
-        "    state[1].pop('__repr__', None)\n"
-        "    return f, args, state\n"
-        "lspbuild._class_reduce = _lossy\n"
-    )
+LOSSY = (  # a pickler that loses each class's __repr__
+    "_reduce = lspbuild._class_reduce\n"
+    "def _lossy(cls):\n"
+    "    f, args, state = _reduce(cls)\n"
+    "    state[1].pop('__repr__', None)\n"
+    "    return f, args, state\n"
+    "lspbuild._class_reduce = _lossy\n"
+)
+UNPICKLABLE = (  # an lsprotocol with something the pickler cannot take
+    "def _refuse(cls):\n"
+    "    raise TypeError(f'cannot pickle {cls.__name__}')\n"
+    "lspbuild._class_reduce = _refuse\n"
+)
+
+
+@pytest.mark.parametrize(("patch", "says"), [(LOSSY, "does not remake"), (UNPICKLABLE, "cannot")])
+def test_the_builder_writes_no_image_that_does_not_remake_the_module(
+    tmp_path: Path, patch: str, says: str
+) -> None:
+    # The check against the real module, or the pickler, fails: starts then import normally.
     done = _build(tmp_path, patch=patch)
-    assert done.returncode == 1 and "does not remake" in done.stderr
+    assert done.returncode == 1 and says in done.stderr
     facts = _run(LOAD, str(tmp_path))
     assert facts["outcome"] == "disabled" and facts["loader"] == "SourceFileLoader"
     assert facts["builds"] is False
