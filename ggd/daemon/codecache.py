@@ -78,7 +78,7 @@ class CodeCache:
         tmp = self.path.with_name(f".{self.path.name}.{os.getpid()}.tmp")
         try:
             self.path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-            if not _owned(os.stat(self.path.parent)):
+            if not owned(os.stat(self.path.parent)):
                 return  # a folder others can write: nothing of ours is left in it
             flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
             fd = os.open(tmp, flags, 0o600)
@@ -91,19 +91,19 @@ class CodeCache:
                 tmp.unlink(missing_ok=True)
 
 
-def _trusted(fd: int, folder: Path) -> bool:
+def trusted(fd: int, folder: Path) -> bool:
     """The file and its folder are ours and nobody else can write them.
 
     The cache is read before the daemon checks GG_HOME's modes, and what it holds is run:
     a file another user could have written is ignored (a cold start), never executed.
     """
     try:
-        return _owned(os.fstat(fd)) and _owned(os.stat(folder))
+        return owned(os.fstat(fd)) and owned(os.stat(folder))
     except OSError:
         return False
 
 
-def _owned(st: os.stat_result) -> bool:
+def owned(st: os.stat_result) -> bool:
     """Ours, and neither group nor others may write it."""
     return st.st_uid == os.getuid() and not st.st_mode & 0o022
 
@@ -111,7 +111,7 @@ def _owned(st: os.stat_result) -> bool:
 def _load(path: Path) -> tuple[dict[bytes, types.CodeType], set[str]]:
     try:
         with open(path, "rb") as fh:
-            if not _trusted(fh.fileno(), path.parent):
+            if not trusted(fh.fileno(), path.parent):
                 return {}, set()
             data = fh.read()
     except OSError:
@@ -242,4 +242,4 @@ def _shadow(module: types.ModuleType, name: str, value: Any) -> Iterator[None]:
             namespace.pop(name, None)
 
 
-__all__ = ["CodeCache", "cache_folder", "startup_code_cache"]
+__all__ = ["CodeCache", "cache_folder", "owned", "startup_code_cache", "trusted"]

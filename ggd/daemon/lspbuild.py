@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from . import lspimage
-from .lspimage import _HEADER, _MAGIC, MODULE, image_path, run_class
+from .lspimage import HEADER, MAGIC, MODULE, image_path, run_class
 
 # The module attributes the import system sets; the image's module gets its own.
 _DUNDERS = frozenset(
@@ -240,7 +240,7 @@ def build(folder: Path) -> Path:
     path = image_path(folder)
     if fingerprint(_scratch(image, origin)) != fingerprint(namespace):
         raise RuntimeError("the image does not remake lsprotocol.types; starts import it")
-    lspimage.write(path, _HEADER + _MAGIC + marshal.dumps((lspimage.key(origin), *image)))
+    lspimage.write(path, HEADER + MAGIC + marshal.dumps((lspimage.key(origin), *image)))
     return path
 
 

@@ -34,8 +34,8 @@ from typing import Any, Literal
 
 MODULE = "lsprotocol.types"
 FORMAT = 1
-_MAGIC = importlib.util.MAGIC_NUMBER
-_HEADER = b"gg-lsp-image\0"
+MAGIC = importlib.util.MAGIC_NUMBER
+HEADER = b"gg-lsp-image\0"
 # A build that started this recently is taken to be still running (no second builder).
 _BUILD_GRACE_S = 120.0
 
@@ -69,7 +69,7 @@ def key(types_origin: str | None) -> tuple[Any, ...]:
 
     return (
         FORMAT,
-        _MAGIC,
+        MAGIC,
         _stat_key(attr.__file__),
         _stat_key(attr._make.__file__),
         _stat_key(types_origin),
@@ -98,18 +98,18 @@ Image = tuple[types.CodeType, list[str], list[types.CodeType], bytes]
 
 
 def _read(path: Path, origin: str | None) -> Image | Outcome:
-    from .codecache import _trusted
+    from .codecache import trusted
 
     try:
         with open(path, "rb") as fh:
-            if not _trusted(fh.fileno(), path.parent):
+            if not trusted(fh.fileno(), path.parent):
                 return "untrusted"
             data = fh.read()
     except FileNotFoundError:
         return "absent"
     except OSError:
         return "untrusted"
-    prefix = _HEADER + _MAGIC
+    prefix = HEADER + MAGIC
     if not data.startswith(prefix):
         return "corrupt"
     try:
@@ -202,10 +202,10 @@ def load(folder: Path | None) -> types.ModuleType | None:
 
 def write(path: Path, data: bytes) -> None:
     """Atomically, owner-only, in a folder only we may write (else nothing is written)."""
-    from .codecache import _owned
+    from .codecache import owned
 
     path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-    if not _owned(os.stat(path.parent)):
+    if not owned(os.stat(path.parent)):
         raise PermissionError(f"{path.parent} may be written by others")
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
@@ -225,7 +225,7 @@ def disable(folder: Path, origin: str | None) -> None:
     with contextlib.suppress(OSError):
         write(
             image_path(folder),
-            _HEADER + _MAGIC + marshal.dumps((key(origin), None, None, None, None)),
+            HEADER + MAGIC + marshal.dumps((key(origin), None, None, None, None)),
         )
 
 

@@ -141,10 +141,10 @@ def _image(folder: Path) -> Path:
 
 
 def _payload(path: Path) -> tuple[bytes, tuple[Any, ...]]:
-    from ggd.daemon.lspimage import _HEADER, _MAGIC
+    from ggd.daemon.lspimage import HEADER, MAGIC
 
     data = path.read_bytes()
-    prefix = _HEADER + _MAGIC
+    prefix = HEADER + MAGIC
     assert data.startswith(prefix)
     return prefix, marshal.loads(data[len(prefix) :])
 
