@@ -127,6 +127,10 @@ def wait_for_image(home: Path, timeout: float = 30.0) -> None:
     deadline = time.monotonic() + timeout
     while not list((home / "cache").glob("lsp-types.*.bin")) and time.monotonic() < deadline:
         time.sleep(0.1)
+    if not list((home / "cache").glob("lsp-types.*.bin")):
+        print(
+            f"note: no lsprotocol image after {timeout:.0f} s; samples import it", file=sys.stderr
+        )
 
 
 def summarize(samples: list[float]) -> dict[str, float]:
