@@ -75,45 +75,61 @@ class CodeCache:
         table = dict(self.used)
         if len(self.stored) - (len(self.used) - self.misses) < len(self.used):
             table = {**self.stored, **self.used}
-        tmp = self.path.with_name(f".{self.path.name}.{os.getpid()}.tmp")
         try:
-            self.path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-            if not owned(os.stat(self.path.parent)):
-                return  # a folder others can write: nothing of ours is left in it
-            flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
-            fd = os.open(tmp, flags, 0o600)
-            with os.fdopen(fd, "wb") as fh:
-                fh.write(_MAGIC + marshal.dumps((table, volatile)))
-            os.replace(tmp, self.path)
+            write_cache(self.path, _MAGIC + marshal.dumps((table, volatile)))
         except (OSError, ValueError):
-            # A read-only or missing GG_HOME: the next start compiles again, nothing breaks.
-            with contextlib.suppress(OSError):
-                tmp.unlink(missing_ok=True)
+            # A read-only or missing GG_HOME, or a folder others can write: the next start
+            # compiles again, nothing breaks.
+            return
 
 
-def trusted(fd: int, folder: Path) -> bool:
+def write_cache(path: Path, data: bytes) -> None:
+    """Replace a cache file the way ggd writes its private files (`ggd.app.files.write_private`:
+    0600, never half-written), in a folder only we may write (made 0700).
+
+    PermissionError when others may write the folder: nothing of ours is left in it.
+    """
+    # Called after the start-up imports (ggd.app is the daemon's own layer), or by the builder.
+    from ggd.app.files import write_private
+
+    path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+    if not _owned(os.stat(path.parent)):
+        raise PermissionError(f"{path.parent} may be written by others")
+    write_private(path, data)
+
+
+def read_cache(path: Path) -> bytes:
+    """The bytes of a cache file only we can have written.
+
+    FileNotFoundError when it is missing; PermissionError when the file or its folder is not
+    ours alone: what these files hold is run, so such a file is never read.
+    """
+    with open(path, "rb") as fh:
+        if not _trusted(fh.fileno(), path.parent):
+            raise PermissionError(f"{path} may have been written by others")
+        return fh.read()
+
+
+def _trusted(fd: int, folder: Path) -> bool:
     """The file and its folder are ours and nobody else can write them.
 
     The cache is read before the daemon checks GG_HOME's modes, and what it holds is run:
     a file another user could have written is ignored (a cold start), never executed.
     """
     try:
-        return owned(os.fstat(fd)) and owned(os.stat(folder))
+        return _owned(os.fstat(fd)) and _owned(os.stat(folder))
     except OSError:
         return False
 
 
-def owned(st: os.stat_result) -> bool:
+def _owned(st: os.stat_result) -> bool:
     """Ours, and neither group nor others may write it."""
     return st.st_uid == os.getuid() and not st.st_mode & 0o022
 
 
 def _load(path: Path) -> tuple[dict[bytes, types.CodeType], set[str]]:
     try:
-        with open(path, "rb") as fh:
-            if not trusted(fh.fileno(), path.parent):
-                return {}, set()
-            data = fh.read()
+        data = read_cache(path)
     except OSError:
         return {}, set()
     if not data.startswith(_MAGIC):
@@ -242,4 +258,4 @@ def _shadow(module: types.ModuleType, name: str, value: Any) -> Iterator[None]:
             namespace.pop(name, None)
 
 
-__all__ = ["CodeCache", "cache_folder", "owned", "startup_code_cache", "trusted"]
+__all__ = ["CodeCache", "cache_folder", "read_cache", "startup_code_cache", "write_cache"]

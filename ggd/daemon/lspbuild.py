@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from . import lspimage
+from .codecache import write_cache
 from .lspimage import HEADER, MAGIC, MODULE, image_path, run_class
 
 # The module attributes the import system sets; the image's module gets its own.
@@ -240,7 +241,7 @@ def build(folder: Path) -> Path:
     path = image_path(folder)
     if fingerprint(_scratch(image, origin)) != fingerprint(namespace):
         raise RuntimeError("the image does not remake lsprotocol.types; starts import it")
-    lspimage.write(path, HEADER + MAGIC + marshal.dumps((lspimage.key(origin), *image)))
+    write_cache(path, HEADER + MAGIC + marshal.dumps((lspimage.key(origin), *image)))
     return path
 
 

@@ -98,13 +98,10 @@ Image = tuple[types.CodeType, list[str], list[types.CodeType], bytes]
 
 
 def _read(path: Path, origin: str | None) -> Image | Outcome:
-    from .codecache import trusted
+    from .codecache import read_cache
 
     try:
-        with open(path, "rb") as fh:
-            if not trusted(fh.fileno(), path.parent):
-                return "untrusted"
-            data = fh.read()
+        data = read_cache(path)
     except FileNotFoundError:
         return "absent"
     except OSError:
@@ -200,30 +197,12 @@ def load(folder: Path | None) -> types.ModuleType | None:
     return module
 
 
-def write(path: Path, data: bytes) -> None:
-    """Atomically, owner-only, in a folder only we may write (else nothing is written)."""
-    from .codecache import owned
-
-    path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-    if not owned(os.stat(path.parent)):
-        raise PermissionError(f"{path.parent} may be written by others")
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
-    fd = os.open(tmp, flags, 0o600)
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            tmp.unlink()
-        raise
-
-
 def disable(folder: Path, origin: str | None) -> None:
     """Record that no image serves this key: starts import lsprotocol normally and build none."""
+    from .codecache import write_cache
+
     with contextlib.suppress(OSError):
-        write(
+        write_cache(
             image_path(folder),
             HEADER + MAGIC + marshal.dumps((key(origin), None, None, None, None)),
         )
