@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import functools
 import logging
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -19,6 +20,7 @@ from ggd.app import HandlerContext, SnapshotView
 from ggd.app.snapshot import plain
 from ggd.protocol import PROTOCOL_VERSION, MethodSpec
 from ggd.protocol import errors as E
+from ggd.protocol.methods import METHODS
 
 from .connection import Connection
 from .editor.client import ClientRequests, EditorCaps
@@ -270,6 +272,24 @@ def _adapter_for(app: Hub, method: str) -> TypeAdapter[Any]:
             raise RuntimeError(f"no method row for {method}")
         adapter = _ADAPTERS[method] = _adapter(spec)
     return adapter
+
+
+def warm_steps(app: Hub) -> Iterator[Callable[[], object]]:
+    """One step per core request row whose params adapter is not made yet (ggd.daemon.warmup).
+
+    Only the core rows: a capability's row would import the capability's modules.
+    """
+    for spec in METHODS:
+        if spec.kind == "request" and spec.direction == "client" and spec.name not in _ADAPTERS:
+            yield functools.partial(_warm_adapter, app, spec.name)
+
+
+def _warm_adapter(app: Hub, method: str) -> None:
+    adapter = _adapter_for(app, method)
+    # Made over a deferred model, the adapter builds its validator at its first call: now.
+    rebuild = getattr(adapter, "rebuild", None)  # pydantic >= 2.10
+    if rebuild is not None:
+        rebuild()
 
 
 def bind(server: LanguageServer, app: Hub, conn: Connection) -> frozenset[str]:
