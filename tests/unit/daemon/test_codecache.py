@@ -193,3 +193,96 @@ def test_gg_code_cache_dir_lets_many_gg_homes_share_one_cache(tmp_path: Path) ->
     assert first["misses"] >= first["used"] and second["misses"] <= 2
     assert list(shared.glob("startup-code.*.bin"))
     assert not any((home / "cache").exists() for home in homes)
+
+
+# Compiles a few patterns under the cache in a fresh interpreter (re keeps its own per-process
+# cache) and reports how many re had to parse in Python, and whether each came out as re's own.
+RE_PROBE = r"""
+import json, re, sys
+from pathlib import Path
+from re import _compiler, _parser
+from ggd.daemon.codecache import startup_code_cache
+PATTERNS = [
+    (r"(?P<key>[A-Za-z_]+)=(?P<value>\d+)", 0),
+    ("ünï(?:code)?\\b", re.IGNORECASE),
+    (rb"\x00[\x01-\x7f]+", 0),
+    (r"(?<=a)b  # a comment", re.VERBOSE),
+    (r"^\s*(\w+)?$", re.MULTILINE | re.ASCII),
+]
+parsed = []
+real_parse = _parser.parse
+def parse(*args, **kwargs):
+    parsed.append(args[0])
+    return real_parse(*args, **kwargs)
+_parser.parse = parse
+with startup_code_cache(Path(sys.argv[1])) as cache:
+    before = len(parsed)  # entering it imports attrs and cattrs, whose patterns do not count
+    got = [re.compile(p, f) for p, f in PATTERNS]
+    ours = len(parsed) - before
+_parser.parse = real_parse
+want = [_compiler.compile(p, f) for p, f in PATTERNS]  # re's own, compiled afresh
+print(json.dumps({
+    "parsed": ours,
+    "same": [g == w and g.groupindex == w.groupindex and g.groups == w.groups and g.flags == w.flags
+             for g, w in zip(got, want)],
+    "matches": [
+        got[0].fullmatch("limit=10").groupdict(),
+        bool(got[1].search("ÜNÏCODE here")),
+        bool(got[2].match(b"\x00abc")),
+        bool(got[3].search("ab")),
+        got[4].findall("  x\n\n y \nz!"),
+    ],
+    "compile_is_re": vars(_compiler)["compile"].__module__ == "re._compiler",
+}))
+"""
+
+
+def _re_probe(home: Path) -> dict[str, object]:
+    env = {k: v for k, v in os.environ.items() if k != "GG_CODE_CACHE_DIR"}
+    out = subprocess.run(
+        [sys.executable, "-c", RE_PROBE, str(home)],
+        capture_output=True,
+        text=True,
+        check=True,
+        env=env,
+    )
+    return json.loads(out.stdout)
+
+
+def test_a_second_start_takes_its_regular_expressions_from_the_cache(tmp_path: Path) -> None:
+    import re
+
+    first = _re_probe(tmp_path)
+    assert first["parsed"] >= 5  # each pattern parsed by re (and once more to be checked)
+    assert first["same"] == [True] * 5
+    second = _re_probe(tmp_path)
+    assert second["parsed"] == 0  # none parsed in Python: their opcodes came from the file
+    # Equal patterns have equal opcodes, flags and groups: the cache gave back re's own.
+    assert second["same"] == [True] * 5
+    assert second["matches"] == first["matches"]
+    assert second["matches"][:4] == [{"key": "limit", "value": "10"}, True, True, True]
+    assert second["matches"][4] == re.compile(r"^\s*(\w+)?$", re.M | re.A).findall("  x\n\n y \nz!")
+    assert second["compile_is_re"]  # re's compile is back once the imports are done
+
+
+def test_a_cached_pattern_is_saved_with_the_code_and_a_bad_one_compiles_afresh(
+    tmp_path: Path,
+) -> None:
+    import re
+
+    path = tmp_path / "startup-code.bin"
+    cache = CodeCache(path)
+    code = cache.compile("x = 1\n", "<gen>", 0)
+    pattern = cache.pattern(r"(?P<word>\w+)-(\d)", re.IGNORECASE)
+    assert pattern == re.compile(r"(?P<word>\w+)-(\d)", re.IGNORECASE)
+    cache.save()
+    again = CodeCache(path)
+    assert len(again.stored) == 1 and len(again.stored_re) == 1  # both written, one file
+    assert again.compile("x = 1\n", "<gen>", 0).co_code == code.co_code
+    # An entry _sre refuses (not opcodes it takes) is compiled afresh, never an error.
+    (key,) = again.stored_re
+    flags, _ops, groups, index, names = again.stored_re[key]
+    again.stored_re[key] = (flags, [999_999], groups, index, names)
+    redone = again.pattern(r"(?P<word>\w+)-(\d)", re.IGNORECASE)
+    assert redone == pattern and redone.match("Ab-3").groups() == ("Ab", "3")
+    assert again.used_re[key][1] != [999_999]  # and the good opcodes replace it
