@@ -16,6 +16,7 @@ import argparse
 import json
 import operator
 import os
+import statistics
 import subprocess
 import sys
 import time
@@ -219,6 +220,32 @@ def _fmt(value: Any) -> str:
     return str(value)
 
 
+def _calibration_work() -> int:
+    """A fixed piece of interpreter-bound work: calls, attributes, dicts, strings, like ggd's."""
+    table: dict[str, int] = {}
+    total = 0
+    for i in range(60_000):
+        key = f"k{i % 512}"
+        table[key] = table.get(key, 0) + len(key)
+        total += (i * 7) % 13 + table[key] % 3
+    return total
+
+
+def host_speed(samples: int = 5) -> dict[str, float]:
+    """How fast the machine runs Python right now: the calibration work's time in ms.
+
+    The host is shared: its speed swings by tens of percent within an hour, and every
+    CPU-bound figure moves with it. Measured before and after the benches, so a run's figures
+    can be read against the speed they were made at (docs/benchmarks.md).
+    """
+    times = []
+    for _ in range(samples):
+        t0 = time.perf_counter()
+        _calibration_work()
+        times.append((time.perf_counter() - t0) * 1000)
+    return {"min_ms": min(times), "median_ms": statistics.median(times)}
+
+
 def print_table(table: list[dict[str, Any]], load: tuple[float, float]) -> None:
     """The one table: aimed figures first within each bench, then the rest."""
     width = min(78, max(len(r["figure"]) for r in table))
@@ -245,6 +272,7 @@ def main() -> int:
     if unknown:
         ap.error(f"unknown bench {', '.join(unknown)} (known: {', '.join(BENCHES)})")
     load0 = os.getloadavg()[0]
+    speed0 = host_speed()
     results: dict[str, dict[str, Any]] = {}
     for name in names:
         extra, timeout = BENCHES[name]
@@ -252,6 +280,7 @@ def main() -> int:
             extra = QUICK[name]
         print(f"running {name} ...", file=sys.stderr, flush=True)
         results[name] = run_bench(name, extra, timeout)
+    results["host"] = {"result": {"before": speed0, "after": host_speed()}, "seconds": 0.0}
     table = rows(results)
     load = (load0, os.getloadavg()[0])
     if args.json:

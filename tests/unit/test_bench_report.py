@@ -67,3 +67,13 @@ def test_every_bench_the_report_runs_imports_and_parses_its_arguments() -> None:
         )
         assert proc.returncode == 0, f"bench/{name}.py --help: {proc.stderr[-2000:]}"
         assert "usage:" in proc.stdout
+
+
+def test_the_host_speed_is_measured_and_listed_beside_the_figures() -> None:
+    report = _report()
+    speed = report.host_speed(samples=3)
+    assert 0 < speed["min_ms"] <= speed["median_ms"]
+    table = report.rows({"host": {"result": {"before": speed, "after": speed}, "seconds": 0.0}})
+    names = {r["figure"] for r in table}
+    assert {"host: before.min_ms", "host: after.median_ms"} <= names
+    assert all("status" not in r for r in table)  # information, not an aim
