@@ -19,6 +19,7 @@ import os
 import statistics
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -246,6 +247,40 @@ def host_speed(samples: int = 5) -> dict[str, float]:
     return {"min_ms": min(times), "median_ms": statistics.median(times)}
 
 
+class SpeedSampler:
+    """The calibration work once every few seconds while the benches run, on a thread of this
+    (otherwise waiting) process: ~0.5 % of one core. The host's speed switches on a scale of
+    seconds, so the samples over the whole run say more than its two ends."""
+
+    def __init__(self, every_s: float = 5.0) -> None:
+        self.every_s = every_s
+        self.samples: list[float] = []
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+
+    def __enter__(self) -> SpeedSampler:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        self._thread.join(timeout=5)
+
+    def _run(self) -> None:
+        while not self._stop.wait(self.every_s):
+            t0 = time.perf_counter()
+            _calibration_work()
+            self.samples.append((time.perf_counter() - t0) * 1000)
+
+    def summary(self) -> dict[str, float]:
+        """Count, median and p90 of the samples (ms)."""
+        if not self.samples:
+            return {"samples": 0}
+        ordered = sorted(self.samples)
+        p90 = ordered[min(len(ordered) - 1, int(0.9 * len(ordered)))]
+        return {"samples": len(ordered), "median_ms": statistics.median(ordered), "p90_ms": p90}
+
+
 def print_table(table: list[dict[str, Any]], load: tuple[float, float]) -> None:
     """The one table: aimed figures first within each bench, then the rest."""
     width = min(78, max(len(r["figure"]) for r in table))
@@ -274,13 +309,15 @@ def main() -> int:
     load0 = os.getloadavg()[0]
     speed0 = host_speed()
     results: dict[str, dict[str, Any]] = {}
-    for name in names:
-        extra, timeout = BENCHES[name]
-        if args.quick and name in QUICK:
-            extra = QUICK[name]
-        print(f"running {name} ...", file=sys.stderr, flush=True)
-        results[name] = run_bench(name, extra, timeout)
-    results["host"] = {"result": {"before": speed0, "after": host_speed()}, "seconds": 0.0}
+    with SpeedSampler() as sampler:
+        for name in names:
+            extra, timeout = BENCHES[name]
+            if args.quick and name in QUICK:
+                extra = QUICK[name]
+            print(f"running {name} ...", file=sys.stderr, flush=True)
+            results[name] = run_bench(name, extra, timeout)
+    host = {"before": speed0, "during": sampler.summary(), "after": host_speed()}
+    results["host"] = {"result": host, "seconds": 0.0}
     table = rows(results)
     load = (load0, os.getloadavg()[0])
     if args.json:

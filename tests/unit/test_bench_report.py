@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+import time
 from types import ModuleType
 
 from tests.unit.bench_module import BENCH, load_bench
@@ -77,3 +78,7 @@ def test_the_host_speed_is_measured_and_listed_beside_the_figures() -> None:
     names = {r["figure"] for r in table}
     assert {"host: before.min_ms", "host: after.median_ms"} <= names
     assert all("status" not in r for r in table)  # information, not an aim
+    with report.SpeedSampler(every_s=0.01) as sampler:
+        time.sleep(0.3)
+    during = sampler.summary()
+    assert during["samples"] >= 3 and 0 < during["median_ms"] <= during["p90_ms"]
