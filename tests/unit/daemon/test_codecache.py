@@ -62,12 +62,13 @@ print(json.dumps({
 """
 
 
-def _probe(home: Path, shared: Path | None = None) -> dict[str, object]:
+def _probe(home: Path, shared: Path | None = None, probe: str = PROBE) -> dict[str, object]:
+    """What a probe prints, run in a fresh interpreter with home as its argument."""
     env = {k: v for k, v in os.environ.items() if k != "GG_CODE_CACHE_DIR"}
     if shared is not None:
         env["GG_CODE_CACHE_DIR"] = str(shared)
     out = subprocess.run(
-        [sys.executable, "-c", PROBE, str(home)],
+        [sys.executable, "-c", probe, str(home)],
         capture_output=True,
         text=True,
         check=True,
@@ -238,15 +239,7 @@ print(json.dumps({
 
 
 def _re_probe(home: Path) -> dict[str, object]:
-    env = {k: v for k, v in os.environ.items() if k != "GG_CODE_CACHE_DIR"}
-    out = subprocess.run(
-        [sys.executable, "-c", RE_PROBE, str(home)],
-        capture_output=True,
-        text=True,
-        check=True,
-        env=env,
-    )
-    return json.loads(out.stdout)
+    return _probe(home, probe=RE_PROBE)
 
 
 def test_a_second_start_takes_its_regular_expressions_from_the_cache(tmp_path: Path) -> None:
