@@ -315,7 +315,7 @@ def _opcodes(pattern: str | bytes, flags: int) -> Opcodes | None:
             groupindex,
             tuple(indexgroup),
         )
-    except AttributeError:
+    except Exception:  # re's internals shaped otherwise: re compiles it, nothing is kept
         return None
 
 
