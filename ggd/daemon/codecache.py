@@ -33,7 +33,9 @@ import sys
 import types
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
+
+V = TypeVar("V")
 
 # The interpreter's bytecode magic: code objects from another Python are never loaded.
 _MAGIC = importlib.util.MAGIC_NUMBER
@@ -93,7 +95,6 @@ class CodeCache:
         made = _opcodes(pattern, flags)
         if made is not None and _sre.compile(pattern, *made) == expected:  # same opcodes
             self.used_re[key] = made
-            self.missed.add(_RE_MISS)  # something new to write (a pattern never kept is not)
         return expected
 
     def save(self) -> None:
@@ -102,22 +103,28 @@ class CodeCache:
         Entries of other entry points (a --ws daemon imports more) are kept; when most of the
         file went unused (attrs or a library was upgraded) it is pruned to what this start used.
         """
-        if not (self.used or self.used_re) or self.missed <= self.volatile:
+        # Patterns kept this start that the file lacks (or holds otherwise); one `re` could not
+        # copy faithfully is never kept, so it does not make every start rewrite the file.
+        new_patterns = any(self.stored_re.get(k) != v for k, v in self.used_re.items())
+        if not (self.used or self.used_re) or (self.missed <= self.volatile and not new_patterns):
             return
         # What missed although a cache was there is new code or code that differs every start.
-        volatile = sorted(self.missed - {_RE_MISS}) if self.stored else []
-        table = dict(self.used)
-        if len(self.stored) - (len(self.used) - self.misses) < len(self.used):
-            table = {**self.stored, **self.used}
-        patterns = {**self.stored_re, **self.used_re}
-        if len(self.stored_re) > 2 * len(self.used_re):  # mostly unused: what this start used
-            patterns = dict(self.used_re)
+        volatile = sorted(self.missed) if self.stored else []
+        table = _kept(self.stored, self.used)
+        patterns = _kept(self.stored_re, self.used_re)
         try:
             write_cache(self.path, _MAGIC + marshal.dumps((table, volatile, patterns)))
         except (OSError, ValueError):
             # A read-only or missing GG_HOME, or a folder others can write: the next start
             # compiles again, nothing breaks.
             return
+
+
+def _kept(stored: dict[bytes, V], used: dict[bytes, V]) -> dict[bytes, V]:
+    """What a save writes of one table: the file's entries and this start's, or this start's
+    alone when most of the file went unused (a library was upgraded)."""
+    unused = sum(1 for k in stored if k not in used)
+    return {**stored, **used} if unused < len(used) else dict(used)
 
 
 def write_cache(path: Path, data: bytes) -> None:
@@ -292,7 +299,6 @@ def _forward_ref_compile(cache: CodeCache, module: types.ModuleType) -> Any:
 # number of groups, name -> group and group -> name.
 Opcodes = tuple[int, list[int], int, dict[str, int], tuple[str | None, ...]]
 
-_RE_MISS = "<re>"
 # re's internals (3.11+): the Python half of compiling a pattern, and the C half it calls.
 _re_compiler: Any = importlib.import_module("re._compiler")
 _sre: Any = importlib.import_module("_sre")

@@ -6,6 +6,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 from ggd.daemon.codecache import CodeCache, startup_code_cache
@@ -278,4 +279,14 @@ def test_a_cached_pattern_is_saved_with_the_code_and_a_bad_one_compiles_afresh(
     again.stored_re[key] = (flags, [999_999], groups, index, names)
     redone = again.pattern(r"(?P<word>\w+)-(\d)", re.IGNORECASE)
     assert redone == pattern and redone.match("Ab-3").groups() == ("Ab", "3")
-    assert again.used_re[key][1] != [999_999]  # and the good opcodes replace it
+    assert again.used_re[key][1] != [999_999]  # and the good opcodes replace it ...
+    before = path.stat().st_mtime_ns
+    time.sleep(0.01)
+    again.save()
+    assert path.stat().st_mtime_ns != before  # ... in the file too
+    assert CodeCache(path).stored_re[key] == again.used_re[key]
+    written = path.stat().st_mtime_ns
+    third = CodeCache(path)
+    third.pattern(r"(?P<word>\w+)-(\d)", re.IGNORECASE)
+    third.save()
+    assert path.stat().st_mtime_ns == written  # a start of hits only writes nothing
