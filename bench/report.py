@@ -27,6 +27,11 @@ from pathlib import Path
 from typing import Any
 
 BENCH = Path(__file__).resolve().parent
+if str(BENCH) not in sys.path:  # loaded as a module by the tests, not run as a script
+    sys.path.insert(0, str(BENCH))
+
+from _common import percentile  # noqa: E402
+
 # name -> (arguments after --json, seconds allowed). Arguments keep `make bench` to minutes.
 BENCHES: dict[str, tuple[list[str], float]] = {
     "cli": (["--runs", "10", "--cold-runs", "5"], 600),
@@ -232,6 +237,12 @@ def _calibration_work() -> int:
     return total
 
 
+def _calibration_ms() -> float:
+    t0 = time.perf_counter()
+    _calibration_work()
+    return (time.perf_counter() - t0) * 1000
+
+
 def host_speed(samples: int = 5) -> dict[str, float]:
     """How fast the machine runs Python right now: the calibration work's time in ms.
 
@@ -239,11 +250,7 @@ def host_speed(samples: int = 5) -> dict[str, float]:
     CPU-bound figure moves with it. Measured before and after the benches, so a run's figures
     can be read against the speed they were made at (docs/benchmarks.md).
     """
-    times = []
-    for _ in range(samples):
-        t0 = time.perf_counter()
-        _calibration_work()
-        times.append((time.perf_counter() - t0) * 1000)
+    times = [_calibration_ms() for _ in range(samples)]
     return {"min_ms": min(times), "median_ms": statistics.median(times)}
 
 
@@ -268,17 +275,18 @@ class SpeedSampler:
 
     def _run(self) -> None:
         while not self._stop.wait(self.every_s):
-            t0 = time.perf_counter()
-            _calibration_work()
-            self.samples.append((time.perf_counter() - t0) * 1000)
+            self.samples.append(_calibration_ms())
 
     def summary(self) -> dict[str, float]:
         """Count, median and p90 of the samples (ms)."""
         if not self.samples:
             return {"samples": 0}
-        ordered = sorted(self.samples)
-        p90 = ordered[min(len(ordered) - 1, int(0.9 * len(ordered)))]
-        return {"samples": len(ordered), "median_ms": statistics.median(ordered), "p90_ms": p90}
+        median = statistics.median(self.samples)
+        return {
+            "samples": len(self.samples),
+            "median_ms": median,
+            "p90_ms": percentile(self.samples, 90),
+        }
 
 
 def print_table(table: list[dict[str, Any]], load: tuple[float, float]) -> None:
