@@ -5,9 +5,8 @@ from __future__ import annotations
 import json
 import os
 import time
-from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ggcli.private import DaemonError, find_ggd, gg_home, start_private
 from ggcli.private import private_dir as _private_dir
@@ -34,8 +33,7 @@ START_TIMEOUT = 20.0
 IDLE_EXIT_MINUTES = 30
 
 
-@dataclass
-class Discovery:
+class Discovery(NamedTuple):
     """The contents of GG_HOME/run/ggd.json, written by a running daemon."""
 
     pid: int

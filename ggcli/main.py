@@ -36,13 +36,39 @@ Options may come before or after a command (gg --no-daemon rpc = gg rpc --no-dae
 A prompt whose first word is a command name needs -p."""
 
 
+def _columns() -> int:
+    """The terminal's width as shutil.get_terminal_size() finds it: $COLUMNS, stdout, else 80."""
+    try:
+        columns = int(os.environ.get("COLUMNS", "0"))
+    except ValueError:
+        columns = 0
+    if columns <= 0:
+        try:
+            columns = os.get_terminal_size(sys.__stdout__.fileno()).columns  # type: ignore[union-attr]
+        except (AttributeError, ValueError, OSError):
+            columns = 0
+    return columns if columns > 0 else 80
+
+
+class _HelpFormatter(argparse.RawDescriptionHelpFormatter):
+    """argparse's layout with the width found without shutil.
+
+    argparse makes a formatter for every add_argument (to check its metavar) and the default
+    width imports shutil, which imports bz2, lzma and zlib: every `gg -p` paid for them before
+    its first request.
+    """
+
+    def __init__(self, prog: str) -> None:
+        super().__init__(prog, width=_columns() - 2)
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The parser for `gg [options] [PROMPT...]`."""
     p = argparse.ArgumentParser(
         prog="gg",
         description="gg: an AI coding agent in your terminal (a client of the ggd daemon).",
         epilog=EPILOG,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        formatter_class=_HelpFormatter,
     )
     p.add_argument("--version", action="version", version=f"gg {__version__}")
     p.add_argument("words", nargs="*", metavar="PROMPT", help="what to ask (one-shot)")

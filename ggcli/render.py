@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import os
 import time
-from dataclasses import dataclass
-from typing import Any, TextIO
+from typing import Any, NamedTuple, TextIO
 
 from ggcli.markdown import MarkdownStream  # re-exported: callers import it from here
 from ggcli.tree import format_tree  # re-exported
@@ -47,8 +46,7 @@ def use_color(stream: TextIO) -> bool:
         return False
 
 
-@dataclass(frozen=True)
-class Style:
+class Style(NamedTuple):
     """Wraps text in ANSI styles when enabled; identity otherwise."""
 
     enabled: bool = False

@@ -2,16 +2,14 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from ggcli.rpc import Client
 
 __all__ = ["SessionChoice", "demo_notice", "open_session", "start_run"]
 
 
-@dataclass
-class SessionChoice:
+class SessionChoice(NamedTuple):
     """Which session to use: resume an id, continue the newest, or create one."""
 
     resume: str | None = None

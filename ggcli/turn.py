@@ -11,8 +11,7 @@ import termios
 import time
 import tty
 from collections import deque
-from dataclasses import dataclass, field
-from typing import Any, TextIO
+from typing import Any, NamedTuple, TextIO
 
 from ggcli.inputline import GuardedStream, InputArea
 from ggcli.render import MarkdownStream, Style, approval_prompt, format_tool_result, use_color
@@ -24,14 +23,12 @@ EXIT_CANCELED = 130
 CANCEL_GRACE = 10.0
 
 
-@dataclass
 class Ui:
     """Where output goes: stdout carries the answer, stderr everything about the run."""
 
-    out: TextIO = field(default_factory=lambda: sys.stdout)
-    err: TextIO = field(default_factory=lambda: sys.stderr)
-
-    def __post_init__(self) -> None:
+    def __init__(self, out: TextIO | None = None, err: TextIO | None = None) -> None:
+        self.out: TextIO = out if out is not None else sys.stdout
+        self.err: TextIO = err if err is not None else sys.stderr
         self.out_style = Style(use_color(self.out))
         self.err_style = Style(use_color(self.err))
         self.shared_tty = _isatty(self.out) and _isatty(self.err)
@@ -59,8 +56,7 @@ def _isatty(stream: TextIO) -> bool:
         return False
 
 
-@dataclass
-class TurnOptions:
+class TurnOptions(NamedTuple):
     """How to follow a run: JSON lines, whether a human answers approvals, whether typing steers."""
 
     json_mode: bool = False
@@ -70,8 +66,7 @@ class TurnOptions:
     verbose: bool = False  # show every line of tool output, not the first few
 
 
-@dataclass
-class Outcome:
+class Outcome(NamedTuple):
     """How a run ended and the exit code gg should use."""
 
     status: str

@@ -34,6 +34,21 @@ def test_version_imports_nothing_but_the_stdlib(tmp_path: Path) -> None:
     assert r.stdout.startswith("gg 0.1.0")
 
 
+def test_a_one_shot_turn_imports_no_dataclasses_inspect_or_shutil() -> None:
+    # `gg -p` pays for every module it imports before its first request; dataclasses brings
+    # inspect, ast, dis and tokenize (~10 ms of a ~70 ms path) for six record types, and
+    # argparse's default help width imports shutil (with bz2, lzma and zlib).
+    code = (
+        "import sys\n"
+        "import ggcli.main, ggcli.discovery, ggcli.session, ggcli.turn, ggcli.render\n"
+        "from ggcli import commands\n"
+        "ggcli.main.build_parser().parse_args(['-p', 'hi'])\n"
+        "print(sorted(m for m in ('dataclasses', 'inspect', 'ast', 'shutil') if m in sys.modules))\n"
+    )
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert r.stdout.splitlines()[-1] == "[]"
+
+
 def test_every_cli_module_is_stdlib_only() -> None:
     import ggcli
 
