@@ -367,4 +367,9 @@ def _wrap(
             raise GgRpcError(E.InternalError("internal error; see the daemon log")) from None
 
     feature.__name__ = f"gg_{method.removeprefix('gg/').replace('.', '_')}"
+    # pygls decides per registration whether to pass the server first: a parameter named `ls`
+    # or one annotated with the server's type. With no hints left to resolve, the answer ("no")
+    # comes without evaluating this function's string annotations: bind() registers ~64
+    # features on every connection, before its initialize is answered.
+    feature.__annotations__ = {}
     return feature
