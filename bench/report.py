@@ -96,6 +96,9 @@ AIMS: dict[str, Aim] = {
     "session_store: open[100000 linear].open_wire_hit_ms": Aim(
         "<=", 60, "ms", "open + wire snapshot from the derived file"
     ),
+    "session_store: append.p99_beyond_bare_fsyncs": Aim(
+        "<=", 1, "fsyncs", "append p99 minus a bare write+fsync p99, over the bare p50"
+    ),
     "session_store: open[10000 linear].idle_memory_mb": Aim("<=", 1, "MB", "per idle open session"),
     "session_store: open[10000 linear].wire_idle_memory_mb": Aim(
         "<=", 1, "MB", "after an open from the derived file"

@@ -74,11 +74,19 @@ def bench_append(root: Path, count: int) -> dict[str, float]:
             bare.append((time.perf_counter_ns() - t0) / 1000)
     finally:
         os.close(fd)
+    p99, bare_p50, bare_p99 = (
+        _percentile(times, 0.99),
+        _percentile(bare, 0.5),
+        _percentile(bare, 0.99),
+    )
     return {
         "p50_us": _percentile(times, 0.5),
-        "p99_us": _percentile(times, 0.99),
-        "fsync_p50_us": _percentile(bare, 0.5),
-        "fsync_p99_us": _percentile(bare, 0.99),
+        "p99_us": p99,
+        "fsync_p50_us": bare_p50,
+        "fsync_p99_us": bare_p99,
+        # The aim "append p99 within one fsync" as one number: how many bare fsyncs (p50) the
+        # append p99 lies beyond the bare write+fsync p99. Met at <= 1.
+        "p99_beyond_bare_fsyncs": (p99 - bare_p99) / bare_p50 if bare_p50 > 0 else 0.0,
         "n": count,
     }
 
@@ -477,14 +485,13 @@ def _aims(result: dict[str, Any]) -> list[dict[str, Any]]:
                     }
                 )
     ap_ = result["append"]
-    extra = ap_["p99_us"] - ap_["fsync_p99_us"]
     out.append(
         {
-            "figure": "append p99 beyond a bare write+fsync p99",
-            "value": extra / 1000,
-            "unit": "ms",
-            "aim": "<= one fsync (bare p50)",
-            "met": extra <= ap_["fsync_p50_us"],
+            "figure": "append p99 beyond a bare write+fsync p99, in bare fsyncs (p50)",
+            "value": ap_["p99_beyond_bare_fsyncs"],
+            "unit": "fsyncs",
+            "aim": "<= 1 fsyncs",
+            "met": ap_["p99_beyond_bare_fsyncs"] <= 1.0,
         }
     )
     r = rows.get((10_000, "linear"))
