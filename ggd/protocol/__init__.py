@@ -23,7 +23,8 @@ from .dto import (
 )
 from .errors import GgError
 from .events import RUN_EVENT_ADAPTER, TERMINAL_EVENT_TYPES, RunEvent, SessionEvent
-from .methods import BY_NAME, METHODS, MethodSpec
+from .methods import BY_NAME, METHODS
+from .spec import MethodSpec
 
 PROTOCOL_VERSION = "1.0"
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pydantic import ConfigDict, Field
 
 from .base import Params, Result, WireModel
+from .spec import MethodSpec
 
 
 class ClientReadTextFileParams(Params):
@@ -57,3 +58,50 @@ class ClientEmpty(WireModel):
     """An empty result (extra fields ignored)."""
 
     model_config = ConfigDict(extra="ignore")
+
+
+CLIENT_READ_TEXT_FILE = MethodSpec(
+    "gg/client.readTextFile",
+    "Server request (clientTools.readTextFile): a workspace file's text as the editor shows it, "
+    "unsaved edits included; on an error or a closed connection gg reads the disk.",
+    ClientReadTextFileParams,
+    ClientReadTextFileResult,
+    direction="server",
+    scope="run",
+    example={
+        "params": {"runId": "r_77c0", "path": "/home/me/app/README.md"},
+        "result": {"content": "# app (unsaved edit)\n"},
+    },
+)
+CLIENT_WRITE_TEXT_FILE = MethodSpec(
+    "gg/client.writeTextFile",
+    "Server request (clientTools.writeTextFile): a file's new text after gg wrote it to disk, "
+    "for the editor's buffer; answered before the tool call finishes.",
+    ClientWriteTextFileParams,
+    ClientEmpty,
+    direction="server",
+    scope="run",
+    example={
+        "params": {"runId": "r_77c0", "path": "/home/me/app/README.md", "content": "# app\n"},
+        "result": {},
+    },
+)
+CLIENT_RUN_COMMAND = MethodSpec(
+    "gg/client.runCommand",
+    "Server request (clientTools.terminal, no sandbox): run bash's command in the editor's "
+    "terminal; `$/cancelRequest` kills it. An error answer is never retried by gg.",
+    ClientRunCommandParams,
+    ClientRunCommandResult,
+    direction="server",
+    scope="run",
+    example={
+        "params": {
+            "runId": "r_77c0",
+            "command": "pytest -q",
+            "cwd": "/home/me/app",
+            "timeoutMs": 120000,
+            "outputByteLimit": 51200,
+        },
+        "result": {"output": "3 passed\n", "truncated": False, "exitCode": 0},
+    },
+)

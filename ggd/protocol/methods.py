@@ -6,18 +6,8 @@ the tests all read this table. Method names appear nowhere else as literals.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Any, Literal
-
 from .base import Empty
-from .client import (
-    ClientEmpty,
-    ClientReadTextFileParams,
-    ClientReadTextFileResult,
-    ClientRunCommandParams,
-    ClientRunCommandResult,
-    ClientWriteTextFileParams,
-)
+from .client import CLIENT_READ_TEXT_FILE, CLIENT_RUN_COMMAND, CLIENT_WRITE_TEXT_FILE
 from .dto import RunStatus, SessionUpdate, Snapshot
 from .events import RunEvent, SessionEvent
 from .run import (
@@ -43,31 +33,8 @@ from .session import (
     SessionListResult,
     SessionRenameParams,
 )
+from .spec import MethodSpec
 from .system import MediaGetParams, MediaGetResult, SystemInfoResult, WorkspaceListResult
-
-Scope = Literal["none", "session", "run"]
-
-
-@dataclass(frozen=True)
-class MethodSpec:
-    """One row: wire name, kind, direction, params and result types, stability and scope."""
-
-    name: str
-    summary: str
-    params: Any
-    result: Any = None
-    kind: Literal["request", "notification"] = "request"
-    direction: Literal["client", "server"] = "client"
-    since: str = "1.0"
-    stable: bool = True
-    scope: Scope = "none"
-    example: dict[str, Any] = field(default_factory=dict)
-
-    @property
-    def area(self) -> str:
-        """The protocol area, e.g. `session` for gg/session.list."""
-        return self.name.removeprefix("gg/").split(".", 1)[0]
-
 
 SYSTEM_INFO = MethodSpec(
     "gg/system.info",
@@ -399,52 +366,6 @@ MEDIA_GET = MethodSpec(
         },
     },
 )
-CLIENT_READ_TEXT_FILE = MethodSpec(
-    "gg/client.readTextFile",
-    "Server request (clientTools.readTextFile): a workspace file's text as the editor shows it, "
-    "unsaved edits included; on an error or a closed connection gg reads the disk.",
-    ClientReadTextFileParams,
-    ClientReadTextFileResult,
-    direction="server",
-    scope="run",
-    example={
-        "params": {"runId": "r_77c0", "path": "/home/me/app/README.md"},
-        "result": {"content": "# app (unsaved edit)\n"},
-    },
-)
-CLIENT_WRITE_TEXT_FILE = MethodSpec(
-    "gg/client.writeTextFile",
-    "Server request (clientTools.writeTextFile): a file's new text after gg wrote it to disk, "
-    "for the editor's buffer; answered before the tool call finishes.",
-    ClientWriteTextFileParams,
-    ClientEmpty,
-    direction="server",
-    scope="run",
-    example={
-        "params": {"runId": "r_77c0", "path": "/home/me/app/README.md", "content": "# app\n"},
-        "result": {},
-    },
-)
-CLIENT_RUN_COMMAND = MethodSpec(
-    "gg/client.runCommand",
-    "Server request (clientTools.terminal, no sandbox): run bash's command in the editor's "
-    "terminal; `$/cancelRequest` kills it. An error answer is never retried by gg.",
-    ClientRunCommandParams,
-    ClientRunCommandResult,
-    direction="server",
-    scope="run",
-    example={
-        "params": {
-            "runId": "r_77c0",
-            "command": "pytest -q",
-            "cwd": "/home/me/app",
-            "timeoutMs": 120000,
-            "outputByteLimit": 51200,
-        },
-        "result": {"output": "3 passed\n", "truncated": False, "exitCode": 0},
-    },
-)
-
 METHODS: tuple[MethodSpec, ...] = (
     SYSTEM_INFO,
     WORKSPACE_LIST,

@@ -9,8 +9,13 @@ from typing import Any
 from pydantic import BaseModel, ValidationError
 
 from ggd.app import TOOL_CALL_ID, ClientToolError, CommandOutcome
-from ggd.protocol import methods as M
-from ggd.protocol.client import ClientReadTextFileResult, ClientRunCommandResult
+from ggd.protocol.client import (
+    CLIENT_READ_TEXT_FILE,
+    CLIENT_RUN_COMMAND,
+    CLIENT_WRITE_TEXT_FILE,
+    ClientReadTextFileResult,
+    ClientRunCommandResult,
+)
 from ggd.protocol.run import ClientTools
 
 from .client import ClientRequestError, ClientRequests
@@ -68,14 +73,14 @@ class ConnectionDelegate:
 
     async def read_text(self, path: Path) -> str:
         """The editor's text of path (gg/client.readTextFile)."""
-        raw = await self._ask(M.CLIENT_READ_TEXT_FILE.name, {"path": str(path)}, self.file_timeout)
+        raw = await self._ask(CLIENT_READ_TEXT_FILE.name, {"path": str(path)}, self.file_timeout)
         result: ClientReadTextFileResult = self._parse(ClientReadTextFileResult, raw, "read")
         return result.content
 
     async def write_text(self, path: Path, content: str) -> None:
         """Hand path's new text to the editor (gg/client.writeTextFile)."""
         params = {"path": str(path), "content": content}
-        await self._ask(M.CLIENT_WRITE_TEXT_FILE.name, params, self.file_timeout)
+        await self._ask(CLIENT_WRITE_TEXT_FILE.name, params, self.file_timeout)
 
     async def run_command(
         self, command: str, cwd: Path, time_limit: float, output_limit: int
@@ -88,7 +93,7 @@ class ConnectionDelegate:
             "outputByteLimit": output_limit,
         }
         # No timeout of our own: bash's own limit wraps this call and cancels it.
-        raw = await self._ask(M.CLIENT_RUN_COMMAND.name, params, None)
+        raw = await self._ask(CLIENT_RUN_COMMAND.name, params, None)
         r: ClientRunCommandResult = self._parse(ClientRunCommandResult, raw, "runCommand")
         return CommandOutcome(
             output=r.output,
