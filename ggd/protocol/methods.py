@@ -1,7 +1,9 @@
 """The one table of every gg method and notification.
 
 Dispatch, advertised capabilities, the generated schema/TypeScript, the spec in protocol/README.md and
-the tests all read this table. Method names appear nowhere else as literals.
+the tests all read this table. A method's name appears as a literal only in its row: the core rows
+are here, the gg/client.* rows beside their models in client.py, and each capability's rows in
+its own package (they join this table when the daemon registers the capability).
 """
 
 from __future__ import annotations
