@@ -28,7 +28,6 @@ from .instance import AlreadyRunningError, InstanceLock, remove_discovery, write
 from .logs import setup_logging
 from .problems import bind_problem, home_problem, probe_writable, socket_problem
 from .takeover import TakeoverError, take_over
-from .warmup import warm_when_quiet
 
 if TYPE_CHECKING:
     from ggd.transport.websocket import WebSocketListener
@@ -202,8 +201,6 @@ class DaemonApp:
                 tasks.append(asyncio.create_task(self._watch_stdin()))
             if ns.idle_exit:
                 tasks.append(asyncio.create_task(self._idle_watch(hub, ns.idle_exit * 60)))
-            # What the first run would build (the wire models), built in the first quiet moment.
-            tasks.append(asyncio.create_task(warm_when_quiet(hub)))
             await self.stop.wait()
         except BaseException as exc:
             log.info("stopping on %s", type(exc).__name__)
