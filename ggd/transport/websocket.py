@@ -246,6 +246,7 @@ class WebSocketListener:
     async def _writer(self, ws: ServerConnection, conn: Connection) -> None:
         loop = asyncio.get_running_loop()
         last_write = -FLUSH_INTERVAL_S
+        own_frames = writes_frames(ws)
         while True:
             frames = await conn.next_frames()
             if frames is None:
@@ -259,7 +260,7 @@ class WebSocketListener:
                 frames += conn.take_frames()
             last_write = loop.time()
             try:
-                if not writes_frames(ws):
+                if not own_frames:
                     await _send_messages(ws, frames, conn.batch_frames)
                 else:
                     # Runs of whole frames joined, or (batching) bodies joined into array
