@@ -71,7 +71,6 @@ CONFIG_PROBE = """
 import json, sys
 from pathlib import Path
 import pydantic
-from pydantic._internal._mock_val_ser import MockValSer
 from ggd.daemon.catalog import builtin
 from ggd.daemon.compose import config_sections
 from ggd.daemon.config import load_config
@@ -81,8 +80,9 @@ todo = list(pydantic.BaseModel.__subclasses__())
 while todo:
     cls = todo.pop()
     todo.extend(cls.__subclasses__())
-    if cls.__module__.startswith("ggd.capabilities.") and not isinstance(
-        cls.__dict__.get("__pydantic_validator__"), MockValSer
+    # __pydantic_complete__: pydantic's public flag that a model's validator is built
+    if cls.__module__.startswith("ggd.capabilities.") and cls.__dict__.get(
+        "__pydantic_complete__", False
     ):
         built.append(cls.__qualname__)
 print(json.dumps(sorted(built)))
