@@ -9,8 +9,9 @@ from pathlib import Path
 from typing import Any
 
 from ggcli import __version__
+from ggcli.argtypes import close_command, workspace_dir
 
-__all__ = ["build_parser", "build_sub_parser", "main"]
+__all__ = ["build_parser", "build_sub_parser", "main", "mistyped_command"]
 
 SUBCOMMANDS = ("daemon", "sessions", "rpc", "bridge")
 # Options of the main parser that take a value: their value is never a subcommand name.
@@ -94,7 +95,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--no-daemon", action="store_true", help="use a private ggd child instead of the daemon"
     )
-    p.add_argument("--workspace", type=Path, help="workspace folder (default: the current one)")
+    p.add_argument(
+        "--workspace", type=workspace_dir, help="workspace folder (default: the current one)"
+    )
     p.add_argument(
         "-v", "--verbose", action="store_true", help="show all of each tool's output, not 5 lines"
     )
@@ -124,10 +127,10 @@ def build_sub_parser() -> argparse.ArgumentParser:
     ls.add_argument("--json", action="store_true")
     for q in (ls,):
         q.add_argument("--no-daemon", action="store_true")
-        q.add_argument("--workspace", type=Path)
+        q.add_argument("--workspace", type=workspace_dir)
     r = sub.add_parser("rpc", help="NDJSON JSON-RPC relay on stdin/stdout")
     r.add_argument("--no-daemon", action="store_true")
-    r.add_argument("--workspace", type=Path)
+    r.add_argument("--workspace", type=workspace_dir)
     sub.add_parser("bridge", help="raw LSP byte pump between stdio and the daemon")
     from ggcli import commands
 
@@ -158,6 +161,25 @@ def split_subcommand(argv: list[str]) -> list[str] | None:
     return None
 
 
+def mistyped_command(argv: list[str]) -> tuple[str, str] | None:
+    """(word, command) when the prompt's first word is a near miss of a command name.
+
+    `gg sesions` must not start an agent run named "sesions"; a prompt given with -p is never
+    second-guessed.
+    """
+    i = 0
+    while i < len(argv):
+        tok = argv[i]
+        if tok == "--" or tok in ("-p", "--prompt") or tok.startswith("--prompt="):
+            return None
+        if tok.startswith("-") and tok != "-":
+            i += 2 if tok in _VALUE_OPTIONS else 1
+            continue
+        command = close_command(tok, _subcommands())
+        return (tok, command) if command else None
+    return None
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run gg; returns the process exit code."""
     args_list = sys.argv[1:] if argv is None else argv
@@ -165,6 +187,14 @@ def main(argv: list[str] | None = None) -> int:
         sub_argv = split_subcommand(args_list)
         if sub_argv is not None:
             return _run_sub(_parse_sub(sub_argv))
+        meant = mistyped_command(args_list)
+        if meant is not None:
+            word, command = meant
+            sys.stderr.write(
+                f"gg: '{word}' is not a gg command; did you mean `gg {command}`? "
+                f'(use -p for a prompt: gg -p "{word} ...")\n'
+            )
+            return 2
         return _run_main(build_parser().parse_args(args_list))
     except KeyboardInterrupt:
         sys.stderr.write("\n")

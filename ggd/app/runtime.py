@@ -65,10 +65,18 @@ class Runtime:
                 shown = workspace_id if len(workspace_id) <= 80 else workspace_id[:80] + "..."
                 raise E.WorkspaceMismatchError(f"unknown workspace id {shown!r}")
             return ws
+        named = False
         for uri in [*folders, root_uri or ""]:
             path = root_from_uri(uri) if uri else None
+            named = named or path is not None
             if path is not None and path.is_dir():
                 return self.workspaces.add(path)
+        if named:
+            # A mistyped folder must never fall back to the default workspace, where a run would
+            # read (and with yolo write) another project. The client knows which path it sent.
+            raise E.WorkspaceMismatchError(
+                "the workspace folder named in initialize does not exist or is not a folder"
+            )
         return self.workspaces.default
 
     # -- sessions ----------------------------------------------------------------------------
