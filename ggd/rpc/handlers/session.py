@@ -36,6 +36,10 @@ async def session_list(ctx: CallContext, params: SessionListParams) -> SessionLi
 async def session_create(ctx: CallContext, params: SessionCreateParams) -> SnapshotView:
     """Create a session."""
     ws = ctx.app.workspace(ctx.conn)
+    if params.model:
+        # A model no run could use is refused before anything is written: a session created
+        # for it would be left empty, and `gg -c` would resume it only to fail again.
+        await ctx.app.runs.turns.check_model_ref(params.model)
     return await ctx.app.runtime.create_session(ws, params.name, params.model)
 
 
