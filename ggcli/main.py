@@ -125,6 +125,9 @@ def build_sub_parser() -> argparse.ArgumentParser:
     ls = ssub.add_parser("list", help="list sessions, newest first")
     ls.add_argument("--limit", type=int, default=50)
     ls.add_argument("--json", action="store_true")
+    ls.add_argument(
+        "--all", action="store_true", help="every workspace's sessions, each with its folder"
+    )
     for q in (ls,):
         q.add_argument("--no-daemon", action="store_true")
         q.add_argument("--workspace", type=workspace_dir)
@@ -281,12 +284,15 @@ def _sessions_list(args: argparse.Namespace) -> int:
 
     client = connect(_workspace(args), args.no_daemon)
     try:
-        page = client.request("gg/session.list", {"limit": args.limit}) or {}
+        params = {"limit": args.limit, "allWorkspaces": True} if args.all else {"limit": args.limit}
+        page = client.request("gg/session.list", params) or {}
     finally:
         client.close()
     sessions = page.get("sessions") or []
     if args.json:
         print(json.dumps(sessions, ensure_ascii=False))
+    elif not sessions and not args.all:
+        print("no sessions in this workspace (gg sessions --all lists every workspace's)")
     else:
         print(format_sessions(sessions, Style(use_color(sys.stdout))))
     return 0

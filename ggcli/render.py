@@ -216,9 +216,13 @@ def format_sessions(sessions: list[dict[str, Any]], style: Style | None = None) 
         name = str(s.get("name") or "-")
         busy = " (running)" if s.get("activeRunId") else ""
         preview = _clip(str(s.get("preview") or "").replace("\n", " "), 50)
+        ws = s.get("workspace")
+        where = ""
+        if isinstance(ws, dict):  # an all-workspace listing: say where each one lives
+            where = "  " + st(f"[{ws.get('root') or ws.get('name')}]", "cyan")
         rows.append(
             f"{st(str(s.get('id')), 'bold')}  {name}{busy}  {s.get('messageCount', 0)} msgs  "
-            f"{when}  {st(preview, 'dim')}".rstrip()
+            f"{when}{where}  {st(preview, 'dim')}".rstrip()
         )
     return "\n".join(rows)
 

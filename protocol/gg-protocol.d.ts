@@ -875,6 +875,7 @@ export interface SessionIdParams {
 export interface SessionListParams {
   limit?: number;
   cursor?: string | null;
+  allWorkspaces?: boolean;
 }
 
 /** One page of sessions. */
@@ -897,6 +898,7 @@ export interface SessionSummary {
   messageCount: number;
   preview: string;
   activeRunId?: string | null;
+  workspace?: WorkspaceRef | null;
 }
 
 /** A snapshot after a tree action, with a draft to put back into the composer. */
@@ -1071,6 +1073,7 @@ export interface WorkspaceListResult {
 export interface WorkspaceRef {
   id: string;
   name: string;
+  root?: string | null;
 }
 
 export type RunEvent = RunStartedEvent | TextDeltaEvent | ThinkingDeltaEvent | ToolCallStartEvent | ToolCallFinishEvent | UserMessageEvent | ApprovalRequestedEvent | ApprovalResolvedEvent | UsageEvent | CompactionEvent | RunCompletedEvent | RunFailedEvent | RunCanceledEvent;

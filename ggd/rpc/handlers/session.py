@@ -27,8 +27,10 @@ def _active(ctx: CallContext) -> dict[str, str]:
 @handler(M.SESSION_LIST)
 async def session_list(ctx: CallContext, params: SessionListParams) -> SessionListResult:
     """Sessions of the connection's workspace, newest first."""
-    ws = ctx.app.workspace(ctx.conn)
-    rows, nxt = await ctx.app.runtime.list_sessions(ws, params.limit, params.cursor, _active(ctx))
+    ws = None if params.all_workspaces else ctx.app.workspace(ctx.conn)
+    rows, nxt = await ctx.app.runtime.list_sessions(
+        ws, params.limit, params.cursor, _active(ctx), roots=not ctx.conn.remote
+    )
     return SessionListResult(sessions=rows, next_cursor=nxt)
 
 
