@@ -99,7 +99,12 @@ class DaemonApp:
                 # Reuse a daemon with the web UI (print its URL) or replace the one
                 # gg auto-started without it; see takeover.py.
                 try:
-                    await take_over(lock, home / "run" / "ggd.json", want_ws=ws_addr is not None)
+                    await take_over(
+                        lock,
+                        home / "run" / "ggd.json",
+                        want_ws=ws_addr is not None,
+                        ws_addr=ws_addr,
+                    )
                 except TakeoverError as exc:
                     raise StartupError(str(exc), exit_code=1) from None
         workspace = (ns.workspace or Path.cwd()).resolve()

@@ -66,6 +66,8 @@ def parse_hostport(value: str) -> tuple[str, int]:
     host, sep, port = value.rpartition(":")
     if not sep or not port.isdigit():
         raise ValueError(f"--ws expects HOST:PORT, got {value!r}")
+    if int(port) > 65535:
+        raise ValueError(f"--ws port must be 0-65535 (0 picks a free one), got {port}")
     return host.strip("[]") or "127.0.0.1", int(port)
 
 
