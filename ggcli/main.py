@@ -26,8 +26,9 @@ commands:
   gg init                            write your profile (~/.gg/USER.md)
   gg memory show|search|add          what gg remembers (sent to the model)
   gg skills list                     skills of this workspace (.agents/skills)
-  gg job|mcp|artifact|library|media|browser ...   capability commands (gg COMMAND -h)
-  gg rpc                             NDJSON JSON-RPC relay on stdin/stdout (for scripts)
+  gg job|mcp|kb|artifact|library|media|browser|connect ...   capability commands (gg COMMAND -h)
+  gg rpc                             NDJSON JSON-RPC relay on stdin/stdout (for scripts):
+                                     (gg rpc -h shows an example)
   gg bridge                          raw LSP byte pump stdio <-> daemon (for stdio LSP clients)
 
 Without a prompt, gg reads it from stdin when stdin is not a terminal, and opens an
@@ -131,7 +132,22 @@ def build_sub_parser() -> argparse.ArgumentParser:
     for q in (ls,):
         q.add_argument("--no-daemon", action="store_true")
         q.add_argument("--workspace", type=workspace_dir)
-    r = sub.add_parser("rpc", help="NDJSON JSON-RPC relay on stdin/stdout")
+    r = sub.add_parser(
+        "rpc",
+        help="NDJSON JSON-RPC relay on stdin/stdout",
+        description=(
+            "A JSON-RPC relay for scripts: one JSON request per line on stdin, one JSON "
+            "message per line on stdout (responses and gg/run.event notifications). The "
+            "connection is initialized for the workspace first unless your first line is an "
+            "initialize request (docs/cli.md)."
+        ),
+        epilog=(
+            "example:\n"
+            "  echo '{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"gg/session.list\"}' | gg rpc\n"
+            "  gg rpc < requests.ndjson > replies.ndjson"
+        ),
+        formatter_class=_HelpFormatter,
+    )
     r.add_argument("--no-daemon", action="store_true")
     r.add_argument("--workspace", type=workspace_dir)
     sub.add_parser("bridge", help="raw LSP byte pump between stdio and the daemon")

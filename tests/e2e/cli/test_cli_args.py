@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -98,3 +99,16 @@ def test_a_mistyped_workspace_is_an_error_naming_it(real_env: CliEnv, argv: list
     assert "Traceback" not in r.stderr
     assert real_env.model.requests == []
     assert not ggd_pids(real_env.home)
+
+
+def test_help_names_every_command_and_rpc_has_an_example(cli_env: CliEnv) -> None:
+    from ggcli.main import _subcommands
+
+    r = cli_env.run("--help")
+    assert r.returncode == 0, r.stderr
+    missing = [w for w in sorted(_subcommands()) if w not in r.stdout]
+    assert missing == [], f"gg --help omits {missing}"
+    docs = (Path(__file__).resolve().parents[3] / "docs" / "cli.md").read_text()
+    assert [w for w in sorted(_subcommands()) if f"gg {w}" not in docs] == []
+    rpc = cli_env.run("rpc", "--help")
+    assert rpc.returncode == 0 and "example:" in rpc.stdout and "gg/session.list" in rpc.stdout
