@@ -27,6 +27,11 @@ NPM_DIRS := ui electron clients/vscode tests/mcp tests/acp
 ## (WORKSPACE=DIR to work elsewhere; a second make run prints the running daemon's URL)
 run: install ui
 	@mkdir -p "$(WS_DIR)"
+ifeq ($(origin WORKSPACE),file)
+	@# The default workspace starts as gg's small sample project, so the demo has code to show.
+	@[ -n "$$(ls -A "$(WS_DIR)")" ] || { cp -R examples/demo-project/. "$(WS_DIR)/" && \
+	  echo "gg: $(WS_DIR) was empty: copied the sample project (examples/demo-project) into it"; }
+endif
 	@echo "gg: starting ggd on $(HOST):$(PORT), workspace $(WS_DIR) (WORKSPACE=DIR to change);"
 	@echo "    logs: $(GG_HOME_DIR)/logs/ggd.log (gg daemon logs), stop with Ctrl+C or gg daemon stop"
 	@$(BIN)/ggd --ws $(HOST):$(PORT) --workspace "$(WS_DIR)" --log-file "$(GG_HOME_DIR)/logs/ggd.log"
