@@ -21,7 +21,7 @@ _VALUE_OPTIONS = frozenset(
 
 EPILOG = """\
 commands:
-  gg daemon start|stop|status|logs   manage the background daemon (ggd)
+  gg daemon start|stop|status|logs|url   manage the background daemon (ggd)
   gg sessions [list]                 list this workspace's sessions
   gg init                            write your profile (~/.gg/USER.md)
   gg memory show|search|add          what gg remembers (sent to the model)
@@ -115,6 +115,7 @@ def build_sub_parser() -> argparse.ArgumentParser:
     start.add_argument("--ws", metavar="HOST:PORT", help="also serve WebSocket + web UI")
     start.add_argument("--idle-exit", type=int, metavar="MINUTES", help="exit when idle this long")
     dsub.add_parser("stop", help="stop the running ggd")
+    dsub.add_parser("url", help="print the web UI link (with its token) of the running ggd")
     status = dsub.add_parser("status", help="is ggd running, and where")
     status.add_argument("--json", action="store_true")
     logs = dsub.add_parser("logs", help="print the daemon log")
@@ -143,7 +144,7 @@ def build_sub_parser() -> argparse.ArgumentParser:
         ),
         epilog=(
             "example:\n"
-            "  echo '{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"gg/session.list\"}' | gg rpc\n"
+            '  echo \'{"jsonrpc":"2.0","id":1,"method":"gg/session.list"}\' | gg rpc\n'
             "  gg rpc < requests.ndjson > replies.ndjson"
         ),
         formatter_class=_HelpFormatter,
@@ -282,6 +283,8 @@ def _run_sub(args: argparse.Namespace) -> int:
             return daemonctl.daemon_stop()
         if args.action == "status":
             return daemonctl.daemon_status(args.json)
+        if args.action == "url":
+            return daemonctl.daemon_url()
         return daemonctl.daemon_logs(args.lines, args.follow, args.json)
     if args.command == "sessions":
         return _sessions_list(args)

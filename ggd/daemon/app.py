@@ -7,7 +7,6 @@ import asyncio
 import contextlib
 import logging
 import os
-import secrets
 import signal
 import sys
 import time
@@ -143,7 +142,9 @@ class DaemonApp:
                 except OSError as exc:  # say what and how, no traceback
                     raise StartupError(socket_problem(sock_path, exc)) from None
             # GG_TOKEN keeps the token out of /proc/<pid>/cmdline, which other local users can read.
-            token = ns.token or os.environ.get("GG_TOKEN") or secrets.token_urlsafe(32)
+            from .token import ws_token
+
+            token = ws_token(home, ns.token or os.environ.get("GG_TOKEN"), rotate=ns.rotate_token)
             if ws_addr is not None:
                 from ggd.transport.websocket import WebSocketListener, WsOptions
 

@@ -181,3 +181,27 @@ def test_make_run_expands_a_tilde_in_workspace() -> None:
     assert r.returncode == 0, r.stderr
     cmd = next(ln for ln in r.stdout.splitlines() if "ggd --ws" in ln)
     assert '--workspace "/home/someone/code/proj"' in cmd
+
+
+def test_the_ui_token_survives_a_restart_until_rotated(cli_env: CliEnv) -> None:
+    first = Foreground(cli_env, "--ws", "127.0.0.1:0")
+    try:
+        token = first.url().group(2)
+        r = cli_env.run("daemon", "url")
+        assert r.returncode == 0 and r.stdout.strip().endswith(f"#token={token}"), r.stdout
+    finally:
+        first.stop()
+    token_file = cli_env.home / "ws-token"
+    assert token_file.stat().st_mode & 0o777 == 0o600
+    again = Foreground(cli_env, "--ws", "127.0.0.1:0")
+    try:
+        assert again.url().group(2) == token  # an open tab's link still works
+    finally:
+        again.stop()
+    rotated = Foreground(cli_env, "--ws", "127.0.0.1:0", "--rotate-token")
+    try:
+        assert rotated.url().group(2) != token
+    finally:
+        rotated.stop()
+    r = cli_env.run("daemon", "url")
+    assert r.returncode == 1 and "ggd is not running" in r.stderr
