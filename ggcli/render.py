@@ -135,8 +135,19 @@ def format_tool_result(
         if not ok:
             body = body[1:]  # its first line is on the tool line already
     if name == "read" and ok:
-        return line + ("" if not body else " " + st(f"({len(body)} lines)", "dim"))
+        return line + ("" if not body else " " + st(f"({_read_extent(details, body)})", "dim"))
     return "\n".join([line, *_preview(body, st, verbose)])
+
+
+def _read_extent(details: dict[str, Any] | None, body: list[str]) -> str:
+    """How much of the file a read showed: all N lines, or lines A-B of N (from its details)."""
+    d = details or {}
+    total, first, last = d.get("lines"), d.get("from"), d.get("to")
+    if not all(isinstance(v, int) and not isinstance(v, bool) for v in (total, first, last)):
+        return f"{len(body)} lines"
+    if first == 1 and last == total:
+        return f"{total} lines"
+    return f"lines {first}-{last} of {total}"
 
 
 def _preview(body: list[str], st: Style, verbose: bool) -> list[str]:
