@@ -21,6 +21,8 @@ class Server:
         self.fallback = fallback
         self.hits: list[str] = []
         self.hit = threading.Event()
+        # path -> (reached, release): the answer waits until the test sets `release`
+        self.gates: dict[str, tuple[threading.Event, threading.Event]] = {}
         outer = self
 
         class H(BaseHTTPRequestHandler):
@@ -30,6 +32,10 @@ class Server:
             def _answer(self) -> None:
                 outer.hits.append(self.path)
                 outer.hit.set()
+                if self.path in outer.gates:
+                    reached, release = outer.gates[self.path]
+                    reached.set()
+                    release.wait(60)
                 status, headers, body = outer.routes.get(self.path, outer.fallback)
                 self.send_response(status)
                 for k, v in headers.items():
@@ -45,6 +51,13 @@ class Server:
         self.origin = f"http://127.0.0.1:{self.port}"
         threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
 
+    def gate(self, path: str) -> tuple[threading.Event, threading.Event]:
+        """Hold the answer to `path` until the second event is set; the first says it was asked."""
+        self.gates[path] = (threading.Event(), threading.Event())
+        return self.gates[path]
+
     def close(self) -> None:
+        for _reached, release in self.gates.values():
+            release.set()
         self.httpd.shutdown()
         self.httpd.server_close()
