@@ -89,10 +89,11 @@ class BrowserSession:
     async def _start(self) -> asyncio.subprocess.Process:
         if self._proc is not None:
             return self._proc
-        proxy = GuardProxy(self._check, self.timeout)
-        port = await proxy.start()
-        self._proxy = proxy
-        self._resources.push_async_callback(proxy.close)
+        if self._proxy is None:  # one proxy for the session, across worker restarts
+            self._proxy = GuardProxy(self._check, self.timeout)
+            await self._proxy.start()
+            self._resources.push_async_callback(self._proxy.close)
+        port = self._proxy.port
         config = {"chromium": self.executable, "proxyPort": port, "timeout": self.timeout}
         proc = await asyncio.create_subprocess_exec(
             sys.executable,
@@ -111,6 +112,13 @@ class BrowserSession:
         if "ready" not in first:
             raise BrowserError(f"the browser did not start: {_message(first)}")
         self.sandboxed = bool(first["ready"].get("sandbox"))
+        if not self.sandboxed:
+            # As root that is expected (documented); elsewhere the platform refused the sandbox.
+            log.log(
+                logging.INFO if os.geteuid() == 0 else logging.WARNING,
+                "Chromium runs without its sandbox",
+                extra={"reason": str(first["ready"].get("why", ""))[:200]},
+            )
         return proc
 
     async def _line(self, proc: asyncio.subprocess.Process, seconds: float) -> dict[str, Any]:

@@ -60,8 +60,8 @@ async def _read(page: Any, limit: int, timeout_ms: float) -> dict[str, Any]:
     from playwright.async_api import Error as PlaywrightError
 
     for _ in range(READ_ATTEMPTS):
-        with contextlib.suppress(PlaywrightError):
-            await page.wait_for_load_state("load", timeout=timeout_ms)
+        with contextlib.suppress(PlaywrightError):  # bounded: the whole read stays in timeout
+            await page.wait_for_load_state("load", timeout=timeout_ms / READ_ATTEMPTS)
         try:
             title, text = await page.evaluate(JS_TEXT)
         except PlaywrightError as exc:
@@ -111,21 +111,31 @@ async def main(config: dict[str, Any]) -> int:
     await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), sys.stdin)
     timeout_ms = float(config["timeout"]) * 1000
     sandbox = use_sandbox(os.geteuid())
+    why = "" if sandbox else "running as root, where Chromium cannot run its sandbox"
     async with async_playwright() as pw:
+        launch = {
+            "executable_path": config["chromium"],
+            "args": chromium_args(int(config["proxyPort"])),
+            "headless": True,
+        }
         try:
-            browser = await pw.chromium.launch(
-                executable_path=config["chromium"],
-                args=chromium_args(int(config["proxyPort"])),
-                headless=True,
-                chromium_sandbox=sandbox,
-            )
+            browser = await pw.chromium.launch(**launch, chromium_sandbox=sandbox)
         except PlaywrightError as exc:
-            _reply({"error": {"kind": "launch", "message": _first_line(exc)}})
-            return 1
+            if not sandbox:
+                _reply({"error": {"kind": "launch", "message": _first_line(exc)}})
+                return 1
+            # No user namespaces (some containers): the platform cannot sandbox; say so.
+            why = f"the sandbox did not start here ({_first_line(exc)[:120]})"
+            sandbox = False
+            try:
+                browser = await pw.chromium.launch(**launch, chromium_sandbox=False)
+            except PlaywrightError as again:
+                _reply({"error": {"kind": "launch", "message": _first_line(again)}})
+                return 1
         context = await browser.new_context(service_workers="block", accept_downloads=False)
         context.set_default_timeout(timeout_ms)
         page = await context.new_page()
-        _reply({"ready": {"sandbox": sandbox, "pid": os.getpid()}})
+        _reply({"ready": {"sandbox": sandbox, "why": why, "pid": os.getpid()}})
         while line := await reader.readline():
             try:
                 _reply({"ok": await _handle(page, json.loads(line), timeout_ms)})
