@@ -9,7 +9,9 @@ image or a synchronous XHR, through gg/browser.read (no approval) or the agent a
 
 from __future__ import annotations
 
+import asyncio
 import shutil
+import socket
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -192,3 +194,41 @@ async def test_the_agent_after_one_approval_never_reads_a_private_page(
     for key in ("r1", "r2", "r3", "n3"):
         assert SECRET.decode() not in done[key]["output"], done[key]
     assert private.hits == []
+
+
+async def test_webrtc_sends_no_udp_around_the_proxy(
+    gg_home: Path, workspace: Path, tmp_path: Path, servers: tuple[Server, Server, Server]
+) -> None:
+    a, b, _private = servers
+    udp = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    udp.bind(("127.0.0.1", 0))
+    udp.setblocking(False)
+    # STUN to a private UDP port; once ICE gathering is complete the page tells the test
+    rtc = (
+        "<body>rtc<script>const pc = new RTCPeerConnection({iceServers: [{urls: "
+        f"'stun:127.0.0.1:{udp.getsockname()[1]}'}}]}});"
+        "pc.onicegatheringstatechange = () => { if (pc.iceGatheringState === 'complete') "
+        "fetch('/gathered') };"
+        "pc.createDataChannel('x'); pc.createOffer().then(o => pc.setLocalDescription(o));"
+        "</script></body>"
+    )
+    a.routes["/rtc.html"] = (200, {"Content-Type": "text/html"}, rtc.encode())
+    a.routes["/gathered"] = (200, {}, b"")
+    reached, release = a.gate("/gathered")
+    d = Daemon(gg_home, workspace, _env(gg_home, tmp_path, a, b)).start()
+    try:
+        c = await d.connect("unix")
+        read = asyncio.ensure_future(
+            c.request("gg/browser.read", {"url": f"{a.origin}/rtc.html"}, timeout=120)
+        )
+        gathered = await asyncio.to_thread(reached.wait, 60)
+        with pytest.raises(BlockingIOError):  # not one STUN packet reached the private port
+            udp.recv(2048)
+        assert gathered
+        release.set()
+        await read
+        await c.close()
+    finally:
+        release.set()
+        udp.close()
+        d.stop()

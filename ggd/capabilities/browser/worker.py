@@ -30,7 +30,7 @@ CHROMIUM_ARGS = [
     "--no-first-run",
     "--disable-dev-shm-usage",
     # WebRTC may only use the proxy (no UDP of its own to a private address).
-    "--force-webrtc-ip-handling-policy=disable_non_proxied_udp",
+    "--webrtc-ip-handling-policy=disable_non_proxied_udp",
 ]
 # Signs that the page replaced its document while we were reading it.
 _NAVIGATING = ("context was destroyed", "because of a navigation", "Cannot find context")
