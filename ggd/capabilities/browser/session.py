@@ -97,7 +97,7 @@ class BrowserSession:
         config = {"chromium": self.executable, "proxyPort": port, "timeout": self.timeout}
         proc = await asyncio.create_subprocess_exec(
             sys.executable,
-            "-I",
+            "-P",  # not the worker's folder first on sys.path (its neighbours are daemon modules)
             str(WORKER),
             json.dumps(config),
             stdin=asyncio.subprocess.PIPE,
@@ -166,9 +166,12 @@ class BrowserSession:
         try:
             result = await self._call({"op": "navigate", "url": url})
         except BrowserError as exc:
-            stopped = self.blocked[mark:]
-            if stopped:
-                raise BlockedURLError(f"{stopped[-1].target}: {stopped[-1].reason}") from None
+            # A refused CONNECT (https, ws) fails the navigation; a refused http:// request is
+            # answered with a 403 page and handled below. Chromium's own background requests are
+            # refused too, so only a tunnel refusal during a tunnel failure is blamed.
+            tunnels = [b for b in self.blocked[mark:] if "://" not in b.target]
+            if tunnels and "ERR_TUNNEL_CONNECTION_FAILED" in str(exc):
+                raise BlockedURLError(f"{tunnels[-1].target}: {tunnels[-1].reason}") from None
             raise exc
         final = str(result.get("url", ""))
         for item in self.blocked[mark:]:

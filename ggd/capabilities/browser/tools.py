@@ -75,17 +75,15 @@ class BrowserNavigate(Tool):
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
         url = _url(args)
         session = self.session()
+        before = len(session.blocked)
         try:
             status, final = await session.navigate(url)
         except BlockedURLError as exc:
             raise ToolError(refusal(exc)) from None
         except Exception as exc:
             raise ToolError(f"navigation failed: {_short(exc)}") from None
-        note = (
-            f"\n{len(session.blocked)} request(s) to non-public addresses were blocked"
-            if session.blocked
-            else ""
-        )
+        refused = len(session.blocked) - before
+        note = f"\n{refused} request(s) were refused by the SSRF guard" if refused else ""
         return ToolResult(output=f"opened {final} (HTTP {status}){note}")
 
 

@@ -1,4 +1,4 @@
-"""The Playwright side of the browser, run as its own process: `python -I worker.py CONFIG`.
+"""The Playwright side of the browser, run as its own process: `python -P worker.py CONFIG`.
 
 The daemon starts this file (not the package: nothing of ggd is imported here) with a scrubbed
 environment, so neither Playwright's Node driver nor Chromium ever holds the daemon's API keys or

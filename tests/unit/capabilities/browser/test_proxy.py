@@ -125,3 +125,17 @@ async def test_malformed_requests_get_an_answer_not_a_hang(proxy_for: object) ->
     assert (await _exchange(proxy.port, b"CONNECT example.com HTTP/1.1\r\n\r\n")).startswith(
         b"HTTP/1.1 403"
     )
+
+
+async def test_connect_tunnels_both_ways_to_an_allowed_host(
+    servers: tuple[Server, Server], proxy_for: object
+) -> None:
+    allowed, _private = servers
+    proxy = await proxy_for(Guard(allow=frozenset({("127.0.0.1", allowed.port)})))  # type: ignore[operator]
+    reader, writer = await asyncio.open_connection("127.0.0.1", proxy.port)
+    writer.write(f"CONNECT 127.0.0.1:{allowed.port} HTTP/1.1\r\n\r\n".encode())
+    assert (await asyncio.wait_for(reader.readuntil(b"\r\n\r\n"), 10)).startswith(b"HTTP/1.1 200")
+    writer.write(b"GET /1 HTTP/1.0\r\n\r\n")  # inside the tunnel: bytes to the server as they are
+    assert (await asyncio.wait_for(reader.read(), 10)).endswith(b"one")
+    writer.close()
+    assert allowed.hits == ["/1"]
