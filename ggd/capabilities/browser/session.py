@@ -132,7 +132,10 @@ class BrowserSession:
         if not raw:
             self._proc = None
             raise BrowserError("the browser process ended")
-        value = json.loads(raw)
+        try:
+            value = json.loads(raw)
+        except ValueError:
+            value = None
         if not isinstance(value, dict):
             raise BrowserError("the browser sent something unexpected")
         return value
