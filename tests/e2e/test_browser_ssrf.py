@@ -210,11 +210,12 @@ async def test_webrtc_sends_no_udp_around_the_proxy(
         "pc.onicegatheringstatechange = () => { if (pc.iceGatheringState === 'complete') "
         "fetch('/gathered') };"
         "pc.createDataChannel('x'); pc.createOffer().then(o => pc.setLocalDescription(o));"
-        "</script></body>"
+        "</script><img src='/hold'></body>"
     )
     a.routes["/rtc.html"] = (200, {"Content-Type": "text/html"}, rtc.encode())
     a.routes["/gathered"] = (200, {}, b"")
     reached, release = a.gate("/gathered")
+    _held, unhold = a.gate("/hold")  # the page's load (and so the read) waits for the test
     d = Daemon(gg_home, workspace, _env(gg_home, tmp_path, a, b)).start()
     try:
         c = await d.connect("unix")
@@ -226,9 +227,11 @@ async def test_webrtc_sends_no_udp_around_the_proxy(
             udp.recv(2048)
         assert gathered
         release.set()
+        unhold.set()
         await read
         await c.close()
     finally:
         release.set()
+        unhold.set()
         udp.close()
         d.stop()
