@@ -10,6 +10,7 @@ import os
 import shutil
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -58,6 +59,15 @@ def _read(pid: int, name: str) -> list[str]:
         return (Path("/proc") / str(pid) / name).read_bytes().decode(errors="replace").split("\0")
     except OSError:
         return []
+
+
+def _alive(pid: int) -> bool:
+    """Running, not a zombie waiting to be reaped."""
+    try:
+        stat = (Path("/proc") / str(pid) / "stat").read_text()
+    except OSError:
+        return False
+    return stat.rsplit(")", 1)[1].split()[0] != "Z"
 
 
 @pytest.fixture
@@ -111,6 +121,11 @@ async def test_the_driver_and_chromium_get_no_secret_and_chromium_goes_through_t
     finally:
         release.set()
         d.stop()
+    # the daemon's stop ends the worker, the driver and every Chromium process
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline and [p for p in procs if _alive(p)]:
+        time.sleep(0.1)
+    assert [p for p in procs if _alive(p)] == []
     cmdlines = [" ".join(cmd) for cmd, _env in procs.values()]
     assert any("worker.py" in cmd for cmd in cmdlines), cmdlines
     assert any("run-driver" in cmd for cmd in cmdlines), cmdlines  # Playwright's Node driver
