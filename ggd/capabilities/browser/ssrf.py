@@ -67,6 +67,8 @@ def refusal(exc: BlockedURLError) -> str:
 
 def origin_of(url: str) -> tuple[str, int]:
     """(host, port) of a config allowance `http://host:port`, or ValueError saying what is wrong."""
+    if "://" not in url:
+        raise ValueError(f"{url!r} needs its scheme: write {with_scheme(url)!r}")
     try:
         _scheme, host, port = Guard.parse(url)
     except BlockedURLError as exc:
