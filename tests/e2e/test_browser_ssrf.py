@@ -196,7 +196,7 @@ async def test_the_agent_after_one_approval_never_reads_a_private_page(
     assert private.hits == []
 
 
-async def test_webrtc_sends_no_udp_around_the_proxy(
+async def test_webrtc_and_webtransport_send_no_udp_around_the_proxy(
     gg_home: Path, workspace: Path, tmp_path: Path, servers: tuple[Server, Server, Server]
 ) -> None:
     a, b, _private = servers
@@ -204,12 +204,19 @@ async def test_webrtc_sends_no_udp_around_the_proxy(
     udp.bind(("127.0.0.1", 0))
     udp.setblocking(False)
     # STUN to a private UDP port; once ICE gathering is complete the page tells the test
+    # STUN and WebTransport (QUIC) to a private UDP port; once ICE gathering is complete and the
+    # WebTransport attempt has settled, the page tells the test
+    port = udp.getsockname()[1]
     rtc = (
         "<body>rtc<script>const pc = new RTCPeerConnection({iceServers: [{urls: "
-        f"'stun:127.0.0.1:{udp.getsockname()[1]}'}}]}});"
-        "pc.onicegatheringstatechange = () => { if (pc.iceGatheringState === 'complete') "
-        "fetch('/gathered') };"
+        f"'stun:127.0.0.1:{port}'}}]}});"
+        "const gathered = new Promise(ok => { pc.onicegatheringstatechange = () => { "
+        "if (pc.iceGatheringState === 'complete') ok() } });"
         "pc.createDataChannel('x'); pc.createOffer().then(o => pc.setLocalDescription(o));"
+        "let quic = Promise.resolve();"
+        f"try {{ quic = new WebTransport('https://127.0.0.1:{port}/x').ready.catch(() => 0) }}"
+        "catch (e) {}"
+        "Promise.all([gathered, quic]).then(() => fetch('/gathered'));"
         "</script><img src='/hold'></body>"
     )
     a.routes["/rtc.html"] = (200, {"Content-Type": "text/html"}, rtc.encode())
