@@ -203,7 +203,6 @@ async def test_webrtc_and_webtransport_send_no_udp_around_the_proxy(
     udp = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
     udp.bind(("127.0.0.1", 0))
     udp.setblocking(False)
-    # STUN to a private UDP port; once ICE gathering is complete the page tells the test
     # STUN and WebTransport (QUIC) to a private UDP port; once ICE gathering is complete and the
     # WebTransport attempt has settled, the page tells the test
     port = udp.getsockname()[1]
