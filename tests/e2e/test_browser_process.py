@@ -275,3 +275,28 @@ async def test_the_agent_opens_an_allowed_private_origin_only_after_a_dangerous_
     finally:
         dev.close()
     assert "DEV SERVER" in done["r1"]["output"]
+
+
+async def test_a_crashed_chromium_is_started_afresh_on_the_next_call(page_server: Server) -> None:
+    import contextlib
+    import signal
+
+    from ggd.capabilities.browser.session import BrowserError, BrowserSession
+    from ggd.capabilities.browser.ssrf import Guard
+
+    guard = Guard(allow=frozenset({("127.0.0.1", page_server.port)}))
+    async with contextlib.AsyncExitStack() as stack:
+        session = BrowserSession(str(shutil.which("chromium")), guard, 30, stack)
+        assert (await session.navigate(f"{page_server.origin}/page.html"))[0] == 200
+        browsers = [
+            pid
+            for pid in _descendants(os.getpid())
+            if "--proxy-server=" in " ".join(_read(pid, "cmdline"))
+            and "--type=" not in " ".join(_read(pid, "cmdline"))
+        ]
+        assert len(browsers) == 1
+        os.kill(browsers[0], signal.SIGKILL)
+        with contextlib.suppress(BrowserError):  # the call in flight when it died may fail
+            await session.read(100)
+        assert (await session.navigate(f"{page_server.origin}/page.html"))[0] == 200
+        assert (await session.read(100)).text == "Hello page"

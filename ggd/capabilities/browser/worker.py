@@ -132,6 +132,14 @@ async def main(config: dict[str, Any]) -> int:
             except PlaywrightError as again:
                 _reply({"error": {"kind": "launch", "message": _first_line(again)}})
                 return 1
+        closing = False
+
+        def _gone(_browser: Any) -> None:
+            # Chromium died under us: end the worker, so the daemon's next call starts afresh.
+            if not closing:
+                os._exit(3)
+
+        browser.on("disconnected", _gone)
         context = await browser.new_context(service_workers="block", accept_downloads=False)
         context.set_default_timeout(timeout_ms)
         page = await context.new_page()
@@ -145,6 +153,7 @@ async def main(config: dict[str, Any]) -> int:
                 _reply({"error": {"kind": "page", "message": _first_line(exc)}})
             except (ValueError, KeyError, TypeError) as exc:
                 _reply({"error": {"kind": "request", "message": _first_line(exc)}})
+        closing = True
         with contextlib.suppress(PlaywrightError):
             await browser.close()
     return 0
