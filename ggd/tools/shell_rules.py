@@ -305,8 +305,8 @@ def rule_cd(an: Analyzer, name: str, args: list[Word], st: ShellState, depth: in
         st.cwd = None
     elif not pos:
         st.cwd = st.home
-    elif pos[0].text == "-" or pos[0].dynamic:
-        st.cwd = None
+    elif pos[0].text == "-" or pos[0].dynamic or pos[0].glob:
+        st.cwd = None  # `cd /pro?/self`: the folder is only known once the glob expands
     else:
         st.cwd = realpath(pos[0].text, st)
     return ro(name)
