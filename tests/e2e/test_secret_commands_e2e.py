@@ -10,6 +10,7 @@ requests) or a client (the run's events) unless a person approved the command.
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -112,3 +113,57 @@ async def test_secret_printing_commands_ask_a_person_first(
         assert AWS_SECRET in finishes[-1]["output"]
     finally:
         await c.close()
+
+
+async def test_a_scheduled_job_is_denied_them(fake_daemon: Any, workspace: Path) -> None:
+    # The unattended approver decides from the same label: with no allowAll, every one is denied.
+    d, fm = fake_daemon(_script("denied"), env=SECRETS)
+    c = await d.connect("unix")
+    try:
+        await c.request("gg/job.add", {"name": "peek", "cron": "0 3 * * *", "prompt": "peek"})
+        rec = (await c.request("gg/job.run", {"job": "peek"}))["run"]
+        done = await c.wait_for(
+            "gg/job.event",
+            lambda p: p["type"] == "finished" and p["run"]["id"] == rec["id"],
+            60,
+        )
+        assert done["run"]["status"] == "ok", done
+        assert fm.mismatches == []
+        tool_msgs = [m for m in fm.requests[-1]["messages"] if m.get("role") == "tool"]
+        assert len(tool_msgs) == 1 + len(COMMANDS)
+        assert all("scheduled job peek" in str(m["content"]) for m in tool_msgs[1:]), tool_msgs
+        assert _leaks(json.dumps(fm.requests)) == []
+    finally:
+        await c.close()
+
+
+async def test_an_mcp_caller_is_denied_them_or_asked(fake_daemon: Any, workspace: Path) -> None:
+    # `ggd --mcp` starts runs on the same daemon: denied without elicitation, asked with it.
+    import mcp_types as types
+    from mcp import ClientSession
+    from mcp.client.stdio import StdioServerParameters, stdio_client
+
+    d, fm = fake_daemon([*_script("denied"), *_script("denied")], env=SECRETS)
+    params = StdioServerParameters(
+        command=sys.executable,
+        args=["-m", "ggd.daemon", "--mcp", "--workspace", str(workspace)],
+        env=d.env,
+        cwd=str(workspace),
+    )
+    asked: list[str] = []
+
+    async def decline(_ctx: Any, request: Any) -> types.ElicitResult:
+        asked.append(request.message)
+        return types.ElicitResult(action="accept", content={"allow": False})
+
+    answers = []
+    for callback in (None, decline):
+        async with stdio_client(params) as (read, write):
+            async with ClientSession(read, write, elicitation_callback=callback) as session:
+                await session.initialize()
+                result = await session.call_tool("gg_ask", {"prompt": "print the secrets"})
+                answers.append("".join(b.text for b in result.content if b.type == "text"))
+    assert [json.loads(a)["status"] for a in answers] == ["completed", "completed"], answers
+    assert len(asked) == len(COMMANDS), asked
+    assert fm.mismatches == []
+    assert _leaks(json.dumps(fm.requests)) == [] and _leaks(json.dumps(answers)) == []
