@@ -18,6 +18,7 @@ from ggd.tools.shell_scan import (
     expand_braces,
     match_paren,
     param_names,
+    param_parts,
     scan_subs,
     scan_vars,
     skip_backtick,
@@ -31,8 +32,6 @@ _ASSIGN_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*\+?=$")
 # An assignment word: the name (and subscript) must be unquoted in the source, the value may be.
 _RAW_ASSIGN_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\[[^\]'\"\\]*\])?\+?=")
 _NAME_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-# `${NAME=...}`, `${NAME:=...}`: the expansion assigns NAME when it is unset (or empty).
-_PARAM_ASSIGN_RE = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)(?:\[[^\]]*\])?:?=")
 
 
 @dataclass
@@ -56,10 +55,17 @@ class Word:
     arith: list[str] = field(default_factory=list)
     # `${NAME:=value}`: NAME and the variables its new value reads (the classifier's taint).
     param_assigns: list[tuple[str, list[str]]] = field(default_factory=list)
+    # The words a `${x:-word}` in this word may stand for, as text.
+    defaults: list[str] = field(default_factory=list)
 
     def alternatives(self) -> list[str]:
-        """The texts this word can stand for after brace expansion."""
-        return expand_braces(self.text) if self.brace else [self.text]
+        """The texts this word can stand for after brace expansion, or with a default in place
+        of an unknown part."""
+        texts = expand_braces(self.text) if self.brace else [self.text]
+        spots = [k for k, ch in enumerate(self.text) if ch == DYN][:4]
+        for k in spots:
+            texts += [self.text[:k] + d + self.text[k + 1 :] for d in self.defaults[:4]]
+        return texts
 
 
 @dataclass
@@ -297,18 +303,14 @@ class Lexer:
 
     def _dollar(self, w: Word, parts: list[str], in_dquote: bool) -> None:
         s, i = self.s, self.i
-        if s.startswith("$((", i):
-            end = self._close(match_paren(s, i + 2), "arithmetic expansion")
-            w.subs.extend(scan_subs(s[i + 3 : end - 1]))
-            w.arith.append(s[i + 3 : end - 1])
-            w.vars.extend(arith_names(s[i + 3 : end - 1]))  # bare names are variables there
-            self._unknown(w, parts, end + 1)
-        elif s.startswith("$[", i):
-            # The old arithmetic form, still expanded by bash.
-            end = self._close(match_paren(s, i + 2, "[", "]"), "arithmetic expansion")
-            w.subs.extend(scan_subs(s[i + 2 : end]))
-            w.arith.append(s[i + 2 : end])
-            w.vars.extend(arith_names(s[i + 2 : end]))
+        if s.startswith(("$((", "$["), i):  # `$[...]`: the old form bash still expands
+            old = s[i + 1] == "["
+            end = match_paren(s, i + 2, *("[]" if old else "()"))
+            end = self._close(end, "arithmetic expansion")
+            body = s[i + 2 : end] if old else s[i + 3 : end - 1]
+            w.subs.extend(scan_subs(body))
+            w.arith.append(body)
+            w.vars.extend(arith_names(body))  # bare names are variables there
             self._unknown(w, parts, end + 1)
         elif s.startswith("$(", i):
             end = self._close(match_paren(s, i + 2), "command substitution")
@@ -324,9 +326,12 @@ class Lexer:
                 # The parameter itself (`!X` for `${!X}`, X for `${#X}`) and the ones a default,
                 # pattern or offset inside it reads (`${x:-$KEY}`).
                 w.vars.extend(param_names(inner))
-                m = _PARAM_ASSIGN_RE.match(inner)
-                if m:
-                    w.param_assigns.append((m.group(1), scan_vars(inner[m.end() :])))
+                assigned, default = param_parts(inner)
+                if assigned:
+                    w.param_assigns.append((assigned, scan_vars(default)))
+                if default:
+                    segs = Lexer(default, self.home).segments()
+                    w.defaults.append(" ".join(x.text for seg in segs for x in seg.words))
                 if re.search(r"@[A-Za-z]$", inner):
                     w.vars.append("@P" if inner.endswith("@P") else "@")
                 w.subs.extend(scan_subs(inner))

@@ -313,9 +313,16 @@ def covers_private(text: str, st: ShellState) -> bool:
 def private_target(args: list[Word], st: ShellState) -> str | None:
     """The first argument naming a credential or key outside the workspace, as shown to people."""
     for word in args:
-        text = word.text
-        if not text:
-            continue
+        for text in word.alternatives():
+            found = _private_option(text, word, st)
+            if found is not None:
+                return found
+    return None
+
+
+def _private_option(text: str, word: Word, st: ShellState) -> str | None:
+    """text (one reading of word) when it, or the file an option in it names, is private."""
+    if text:
         candidates = [text]
         if text.startswith("--") and "=" in text:
             candidates = [text.split("=", 1)[1]]
@@ -324,6 +331,6 @@ def private_target(args: list[Word], st: ShellState) -> str | None:
         if "@" in text:
             candidates.append(text.split("@", 1)[1])  # curl -d @FILE, -F name=@FILE
         for cand in candidates:
-            if cand and private_path(cand, st, word.glob or DYN in cand):
+            if cand and private_path(cand, st, word.glob or DYN in word.text or DYN in cand):
                 return text
     return None

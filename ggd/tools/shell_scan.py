@@ -210,6 +210,19 @@ def param_names(inner: str) -> list[str]:
     return out + scan_vars(body[m.end() if m else 0 :])
 
 
+# `${NAME:-word}`, `${NAME:=word}` and kin (`-=+?`, with or without the colon).
+_PARAM_WORD_RE = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)(?:\[[^\]]*\])?:?([-=+?])")
+
+
+def param_parts(inner: str) -> tuple[str, str]:
+    """For a `${...}` body: the name it assigns (`${x:=word}`, else "") and the word it may
+    stand for instead of the variable (`cat ${f:-/proc/self/environ}`, else "")."""
+    m = _PARAM_WORD_RE.match(inner)
+    if m is None:
+        return "", ""
+    return (m.group(1) if m.group(2) == "=" else ""), inner[m.end() :]
+
+
 def scan_vars(text: str) -> list[str]:
     """Parameters expanded in text read with double-quote rules (here-documents, `${...}` bodies).
 

@@ -33,7 +33,8 @@ def redirect_secret(an: Analyzer, seg: Segment, st: ShellState) -> Verdict | Non
     for r in seg.redirects:
         if r.op in ("<", "<>") and r.target is not None:
             t = r.target
-            if private_path(t.text, st, t.glob or DYN in t.text) or any(
+            wild = t.glob or DYN in t.text  # a default in place of `${x:-...}` is globbed too
+            if any(private_path(x, st, wild) for x in t.alternatives()) or any(
                 sub_reaches_private(an, sub, st) for sub in t.subs
             ):
                 shown = t.text.replace(DYN, "…")

@@ -208,6 +208,11 @@ def test_ps_with_the_bsd_e_anywhere_is_never_read_only(
         ("[[ $GITHUB_TOKEN == ghp_* ]] && echo yes", "normal"),
         ('while read -r l; do echo "$l"; done <<< "$GITHUB_TOKEN"', "normal"),
         ("echo $((SECRET_PIN + 0))", "normal"),
+        ("cat ${f:-/proc/self/environ}", "normal"),  # the default is what it reads
+        ('cat "${x:=/proc/self/environ}"', "normal"),
+        ("cat < ${x:-/pro?/self/environ}", "normal"),
+        ("cat ${f:-README.md}", "read_only"),
+        ("cat /dev/fd/../environ", "normal"),
     ],
 )
 def test_labels(ws: Path, cmd: str, risk: str) -> None:
