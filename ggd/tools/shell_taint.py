@@ -12,7 +12,7 @@ the command out of the read-only class: its words, its here-strings and here-doc
 names of its redirects, the stdin of a loop (`done <<< "$KEY"`), a `case` or `[[` test (an oracle
 answers one question per run). Only commands that merely copy a value print nothing: assignments,
 `for`/`select` headers, `read`/`mapfile`/`readarray` and `declare NAME=value`; their targets are
-tainted instead.
+tainted instead, unless `set -x` may be on (the trace shows every expansion).
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING
 from ggd.tools.shell_env import is_secret_var
 from ggd.tools.shell_lex import Segment, Word
 from ggd.tools.shell_paths import ShellState
-from ggd.tools.shell_scan import scan_vars
+from ggd.tools.shell_scan import DYN, scan_vars
 from ggd.tools.verdict import basename
 
 if TYPE_CHECKING:
@@ -37,6 +37,9 @@ _LOOPS = {"for", "select"}
 _SKIP = {"if", "then", "else", "elif", "fi", "do", "done", "while", "until", "{", "}", "!", "esac"}
 _NAME_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _STDIN_OPS = ("<<<", "<<", "<<-", "<", "<>")
+# Put in ShellState.tainted (no variable has this name) once `set -x` may be on: the shell then
+# prints every command it runs, copies included (`set -x; x=$KEY` shows the value).
+XTRACE = "-x"
 
 
 def is_secret(name: str, st: ShellState) -> bool:
@@ -106,11 +109,26 @@ def record(an: Analyzer, seg: Segment, words: list[Word], st: ShellState) -> Non
     elif name == "printf" and args and args[0].text.startswith("-v"):
         target = args[0].text[2:] or (args[1].text if len(args) > 1 else "")
         copy(target, (v for a in args for v in a.vars))
+    elif name == "set" and _traces(args):
+        st.tainted.add(XTRACE)
     elif name in READERS:
         given = _stdin_vars(seg)
         for a in args:
             copy(a.text, given)  # every name read sets (and `-a NAME`); options are no names
         copy("REPLY" if name == "read" else "MAPFILE", given)
+
+
+def _traces(args: list[Word]) -> bool:
+    """True when `set args` may turn xtrace on (`set -x`, `set -euxo pipefail`, `set -o xtrace`)."""
+    texts = [a.text for a in args]
+    for k, t in enumerate(texts):
+        if DYN in t and t[:1] != "+":
+            return True  # `set -$flags`
+        if t == "-o" and texts[k + 1 : k + 2] == ["xtrace"]:
+            return True
+        if t.startswith("-") and not t.startswith("--") and "x" in t[1:]:
+            return True
+    return False
 
 
 def settle(st: ShellState) -> set[str]:
@@ -132,6 +150,9 @@ def settle(st: ShellState) -> set[str]:
 def printed(an: Analyzer, seg: Segment, words: list[Word], st: ShellState) -> str | None:
     """The first secret or tainted variable this segment may print, or None."""
     names = [v for r in seg.redirects if r.op not in _STDIN_OPS and r.target for v in r.target.vars]
+    if XTRACE in st.tainted:  # every expansion is traced, copies too
+        every = [*words, *(r.target for r in seg.redirects if r.target is not None)]
+        return first_secret([*(v for w in every for v in w.vars), *_stdin_vars(seg)], st)
     rest = words[_lead(words) :]
     copies = False  # the command only copies its input into variables
     if rest and rest[0].text in _LOOPS and not rest[0].quoted:

@@ -213,6 +213,11 @@ def test_ps_with_the_bsd_e_anywhere_is_never_read_only(
         ("cat < ${x:-/pro?/self/environ}", "normal"),
         ("cat ${f:-README.md}", "read_only"),
         ("cat /dev/fd/../environ", "normal"),
+        ("set -x; x=$OPENAI_API_KEY", "normal"),  # the trace prints the copy
+        ('set -euxo pipefail; read x <<< "$KEY"', "normal"),
+        ("x=$OPENAI_API_KEY; set -o xtrace", "normal"),
+        ("set -euo pipefail; x=$OPENAI_API_KEY", "read_only"),
+        ("set -x; ls", "read_only"),
     ],
 )
 def test_labels(ws: Path, cmd: str, risk: str) -> None:
