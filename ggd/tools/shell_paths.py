@@ -212,20 +212,28 @@ def _multi(comp: str) -> bool:
 
 
 def _meet(globs: list[str], pats: list[str]) -> bool:
-    """True when some path matches both the glob components and the pattern components."""
-    if not pats:
-        return all(_multi(g) or g in ("", ".") for g in globs)
-    if pats[0] == _REST:
-        return True
-    if not globs:
-        return False
-    g = globs[0]
-    if g in ("", "."):
-        return _meet(globs[1:], pats)
-    if _multi(g):
-        return any(_meet(globs[1:], pats[k:]) for k in range(len(pats) + 1))
-    ok = pats[0] == _ANY or fnmatch.fnmatchcase(pats[0], g)
-    return ok and _meet(globs[1:], pats[1:])
+    """True when some path matches both the glob components and the pattern components.
+
+    A table over (glob index, pattern index), filled from the ends: no recursion, and no
+    blow-up on words with many unknown parts (`$a/$b/$c/.../environ`).
+    """
+    n, m = len(globs), len(pats)
+    # ok[j]: globs[i:] can match pats[j:], for the row i being filled; row n first.
+    ok = [j == m or pats[j] == _REST for j in range(m + 1)]
+    for i in range(n - 1, -1, -1):
+        g = globs[i]
+        row = [False] * (m + 1)
+        for j in range(m, -1, -1):
+            if j < m and pats[j] == _REST:
+                row[j] = True
+            elif g in ("", "."):
+                row[j] = ok[j]
+            elif _multi(g):
+                row[j] = any(ok[j:])
+            elif j < m:
+                row[j] = (pats[j] == _ANY or fnmatch.fnmatchcase(pats[j], g)) and ok[j + 1]
+        ok = row
+    return ok[0]
 
 
 def _components(text: str, st: ShellState) -> list[str] | None:

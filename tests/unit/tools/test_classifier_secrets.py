@@ -237,3 +237,12 @@ def test_a_long_chain_of_copies_is_followed_in_any_order(ws: Path) -> None:
     assert got.risk == "normal" and "$x0" in got.reason, got
     plain = "; ".join([*links, "x200=" + shlex.quote("no secret"), "echo $x0"])
     assert classify_command(plain, ws).risk == "read_only"
+
+
+@pytest.mark.timeout(30)
+def test_many_unknown_parts_in_a_path_are_matched_in_bounded_time(ws: Path) -> None:
+    # Each unknown part may stand for any number of components: matched by a table, not by
+    # trying every split (which never finished for a few hundred parts).
+    parts = "/".join(f"$p{i}" for i in range(300))
+    assert classify_command(f"cat {parts}/environ", ws).risk == "normal"
+    assert classify_command(f"cat {parts}/notes.txt", ws).risk == "read_only"
