@@ -20,8 +20,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from ggd.tools import classify_command
-from ggd.tools.classifier import MAX_LEN
-from ggd.tools.shell_readonly import SPECS
+from ggd.tools.shell.classifier import MAX_LEN
+from ggd.tools.shell.readonly import SPECS
 
 CORPUS_PATH = Path(__file__).parents[2] / "data" / "classifier_hostile.jsonl"
 CORPUS = [json.loads(line) for line in CORPUS_PATH.read_text().splitlines() if line.strip()]

@@ -9,13 +9,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ggd.tools.shell_lex import Segment, Word, lex_checked
-from ggd.tools.shell_paths import ShellState, covers_private, private_path, private_target
-from ggd.tools.shell_scan import DYN
-from ggd.tools.verdict import Verdict, normal, secret
+from ggd.tools.shell.lex import Segment, Word, lex_checked
+from ggd.tools.shell.paths import ShellState, covers_private, private_path, private_target
+from ggd.tools.shell.scan import DYN
+from ggd.tools.shell.verdict import Verdict, normal, secret
 
 if TYPE_CHECKING:
-    from ggd.tools.classifier import Analyzer
+    from ggd.tools.shell.classifier import Analyzer
 
 _RECURSIVE = {"rg", "ag", "ack"}  # search every file under a folder argument
 _MAYBE_RECURSIVE = {"grep", "egrep", "fgrep", "zgrep", "diff"}

@@ -11,7 +11,7 @@ import os
 import re
 from dataclasses import dataclass, field, replace
 
-from ggd.tools.shell_scan import (
+from ggd.tools.shell.scan import (
     DYN,
     arith_names,
     decode_ansi_c,

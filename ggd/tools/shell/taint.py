@@ -20,16 +20,16 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
-from ggd.tools.shell_env import is_secret_var
-from ggd.tools.shell_lex import Segment, Word
-from ggd.tools.shell_paths import ShellState
-from ggd.tools.shell_scan import DYN, scan_vars
-from ggd.tools.verdict import basename
+from ggd.tools.shell.env import is_secret_var
+from ggd.tools.shell.lex import Segment, Word
+from ggd.tools.shell.paths import ShellState
+from ggd.tools.shell.scan import DYN, scan_vars
+from ggd.tools.shell.verdict import basename
 
 if TYPE_CHECKING:
     from collections.abc import Iterable
 
-    from ggd.tools.classifier import Analyzer
+    from ggd.tools.shell.classifier import Analyzer
 
 READERS = {"read", "mapfile", "readarray"}
 DECLARERS = {"declare", "typeset", "local", "export", "readonly"}

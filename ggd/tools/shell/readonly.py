@@ -10,8 +10,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from ggd.tools.shell_lex import Word
-from ggd.tools.shell_system import ps_shows_environment
+from ggd.tools.shell.lex import Word
+from ggd.tools.shell.system import ps_shows_environment
 
 
 @dataclass(frozen=True)

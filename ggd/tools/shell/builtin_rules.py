@@ -9,15 +9,15 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ggd.tools.shell_env import plain_risk
-from ggd.tools.shell_lex import Word
-from ggd.tools.shell_paths import ShellState
-from ggd.tools.shell_scan import DYN, scan_subs
-from ggd.tools.shell_taint import is_secret
-from ggd.tools.verdict import Verdict, basename, danger, normal, ro, secret, worst
+from ggd.tools.shell.env import plain_risk
+from ggd.tools.shell.lex import Word
+from ggd.tools.shell.paths import ShellState
+from ggd.tools.shell.scan import DYN, scan_subs
+from ggd.tools.shell.taint import is_secret
+from ggd.tools.shell.verdict import Verdict, basename, danger, normal, ro, secret, worst
 
 if TYPE_CHECKING:
-    from ggd.tools.classifier import Analyzer
+    from ggd.tools.shell.classifier import Analyzer
 
 SHELL_BUILTINS = {
     "alias", "bg", "bind", "break", "builtin", "caller", "cd", "command", "compgen", "complete",

@@ -10,8 +10,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
-from ggd.tools.shell_lex import Word
-from ggd.tools.shell_scan import DYN
+from ggd.tools.shell.lex import Word
+from ggd.tools.shell.scan import DYN
 
 Kind = Literal["root", "home", "workspace", "inside", "outside", "device", "sink", "unknown"]
 

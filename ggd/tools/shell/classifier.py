@@ -15,22 +15,25 @@ import shlex
 from dataclasses import dataclass
 from pathlib import Path
 
-from ggd.tools import shell_feed, shell_rules, shell_run, shell_secrets, shell_taint
 from ggd.tools.base import Risk
-from ggd.tools.shell_builtins import BUILTIN_RULES, EVALUATING, literal_code
-from ggd.tools.shell_env import assignments_risk
-from ggd.tools.shell_feed import DOWNLOADERS, SHELLS, is_interpreter
-from ggd.tools.shell_lex import Redirect, Segment, Word, expand_words, lex_checked
-from ggd.tools.shell_paths import (
+from ggd.tools.shell import feed as shell_feed
+from ggd.tools.shell import rules as shell_rules
+from ggd.tools.shell import run as shell_run
+from ggd.tools.shell import secret_reads as shell_secrets
+from ggd.tools.shell import taint as shell_taint
+from ggd.tools.shell.builtin_rules import BUILTIN_RULES, EVALUATING, literal_code
+from ggd.tools.shell.env import assignments_risk
+from ggd.tools.shell.feed import DOWNLOADERS, SHELLS, is_interpreter
+from ggd.tools.shell.lex import Redirect, Segment, Word, expand_words, lex_checked
+from ggd.tools.shell.paths import (
     Location,
     ShellState,
     locate,
     private_target,
 )
-from ggd.tools.shell_readonly import SPECS, option_problem
-from ggd.tools.shell_scan import DYN
-from ggd.tools.shell_wrappers import ESCAPES, WRAPPERS, readings
-from ggd.tools.verdict import (
+from ggd.tools.shell.readonly import SPECS, option_problem
+from ggd.tools.shell.scan import DYN
+from ggd.tools.shell.verdict import (
     Verdict,
     basename,
     danger,
@@ -39,6 +42,7 @@ from ggd.tools.verdict import (
     secret,
     worst,
 )
+from ggd.tools.shell.wrappers import ESCAPES, WRAPPERS, readings
 
 _MAX_DEPTH = 24
 # A pass notes every copy between variables; when the secrets reach a variable the pass did not
