@@ -301,3 +301,26 @@ async def test_a_long_reply_is_split_at_paragraphs_and_escaped(
     assert joined == "".join(paras).replace(" ", "")
     html_sends = [c for c in tg.calls if c["method"] in ("sendMessage", "editMessageText")]
     assert all(c["fields"].get("parse_mode") == "HTML" for c in html_sends)
+
+
+async def test_an_unparsable_update_is_logged_acked_and_skipped(
+    tg_daemon: Any, tg: FakeTelegram, gg_home: Path
+) -> None:
+    from tests.fakes.fake_openai import FakeModel
+
+    fm = FakeModel([{"text": "after the bad one"}])
+    d = tg_daemon(fm)
+    # A message without `chat`: aiogram cannot parse the getUpdates answer that carries it.
+    bad = tg.raw({"message": {"message_id": 6, "date": 0}})
+    tg.text(CHAT, "still there?")
+    tg.wait_for(lambda: _said(tg, CHAT, "after the bad one"), timeout=30)
+    assert _polled_past(tg, bad)
+    assert json.loads((gg_home / "telegram" / "state.json").read_text())["offset"] > bad
+    assert "telegram update could not be parsed; acked" in d.logs()
+    c = await d.connect("unix")
+    try:
+        info = await c.request("gg/system.info")
+    finally:
+        await c.close()
+    channel = next(ch for ch in info["channels"] if ch["name"] == "telegram")
+    assert channel["state"] == "running", channel
