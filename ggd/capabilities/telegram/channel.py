@@ -6,6 +6,9 @@
   failure is never re-delivered, and the channel keeps serving. So is an update aiogram cannot
   parse at all (`Unparsable`): logged, acked, skipped.
 - Only chats in `telegram.allowChats` are answered; any other chat gets no reply at all.
+- An approval button counts only when pressed by someone who may approve (`may_approve`): a user
+  in `telegram.allowUsers`, or, while that is unset, the user of a private chat. In a group
+  without `allowUsers` nobody may: every member of an allowed group sees the buttons.
 - Network errors back off (1 s doubling to 30 s) and never end the channel; a 429 waits
   `retry_after`. A rejected token (401) does end it: the supervisor reports `failed`.
 """
@@ -239,6 +242,18 @@ class TelegramChannel:
             lines.append(f"{len(c.queue)} message(s) queued")
         return "\n".join(lines)
 
+    def may_approve(self, chat_id: int, user_id: int) -> str:
+        """Why `user_id` may not answer approvals in `chat_id`, or "" when they may."""
+        users = self.cfg.allowUsers
+        if users is not None:
+            return "" if user_id in users else "You are not allowed to answer approvals here."
+        if user_id == chat_id:
+            return ""  # a private chat's id is its user's id: the chat's own user
+        return (
+            "Nobody may answer approvals in a group until telegram.allowUsers "
+            "lists who may; the request stays pending."
+        )
+
     async def _press(self, q: CallbackQuery) -> None:
         data = q.data or ""
         chat_id = q.message.chat.id if q.message is not None else q.from_user.id
@@ -249,6 +264,12 @@ class TelegramChannel:
         entry = self.approvals.get(aid)
         if kind != "ap" or entry is None or entry[0] != chat_id:
             await self.api.answer(q.id, "That approval is no longer pending.")
+            return
+        refusal = self.may_approve(chat_id, q.from_user.id)
+        if refusal:
+            # The approval stays pending: someone who may answer still can (or it times out).
+            log.info("telegram: approval press refused", extra={"chat": chat_id})
+            await self.api.answer(q.id, refusal)
             return
         _chat, run, _msg = entry
         allow = answer == "y"
