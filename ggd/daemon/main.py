@@ -34,6 +34,13 @@ def build_parser() -> argparse.ArgumentParser:
     ap.add_argument("--token", help="bearer token for --ws (default: $GG_TOKEN, else random)")
     ap.add_argument("--allow-remote", action="store_true", help="allow a non-loopback --ws bind")
     ap.add_argument(
+        "--allow-origin",
+        action="append",
+        type=parse_origin,
+        metavar="ORIGIN",
+        help="let web pages of ORIGIN (scheme://host[:port]) use --ws besides ggd's own; repeatable",
+    )
+    ap.add_argument(
         "--workspace", type=Path, help="default workspace (default: the current folder)"
     )
     ap.add_argument("--model", help="default model as provider:model")
@@ -59,6 +66,19 @@ def build_parser() -> argparse.ArgumentParser:
         "--acp", action="store_true", help="serve gg as an ACP agent on stdin/stdout (editors)"
     )
     return ap
+
+
+def parse_origin(value: str) -> str:
+    """An --allow-origin value as browsers send it in `Origin`: scheme://host[:port], lower case."""
+    from ggd.transport.origins import normalize_origin
+
+    origin = normalize_origin(value)
+    if origin is None:
+        raise argparse.ArgumentTypeError(
+            f"{value!r} is not an origin: give scheme://host[:port] (no path; `null` and `*` "
+            "are never allowed)"
+        )
+    return origin
 
 
 def parse_hostport(value: str) -> tuple[str, int]:
