@@ -63,6 +63,11 @@ def build_parser() -> argparse.ArgumentParser:
         "--mcp", action="store_true", help="serve gg as an MCP server on stdin/stdout (gg_ask, ...)"
     )
     ap.add_argument(
+        "--allow-yolo",
+        action="store_true",
+        help="with --mcp: let the calling agent pick approvalMode yolo or never (default: refused)",
+    )
+    ap.add_argument(
         "--acp", action="store_true", help="serve gg as an ACP agent on stdin/stdout (editors)"
     )
     return ap
@@ -166,11 +171,14 @@ def main(argv: list[str] | None = None) -> int:
         from .service import main as service_main
 
         return service_main(args)
-    ns = build_parser().parse_args(args)
+    parser = build_parser()
+    ns = parser.parse_args(args)
+    if ns.allow_yolo and not ns.mcp:
+        parser.error("--allow-yolo only applies to --mcp")
     if ns.mcp:
         from ggd.capabilities.mcp.server import main as mcp_main
 
-        return mcp_main(ns.workspace)
+        return mcp_main(ns.workspace, ns.allow_yolo)
     if ns.acp:
         from ggd.capabilities.acp import main as acp_main
 
