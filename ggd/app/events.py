@@ -74,12 +74,20 @@ _MAX_DEPTH = 32  # deeper values are cut whole: the pruning below recurses
 def _public_details(details: dict[str, Any] | None) -> dict[str, Any] | None:
     if not details:
         return None
-    public = {k: v for k, v in details.items() if k not in _PRIVATE_KEYS}
-    size = _encoded_len(public)
+    return cap_details({k: v for k, v in details.items() if k not in _PRIVATE_KEYS})
+
+
+def cap_details(details: dict[str, Any]) -> dict[str, Any]:
+    """`details` within DETAILS_LIMIT encoded characters, cut in place and marked when over.
+
+    Encoding a large value costs time (about 0.2 s for 10 MB): a tool whose details can be large
+    calls this off the event loop first (MCP results do), so the event path finds them small.
+    """
+    size = _encoded_len(details)
     if size <= DETAILS_LIMIT:
-        return public
+        return details
     # Room for the marker itself; the rest is filled in order, first keys and items first.
-    pruned, _used = _prune(public, DETAILS_LIMIT - 200, 0)
+    pruned, _used = _prune(details, DETAILS_LIMIT - 200, 0)
     out = pruned if isinstance(pruned, dict) else {}
     out["truncated"] = {"chars": size, "limit": DETAILS_LIMIT}
     return out
