@@ -155,6 +155,7 @@ class DaemonApp:
                         host=ws_addr[0],
                         port=ws_addr[1],
                         allow_remote=ns.allow_remote,
+                        allowed_origins=frozenset(ns.allow_origin or ()),
                         web_root=WEB_ROOT,
                         version=__version__,
                     ),

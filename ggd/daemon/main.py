@@ -42,6 +42,13 @@ def build_parser() -> argparse.ArgumentParser:
     )
     ap.add_argument("--allow-remote", action="store_true", help="allow a non-loopback --ws bind")
     ap.add_argument(
+        "--allow-origin",
+        action="append",
+        type=parse_origin,
+        metavar="ORIGIN",
+        help="let web pages of ORIGIN (scheme://host[:port]) use --ws besides ggd's own; repeatable",
+    )
+    ap.add_argument(
         "--workspace", type=Path, help="default workspace (default: the current folder)"
     )
     ap.add_argument("--model", help="default model as provider:model")
@@ -64,9 +71,27 @@ def build_parser() -> argparse.ArgumentParser:
         "--mcp", action="store_true", help="serve gg as an MCP server on stdin/stdout (gg_ask, ...)"
     )
     ap.add_argument(
+        "--allow-yolo",
+        action="store_true",
+        help="with --mcp: let the calling agent pick approvalMode yolo or never (default: refused)",
+    )
+    ap.add_argument(
         "--acp", action="store_true", help="serve gg as an ACP agent on stdin/stdout (editors)"
     )
     return ap
+
+
+def parse_origin(value: str) -> str:
+    """An --allow-origin value as browsers send it in `Origin`: scheme://host[:port], lower case."""
+    from ggd.transport.origins import normalize_origin
+
+    origin = normalize_origin(value)
+    if origin is None:
+        raise argparse.ArgumentTypeError(
+            f"{value!r} is not an origin: give scheme://host[:port] (no path; `null` and `*` "
+            "are never allowed)"
+        )
+    return origin
 
 
 def parse_hostport(value: str) -> tuple[str, int]:
@@ -156,11 +181,14 @@ def main(argv: list[str] | None = None) -> int:
         from .service import main as service_main
 
         return service_main(args)
-    ns = build_parser().parse_args(args)
+    parser = build_parser()
+    ns = parser.parse_args(args)
+    if ns.allow_yolo and not ns.mcp:
+        parser.error("--allow-yolo only applies to --mcp")
     if ns.mcp:
         from ggd.capabilities.mcp.server import main as mcp_main
 
-        return mcp_main(ns.workspace)
+        return mcp_main(ns.workspace, ns.allow_yolo)
     if ns.acp:
         from ggd.capabilities.acp import main as acp_main
 
