@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -179,3 +180,92 @@ def test_removing_an_artifact_deletes_its_folder_only(tmp_path: Path) -> None:
     assert lib.get(item.id).name == "Report.md"
     with pytest.raises(E.ArtifactNotFoundError):
         arts.remove(meta.id)
+
+
+def test_a_version_file_artifact_json_does_not_list_is_overwritten(tmp_path: Path) -> None:
+    store = ArtifactStore(tmp_path)
+    meta = store.create("Page", "markdown", "one", "s_1")
+    folder = tmp_path / "artifacts" / meta.id
+    # What a kill between writing v2 and replacing artifact.json leaves behind.
+    (folder / "v2.md").write_text("never acknowledged")
+    (folder / ".artifact.json.k1ll3d").write_text("{")
+    (folder / ".v2.md.tmp0001").write_text("half")
+    edited = store.edit(meta.id, "two")
+    assert edited.version == 2 and store.content(edited) == "two"
+    assert store.content(edited, 1) == "one"
+    assert sorted(p.name for p in folder.iterdir()) == ["artifact.json", "v1.md", "v2.md"]
+
+
+def test_recovery_cleans_half_made_and_half_removed_folders_once(tmp_path: Path) -> None:
+    store = ArtifactStore(tmp_path)
+    root = tmp_path / "artifacts"
+    kept = store.create("Kept", "markdown", "k", "s_1")
+    half = root / "a_0123456789ab"  # a create killed before its artifact.json
+    half.mkdir()
+    (half / "v1.md").write_text("x")
+    gone = root / f".removed-{kept.id}-beef"  # a remove killed before its rmtree
+    gone.mkdir()
+    (gone / "v1.md").write_text("x")
+    (root / kept.id / "v3.md").write_text("uncommitted")
+    ArtifactStore(tmp_path).recover()
+    assert sorted(p.name for p in root.iterdir()) == sorted(["artifacts.lock", kept.id])
+    assert sorted(p.name for p in (root / kept.id).iterdir()) == ["artifact.json", "v1.md"]
+    assert store.content(store.get(kept.id)) == "k"
+
+
+def _edit_forever(home: Path, artifact_id: str, tag: str, ack: int) -> None:
+    """In a forked child: edit until killed, acknowledging each committed version on `ack`."""
+    store = ArtifactStore(home)
+    i = 0
+    while True:
+        text = f"{tag}-{i}"
+        meta = store.edit(artifact_id, text)
+        os.write(ack, f"{meta.version} {text}\n".encode())  # acknowledged: committed on disk
+        i += 1
+
+
+def test_random_kills_during_edits_keep_every_acknowledged_edit_and_stay_editable(
+    tmp_path: Path,
+) -> None:
+    import random
+    import signal
+    import time
+
+    rng = random.Random(30)
+    store = ArtifactStore(tmp_path)
+    meta = store.create("Killed", "markdown", "v1", "s_1")
+    acked: dict[int, str] = {1: "v1"}
+    deadline = time.monotonic() + 10.0
+    rounds = 0
+    while rounds < 300 and time.monotonic() < deadline:
+        rounds += 1
+        # A forked child: a real process (killed for real), started in milliseconds.
+        r, w = os.pipe()
+        pid = os.fork()
+        if pid == 0:  # pragma: no cover - the child never returns, it is killed
+            os.close(r)
+            try:
+                _edit_forever(tmp_path, meta.id, f"r{rounds}", w)
+            finally:
+                os._exit(1)
+        os.close(w)
+        with os.fdopen(r) as acks:
+            # Let a random number of edits through, then kill somewhere inside a later one.
+            for _ in range(rng.randrange(1, 4)):
+                version, text = acks.readline().split()
+                acked[int(version)] = text
+            time.sleep(rng.random() * 0.002)  # where the kill lands, not a synchronisation
+            os.kill(pid, signal.SIGKILL)
+            os.waitpid(pid, 0)
+            for line in acks.read().splitlines():  # acknowledged before the kill landed
+                version, text = line.split()
+                acked[int(version)] = text
+        now = store.get(meta.id)
+        assert now.version >= max(acked)
+        for version, text in acked.items():
+            assert store.content(now, version) == text
+        # Always editable afterwards: the next edit gets the next number.
+        after = store.edit(meta.id, f"parent-{rounds}")
+        assert after.version == now.version + 1
+        acked[after.version] = f"parent-{rounds}"
+    assert rounds >= 20
