@@ -437,6 +437,10 @@ export interface KbSkipped {
   ignored?: number;
   binary?: number;
   tooBig?: number;
+  /** credential locations, gg's own state and private keys */
+  private?: number;
+  /** files with several hard links */
+  linked?: number;
 }
 
 /** Add a file: from a path on the daemon's machine (local clients) or base64 content. */
