@@ -901,6 +901,8 @@ export interface SessionSummary {
   messageCount: number;
   preview: string;
   activeRunId?: string | null;
+  /** some lines of the session file are not valid entries: the session opens without them, and they are kept on disk */
+  damaged?: boolean;
 }
 
 /** A snapshot after a tree action, with a draft to put back into the composer. */

@@ -100,6 +100,7 @@ class Runtime:
                 message_count=int(r.message_count),
                 preview=r.preview or "",
                 active_run_id=active.get(r.id),
+                damaged=r.damaged,
             )
             for r in rows
         ]
