@@ -129,14 +129,25 @@ class Service:
                 await self._reread()
                 return await asyncio.to_thread(self.cached_view, cls, **extra)
 
-    def _view_of_disk(self, fresh: bool, cls: type[Snapshot], **extra: Any) -> SnapshotView:
-        """cached_view, after re-reading a file another process changed (worker thread)."""
-        if fresh and self.file.moved_on():
+    async def refresh(self) -> None:
+        """Re-read the file if another process moved it on while we were idle (before a run)."""
+        if self.active_run_id is not None:
+            return
+        async with self.lock:
+            await asyncio.to_thread(self._reload_if_moved)
+
+    def _reload_if_moved(self) -> None:
+        if self.file.moved_on():
             log.info("session file changed on disk; re-read", extra={"session": self.id})
             try:
                 self.file.reload()
             except SessionNotFoundError:
                 raise E.SessionNotFoundError(f"no session with id {self.id!r}") from None
+
+    def _view_of_disk(self, fresh: bool, cls: type[Snapshot], **extra: Any) -> SnapshotView:
+        """cached_view, after re-reading a file another process changed (worker thread)."""
+        if fresh:
+            self._reload_if_moved()
         return self.cached_view(cls, **extra)
 
     async def warm(self) -> None:

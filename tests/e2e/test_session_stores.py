@@ -53,7 +53,12 @@ async def test_a_damaged_middle_line_is_listed_flagged_opens_and_keeps_every_lin
 
 
 async def test_open_serves_what_a_private_sidecar_appended(fake_daemon: Any) -> None:
-    script = [{"text": "from the shared daemon"}, {"text": "from the sidecar"}, {"text": "third"}]
+    script = [
+        {"text": "from the shared daemon"},
+        {"text": "from the sidecar"},
+        {"text": "from the sidecar, again"},
+        {"text": "4"},
+    ]
     d, _fm = fake_daemon(script)
     shared = await d.connect("unix")
     sid = await new_session(shared)
@@ -70,8 +75,16 @@ async def test_open_serves_what_a_private_sidecar_appended(fake_daemon: Any) -> 
     assert (await shared.request("gg/session.get", {"sessionId": sid}))["messages"] == after[
         "messages"
     ]
-    # And the shared daemon writes after the sidecar's entries, without a conflict.
+    # Again, and this time the shared daemon starts a run without opening first: the run
+    # continues after the sidecar's entries (no session_conflict) and the model sees them.
+    side = await d.connect("stdio")
+    try:
+        await _say(side, sid, "sidecar again")
+    finally:
+        await side.close()
     await _say(shared, sid, "shared again")
+    sent = _fm.wait_for_requests(4)[3]["messages"]
+    assert "sidecar again" in json.dumps(sent)
     final = await shared.request("gg/session.open", {"sessionId": sid})
-    assert _texts(final)[2:] == ["hello sidecar", "from the sidecar", "shared again", "third"]
+    assert _texts(final)[4:] == ["sidecar again", "from the sidecar, again", "shared again", "4"]
     await shared.close()
