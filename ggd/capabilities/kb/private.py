@@ -118,7 +118,11 @@ class Private:
     @classmethod
     def of(cls, gg_home: Path) -> Private:
         """The folders of this daemon's GG_HOME and of the default one in the user's home."""
-        ids = {_identity(gg_home), _identity(Path.home() / ".gg")}
+        ids = {_identity(gg_home)}
+        try:
+            ids.add(_identity(Path.home() / ".gg"))
+        except RuntimeError:  # no HOME and no passwd entry: only GG_HOME is known
+            pass
         return cls(frozenset(i for i in ids if i is not None))
 
     def covers(self, path: Path) -> bool:
