@@ -879,6 +879,7 @@ export interface SessionIdParams {
 export interface SessionListParams {
   limit?: number;
   cursor?: string | null;
+  allWorkspaces?: boolean;
 }
 
 /** One page of sessions. */
@@ -903,6 +904,7 @@ export interface SessionSummary {
   activeRunId?: string | null;
   /** some lines of the session file are not valid entries: the session opens without them, and they are kept on disk */
   damaged?: boolean;
+  workspace?: WorkspaceRef | null;
 }
 
 /** A snapshot after a tree action, with a draft to put back into the composer. */
@@ -1077,6 +1079,7 @@ export interface WorkspaceListResult {
 export interface WorkspaceRef {
   id: string;
   name: string;
+  root?: string | null;
 }
 
 export type RunEvent = RunStartedEvent | TextDeltaEvent | ThinkingDeltaEvent | ToolCallStartEvent | ToolCallFinishEvent | UserMessageEvent | ApprovalRequestedEvent | ApprovalResolvedEvent | UsageEvent | CompactionEvent | RunCompletedEvent | RunFailedEvent | RunCanceledEvent;

@@ -7,7 +7,6 @@ import asyncio
 import contextlib
 import logging
 import os
-import secrets
 import signal
 import sys
 import time
@@ -99,7 +98,12 @@ class DaemonApp:
                 # Reuse a daemon with the web UI (print its URL) or replace the one
                 # gg auto-started without it; see takeover.py.
                 try:
-                    await take_over(lock, home / "run" / "ggd.json", want_ws=ws_addr is not None)
+                    await take_over(
+                        lock,
+                        home / "run" / "ggd.json",
+                        want_ws=ws_addr is not None,
+                        ws_addr=ws_addr,
+                    )
                 except TakeoverError as exc:
                     raise StartupError(str(exc), exit_code=1) from None
         workspace = (ns.workspace or Path.cwd()).resolve()
@@ -138,7 +142,9 @@ class DaemonApp:
                 except OSError as exc:  # say what and how, no traceback
                     raise StartupError(socket_problem(sock_path, exc)) from None
             # GG_TOKEN keeps the token out of /proc/<pid>/cmdline, which other local users can read.
-            token = ns.token or os.environ.get("GG_TOKEN") or secrets.token_urlsafe(32)
+            from .token import ws_token
+
+            token = ws_token(home, ns.token or os.environ.get("GG_TOKEN"), rotate=ns.rotate_token)
             if ws_addr is not None:
                 from ggd.transport.websocket import WebSocketListener, WsOptions
 

@@ -31,7 +31,15 @@ def build_parser() -> argparse.ArgumentParser:
     ap.add_argument("--private", action="store_true", help="no socket, lock or discovery file")
     ap.add_argument("--socket", type=Path, help="Unix socket path (default GG_HOME/run/ggd.sock)")
     ap.add_argument("--ws", metavar="HOST:PORT", help="serve WebSocket JSON-RPC and the web UI")
-    ap.add_argument("--token", help="bearer token for --ws (default: $GG_TOKEN, else random)")
+    ap.add_argument(
+        "--token",
+        help="bearer token for --ws (default: $GG_TOKEN, else GG_HOME/ws-token, made once)",
+    )
+    ap.add_argument(
+        "--rotate-token",
+        action="store_true",
+        help="replace GG_HOME/ws-token: web UI links and tabs opened with the old one stop working",
+    )
     ap.add_argument("--allow-remote", action="store_true", help="allow a non-loopback --ws bind")
     ap.add_argument(
         "--workspace", type=Path, help="default workspace (default: the current folder)"
@@ -66,6 +74,8 @@ def parse_hostport(value: str) -> tuple[str, int]:
     host, sep, port = value.rpartition(":")
     if not sep or not port.isdigit():
         raise ValueError(f"--ws expects HOST:PORT, got {value!r}")
+    if int(port) > 65535:
+        raise ValueError(f"--ws port must be 0-65535 (0 picks a free one), got {port}")
     return host.strip("[]") or "127.0.0.1", int(port)
 
 

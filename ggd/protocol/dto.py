@@ -20,6 +20,8 @@ class WorkspaceRef(WireModel):
 
     id: str
     name: str
+    # The folder, for clients on this machine only (never sent over a remote connection).
+    root: str | None = None
 
 
 class ToolCallRef(WireModel):
@@ -91,6 +93,8 @@ class SessionSummary(WireModel):
         description="some lines of the session file are not valid entries: the session opens "
         "without them, and they are kept on disk",
     )
+    # Set when the list spans every workspace (allWorkspaces).
+    workspace: WorkspaceRef | None = None
 
 
 class Approval(WireModel):
