@@ -437,6 +437,10 @@ export interface KbSkipped {
   ignored?: number;
   binary?: number;
   tooBig?: number;
+  /** credential locations, gg's own state and private keys */
+  private?: number;
+  /** files with several hard links */
+  linked?: number;
 }
 
 /** Add a file: from a path on the daemon's machine (local clients) or base64 content. */
@@ -898,6 +902,8 @@ export interface SessionSummary {
   messageCount: number;
   preview: string;
   activeRunId?: string | null;
+  /** some lines of the session file are not valid entries: the session opens without them, and they are kept on disk */
+  damaged?: boolean;
   workspace?: WorkspaceRef | null;
 }
 
