@@ -437,6 +437,10 @@ export interface KbSkipped {
   ignored?: number;
   binary?: number;
   tooBig?: number;
+  /** credential locations, gg's own state and private keys */
+  private?: number;
+  /** files with several hard links */
+  linked?: number;
 }
 
 /** Add a file: from a path on the daemon's machine (local clients) or base64 content. */
@@ -875,6 +879,7 @@ export interface SessionIdParams {
 export interface SessionListParams {
   limit?: number;
   cursor?: string | null;
+  allWorkspaces?: boolean;
 }
 
 /** One page of sessions. */
@@ -897,6 +902,9 @@ export interface SessionSummary {
   messageCount: number;
   preview: string;
   activeRunId?: string | null;
+  /** some lines of the session file are not valid entries: the session opens without them, and they are kept on disk */
+  damaged?: boolean;
+  workspace?: WorkspaceRef | null;
 }
 
 /** A snapshot after a tree action, with a draft to put back into the composer. */
@@ -1071,6 +1079,7 @@ export interface WorkspaceListResult {
 export interface WorkspaceRef {
   id: string;
   name: string;
+  root?: string | null;
 }
 
 export type RunEvent = RunStartedEvent | TextDeltaEvent | ThinkingDeltaEvent | ToolCallStartEvent | ToolCallFinishEvent | UserMessageEvent | ApprovalRequestedEvent | ApprovalResolvedEvent | UsageEvent | CompactionEvent | RunCompletedEvent | RunFailedEvent | RunCanceledEvent;

@@ -30,8 +30,23 @@ def build_parser() -> argparse.ArgumentParser:
     ap.add_argument("--private", action="store_true", help="no socket, lock or discovery file")
     ap.add_argument("--socket", type=Path, help="Unix socket path (default GG_HOME/run/ggd.sock)")
     ap.add_argument("--ws", metavar="HOST:PORT", help="serve WebSocket JSON-RPC and the web UI")
-    ap.add_argument("--token", help="bearer token for --ws (default: $GG_TOKEN, else random)")
+    ap.add_argument(
+        "--token",
+        help="bearer token for --ws (default: $GG_TOKEN, else GG_HOME/ws-token, made once)",
+    )
+    ap.add_argument(
+        "--rotate-token",
+        action="store_true",
+        help="replace GG_HOME/ws-token: web UI links and tabs opened with the old one stop working",
+    )
     ap.add_argument("--allow-remote", action="store_true", help="allow a non-loopback --ws bind")
+    ap.add_argument(
+        "--allow-origin",
+        action="append",
+        type=parse_origin,
+        metavar="ORIGIN",
+        help="let web pages of ORIGIN (scheme://host[:port]) use --ws besides ggd's own; repeatable",
+    )
     ap.add_argument(
         "--workspace", type=Path, help="default workspace (default: the current folder)"
     )
@@ -55,9 +70,27 @@ def build_parser() -> argparse.ArgumentParser:
         "--mcp", action="store_true", help="serve gg as an MCP server on stdin/stdout (gg_ask, ...)"
     )
     ap.add_argument(
+        "--allow-yolo",
+        action="store_true",
+        help="with --mcp: let the calling agent pick approvalMode yolo or never (default: refused)",
+    )
+    ap.add_argument(
         "--acp", action="store_true", help="serve gg as an ACP agent on stdin/stdout (editors)"
     )
     return ap
+
+
+def parse_origin(value: str) -> str:
+    """An --allow-origin value as browsers send it in `Origin`: scheme://host[:port], lower case."""
+    from ggd.transport.origins import normalize_origin
+
+    origin = normalize_origin(value)
+    if origin is None:
+        raise argparse.ArgumentTypeError(
+            f"{value!r} is not an origin: give scheme://host[:port] (no path; `null` and `*` "
+            "are never allowed)"
+        )
+    return origin
 
 
 def parse_hostport(value: str) -> tuple[str, int]:
@@ -65,6 +98,8 @@ def parse_hostport(value: str) -> tuple[str, int]:
     host, sep, port = value.rpartition(":")
     if not sep or not port.isdigit():
         raise ValueError(f"--ws expects HOST:PORT, got {value!r}")
+    if int(port) > 65535:
+        raise ValueError(f"--ws port must be 0-65535 (0 picks a free one), got {port}")
     return host.strip("[]") or "127.0.0.1", int(port)
 
 
@@ -111,11 +146,14 @@ def main(argv: list[str] | None = None) -> int:
         from .service import main as service_main
 
         return service_main(args)
-    ns = build_parser().parse_args(args)
+    parser = build_parser()
+    ns = parser.parse_args(args)
+    if ns.allow_yolo and not ns.mcp:
+        parser.error("--allow-yolo only applies to --mcp")
     if ns.mcp:
         from ggd.capabilities.mcp.server import main as mcp_main
 
-        return mcp_main(ns.workspace)
+        return mcp_main(ns.workspace, ns.allow_yolo)
     if ns.acp:
         from ggd.capabilities.acp import main as acp_main
 

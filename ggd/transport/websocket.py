@@ -29,6 +29,7 @@ from ggd.rpc.pieces import Buffer, Pieces, spans
 
 from .endpoint import Endpoint
 from .framing import MAX_MESSAGE_BYTES, HeaderTable
+from .origins import normalize_origin, origin_of
 
 log = logging.getLogger("ggd.transport")
 
@@ -65,6 +66,8 @@ class WsOptions:
     allow_remote: bool = False
     web_root: Path | None = None
     version: str = "0"
+    # Browser origins allowed besides the daemon's own (`--allow-origin`), already normalized.
+    allowed_origins: frozenset[str] = frozenset()
 
 
 def _host_of(value: str) -> str:
@@ -131,21 +134,24 @@ class WebSocketListener:
     # -- HTTP ---------------------------------------------------------------------------------
 
     def _own_origins(self) -> set[str]:
+        """The origins of the pages ggd serves itself (the web UI, Electron's window)."""
         port = self.port
-        hosts = {"127.0.0.1", "localhost", "[::1]", self.opts.host}
-        return {f"http://{h}:{port}" for h in hosts}
+        hosts = {"127.0.0.1", "localhost", "::1", self.opts.host}
+        return {origin_of("http", h, port) for h in hosts}
 
     def _origin_ok(self, origin: str | None) -> bool:
-        if origin is None or origin == "null":
+        """No Origin (not a browser), ggd's own, or one of `--allow-origin`; never `null`.
+
+        Another loopback port is another program's page (a dev server, a local app showing web
+        content), and `null` comes from any site's sandboxed iframe: both are refused. The token
+        still guards every connection; this stops a page from trying.
+        """
+        if origin is None:
             return True
-        if origin in self._own_origins():
-            return True
-        try:
-            parts = urlsplit(origin)
-            hostname = parts.hostname or ""
-        except ValueError:  # not a URL: refused like any foreign Origin
+        normal = normalize_origin(origin)  # `null` and anything unparsable give None
+        if normal is None:
             return False
-        return parts.scheme in ("http", "https") and is_loopback_host(hostname)
+        return normal in self._own_origins() or normal in self.opts.allowed_origins
 
     def _host_ok(self, host: str | None) -> bool:
         if host is None:

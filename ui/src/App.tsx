@@ -12,6 +12,7 @@ import { MediaContext } from "./components/MediaView";
 import { SessionList } from "./components/SessionList";
 import { SessionTitle } from "./components/SessionTitle";
 import { TreeView } from "./components/TreeView";
+import type { KbProgress } from "./protocol";
 import type { AppController } from "./state/app";
 import { isBusy } from "./state/conversation";
 import { saveSession } from "./rpc/token";
@@ -32,7 +33,8 @@ const TABS: TabSpec[] = [
   { id: "artifacts", label: "Artifacts", requires: "artifacts", optional: true },
   { id: "library", label: "Library", requires: "library", optional: true },
   { id: "jobs", label: "Jobs", requires: "jobs" },
-  { id: "kb", label: "Knowledge", requires: "kb.search" },
+  // Always there: indexing a first folder is done from this tab.
+  { id: "kb", label: "Knowledge" },
   { id: "info", label: "Daemon" },
 ];
 
@@ -67,6 +69,13 @@ export function App({ app, onWorkspace, onTokenProblem }: AppProps) {
       list: () => app.call("gg/mcp.list", {}),
       test: (server: string) => app.call("gg/mcp.test", { server }),
     }),
+    [app],
+  );
+  const kbProgress = useCallback(
+    (listener: (progress: KbProgress) => void) =>
+      app.rpc.transport.onNotification((method, params) => {
+        if (method === "gg/kb.progress") listener(params as KbProgress);
+      }),
     [app],
   );
   // Before system.info arrives everything is allowed; afterwards only what the daemon advertises.
@@ -319,7 +328,16 @@ export function App({ app, onWorkspace, onTokenProblem }: AppProps) {
                   onJobEvent={refreshSessions}
                 />
               ) : null}
-              {activeTab === "kb" ? <KbPanel client={app.rpc} /> : null}
+              {activeTab === "kb" ? (
+                <KbPanel
+                  client={app.rpc}
+                  progress={kbProgress}
+                  onAsk={(prompt) => {
+                    app.session.offerDraft(prompt);
+                    setTab("chat");
+                  }}
+                />
+              ) : null}
               {activeTab === "info" ? <InfoPanel info={info} /> : null}
               {activeTab === "info" && info?.capabilities.includes("mcp") ? <McpPanel api={mcpApi} /> : null}
             </div>

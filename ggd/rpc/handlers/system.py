@@ -39,9 +39,11 @@ async def system_info(ctx: CallContext, params: Empty) -> SystemInfoResult:
 
 @handler(M.WORKSPACE_LIST)
 async def workspace_list(ctx: CallContext, params: Empty) -> WorkspaceListResult:
-    """Known workspaces (ids and names; roots never leave the daemon)."""
+    """Known workspaces (ids and names; folders only for clients on this machine)."""
+    runtime = ctx.app.runtime
+    local = not ctx.conn.remote
     return WorkspaceListResult(
-        workspaces=[WorkspaceRef(id=w.id, name=w.name) for w in ctx.app.runtime.workspaces.all()]
+        workspaces=[runtime.workspace_ref(w.id, roots=local) for w in runtime.workspaces.all()]
     )
 
 

@@ -383,8 +383,8 @@ def test_demo_model_banner_and_daemon_tab(ggd_web: Start, pages: Pages) -> None:
     banner.wait_for()
     assert "Demo model" in banner.inner_text()
     tabs = page.get_by_role("tab").all_inner_texts()
-    # Artifacts, Library and Jobs: the daemon advertises `artifacts`, `library` and `jobs`
-    assert tabs == ["Chat", "Tree", "Artifacts", "Library", "Jobs", "Daemon"]
+    # Artifacts, Library and Jobs: the daemon advertises them; Knowledge is there before any index
+    assert tabs == ["Chat", "Tree", "Artifacts", "Library", "Jobs", "Knowledge", "Daemon"]
     page.get_by_role("tab", name="Chat").press("ArrowRight")
     assert page.get_by_role("tab", name="Tree").get_attribute("aria-selected") == "true"
     page.get_by_role("tab", name="Daemon").click()

@@ -10,13 +10,13 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
-from ggd.tools.shell_lex import Word
-from ggd.tools.shell_paths import ShellState
-from ggd.tools.shell_scan import DYN
-from ggd.tools.verdict import Verdict, danger, normal, ro, worst
+from ggd.tools.shell.lex import Word
+from ggd.tools.shell.paths import ShellState
+from ggd.tools.shell.scan import DYN
+from ggd.tools.shell.verdict import Verdict, danger, normal, ro, worst
 
 if TYPE_CHECKING:
-    from ggd.tools.classifier import Analyzer
+    from ggd.tools.shell.classifier import Analyzer
 
 _POWER = {"poweroff", "reboot", "halt", "kexec", "suspend", "hibernate", "hybrid-sleep"}
 _POWER |= {"rescue", "emergency", "default", "isolate", "soft-reboot", "suspend-then-hibernate"}
@@ -233,3 +233,45 @@ def net_exec(name: str, args: list[Word]) -> Verdict | None:
         if name == "zip" and (t in ("-TT",) or t.startswith(("--unzip-command", "-TT"))):
             return danger("`zip -TT` runs another program")
     return None
+
+
+# procps ps: UNIX options (`-o FMT`, `-u USER`) and BSD ones (`o FMT`, `U USER`) that take a value.
+_PS_UNIX_VAL = set("CGgoOpqstUuk")
+_PS_BSD_VAL = set("oOpqtUk")
+_PS_LONG_VAL = {"--format", "--sort", "--pid", "--ppid", "--user", "--group", "--cols"}
+_PS_LONG_VAL |= {"--columns", "--lines", "--rows", "--sid", "--tty", "--Group", "--User"}
+
+
+def ps_shows_environment(args: list[Word]) -> bool:
+    """True when `ps args` prints process environments: the BSD `e` option anywhere in a BSD
+    group (`ps aux e`, `ps -u root e`, `ps ewww`), or an `environ` column in any format.
+
+    `-e` (a dash) is the UNIX "every process" option and prints no environment; a word with no
+    dash is a BSD option group (or a PID list), wherever it stands.
+    """
+    texts = [a.text for a in args]
+    if any("environ" in t.lower() for t in texts):
+        return True  # `ps -o pid,environ`, `ps axo environ`, `--format=environ`
+    i = 0
+    while i < len(texts):
+        t = texts[i]
+        i += 1
+        if t == "--" or t.startswith("--"):
+            if t.split("=", 1)[0] in _PS_LONG_VAL and "=" not in t:
+                i += 1
+            continue
+        if t.startswith("-"):
+            for k, ch in enumerate(t[1:], start=1):
+                if ch in _PS_UNIX_VAL:
+                    i += 0 if t[k + 1 :] else 1
+                    break
+            continue
+        if t.replace(",", "").isdigit():
+            continue  # a PID list
+        for k, ch in enumerate(t):
+            if ch == "e" or DYN in ch:
+                return True
+            if ch in _PS_BSD_VAL:
+                i += 0 if t[k + 1 :] else 1
+                break
+    return False

@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from ggd.tools.shell_lex import Word
+from ggd.tools.shell.lex import Word
 
 _MAX_READINGS = 8
 

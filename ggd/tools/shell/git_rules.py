@@ -5,12 +5,12 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
-from ggd.tools.shell_lex import Word
-from ggd.tools.shell_paths import ShellState
-from ggd.tools.verdict import Verdict, danger, normal, ro, worst
+from ggd.tools.shell.lex import Word
+from ggd.tools.shell.paths import ShellState
+from ggd.tools.shell.verdict import Verdict, danger, normal, ro, worst
 
 if TYPE_CHECKING:
-    from ggd.tools.classifier import Analyzer
+    from ggd.tools.shell.classifier import Analyzer
 
 _READ_SUBCOMMANDS = {
     "status", "log", "diff", "show", "blame", "annotate", "shortlog", "describe", "rev-parse",

@@ -10,13 +10,21 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
-from ggd.tools.shell_lex import Redirect, Word
-from ggd.tools.shell_paths import ShellState
-from ggd.tools.shell_scan import DYN, decode_ansi_c
-from ggd.tools.verdict import Verdict, basename, danger, has_download, normal, word_subs, worst
+from ggd.tools.shell.lex import Redirect, Word
+from ggd.tools.shell.paths import ShellState
+from ggd.tools.shell.scan import DYN, decode_ansi_c
+from ggd.tools.shell.verdict import (
+    Verdict,
+    basename,
+    danger,
+    has_download,
+    normal,
+    word_subs,
+    worst,
+)
 
 if TYPE_CHECKING:
-    from ggd.tools.classifier import Analyzer
+    from ggd.tools.shell.classifier import Analyzer
 
 SHELLS = {"sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "fish", "csh", "tcsh", "yash", "rbash"}
 SHELLS |= {"ksh93", "pdksh", "oksh", "loksh", "posh", "elvish", "nu", "xonsh", "busybox-sh"}

@@ -6,7 +6,7 @@ import re
 from dataclasses import dataclass, field
 
 from ggd.tools.base import Risk
-from ggd.tools.shell_lex import Word
+from ggd.tools.shell.lex import Word
 
 _RANK: dict[Risk, int] = {"read_only": 0, "normal": 1, "dangerous": 2}
 _DOWNLOAD_RE = re.compile(r"(?:^|[^\w.-])(?:curl|wget|fetch|aria2c|lwp-download)(?:\s|$|['\"])")

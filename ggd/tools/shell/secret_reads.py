@@ -9,14 +9,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ggd.tools.shell_env import is_secret_var
-from ggd.tools.shell_lex import Segment, Word, lex_checked
-from ggd.tools.shell_paths import ShellState, covers_private, private_path, private_target
-from ggd.tools.shell_scan import DYN
-from ggd.tools.verdict import Verdict, basename, normal, ro, secret
+from ggd.tools.shell.lex import Segment, Word, lex_checked
+from ggd.tools.shell.paths import ShellState, covers_private, private_path, private_target
+from ggd.tools.shell.scan import DYN
+from ggd.tools.shell.verdict import Verdict, normal, secret
 
 if TYPE_CHECKING:
-    from ggd.tools.classifier import Analyzer
+    from ggd.tools.shell.classifier import Analyzer
 
 _RECURSIVE = {"rg", "ag", "ack"}  # search every file under a folder argument
 _MAYBE_RECURSIVE = {"grep", "egrep", "fgrep", "zgrep", "diff"}
@@ -34,20 +33,13 @@ def redirect_secret(an: Analyzer, seg: Segment, st: ShellState) -> Verdict | Non
     for r in seg.redirects:
         if r.op in ("<", "<>") and r.target is not None:
             t = r.target
-            if private_path(t.text, st, t.glob or DYN in t.text) or any(
+            wild = t.glob or DYN in t.text  # a default in place of `${x:-...}` is globbed too
+            if any(private_path(x, st, wild) for x in t.alternatives()) or any(
                 sub_reaches_private(an, sub, st) for sub in t.subs
             ):
                 shown = t.text.replace(DYN, "…")
                 return secret(normal(f"reads {shown}, a private file outside the workspace"))
     return None
-
-
-def reads(an: Analyzer, words: list[Word]) -> Verdict:
-    """A read-only command still needs approval when it prints a variable that may be secret."""
-    secrets = [n for w in words for n in w.vars if is_secret_var(n)]
-    if secrets:
-        return normal(f"prints `${secrets[0]}`, which may hold a secret")
-    return ro(basename(words[0].text))
 
 
 def secret_read(an: Analyzer, name: str, args: list[Word], st: ShellState) -> Verdict | None:

@@ -11,8 +11,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from ggd.tools.shell_scan import DYN
-from ggd.tools.verdict import Verdict, danger, normal, worst
+from ggd.tools.shell.scan import DYN
+from ggd.tools.shell.verdict import Verdict, danger, normal, worst
 
 # Changing these never makes a program run or load anything else.
 INERT = {

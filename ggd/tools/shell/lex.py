@@ -9,14 +9,18 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
-from ggd.tools.shell_scan import (
+from ggd.tools.shell.scan import (
     DYN,
+    arith_names,
     decode_ansi_c,
     expand_braces,
     match_paren,
+    param_names,
+    param_parts,
     scan_subs,
+    scan_vars,
     skip_backtick,
     unescape_backtick,
 )
@@ -28,7 +32,6 @@ _ASSIGN_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*\+?=$")
 # An assignment word: the name (and subscript) must be unquoted in the source, the value may be.
 _RAW_ASSIGN_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\[[^\]'\"\\]*\])?\+?=")
 _NAME_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-_PARAM_NAME_RE = re.compile(r"!?([A-Za-z_][A-Za-z0-9_]*|[0-9@*#?$!-])")
 
 
 @dataclass
@@ -50,10 +53,19 @@ class Word:
     feeds: list[str] = field(default_factory=list)
     # `$((...))` bodies: arithmetic, but a body that is a command may still be worth a look.
     arith: list[str] = field(default_factory=list)
+    # `${NAME:=value}`: NAME and the variables its new value reads (the classifier's taint).
+    param_assigns: list[tuple[str, list[str]]] = field(default_factory=list)
+    # The words a `${x:-word}` in this word may stand for, as text.
+    defaults: list[str] = field(default_factory=list)
 
     def alternatives(self) -> list[str]:
-        """The texts this word can stand for after brace expansion."""
-        return expand_braces(self.text) if self.brace else [self.text]
+        """The texts this word can stand for after brace expansion, or with a default in place
+        of an unknown part."""
+        texts = expand_braces(self.text) if self.brace else [self.text]
+        spots = [k for k, ch in enumerate(self.text) if ch == DYN][:4]
+        for k in spots:
+            texts += [self.text[:k] + d + self.text[k + 1 :] for d in self.defaults[:4]]
+        return texts
 
 
 @dataclass
@@ -137,6 +149,9 @@ class Lexer:
                 # `name=(a b c)`: an array assignment, not a subshell.
                 end = match_paren(s, self.i + 1)
                 word.subs.extend(scan_subs(s[self.i + 1 : end]))
+                # The elements' expansions are the array's value (`a=($KEY)` copies a secret).
+                inner = Lexer(s[self.i + 1 : end], self.home).segments()
+                word.vars.extend(v for seg in inner for w in seg.words for v in w.vars)
                 self.i = end + 1
             cur.subs.extend(word.subs)
             cur.arith.extend(word.arith)
@@ -288,10 +303,14 @@ class Lexer:
 
     def _dollar(self, w: Word, parts: list[str], in_dquote: bool) -> None:
         s, i = self.s, self.i
-        if s.startswith("$((", i):
-            end = self._close(match_paren(s, i + 2), "arithmetic expansion")
-            w.subs.extend(scan_subs(s[i + 3 : end - 1]))
-            w.arith.append(s[i + 3 : end - 1])
+        if s.startswith(("$((", "$["), i):  # `$[...]`: the old form bash still expands
+            old = s[i + 1] == "["
+            end = match_paren(s, i + 2, *("[]" if old else "()"))
+            end = self._close(end, "arithmetic expansion")
+            body = s[i + 2 : end] if old else s[i + 3 : end - 1]
+            w.subs.extend(scan_subs(body))
+            w.arith.append(body)
+            w.vars.extend(arith_names(body))  # bare names are variables there
             self._unknown(w, parts, end + 1)
         elif s.startswith("$(", i):
             end = self._close(match_paren(s, i + 2), "command substitution")
@@ -304,8 +323,15 @@ class Lexer:
                 parts.append(self.home)
                 self.i = end + 1
             else:
-                m = _PARAM_NAME_RE.match(inner)
-                w.vars.append(("!" if inner.startswith("!") else "") + (m.group(1) if m else "?"))
+                # The parameter itself (`!X` for `${!X}`, X for `${#X}`) and the ones a default,
+                # pattern or offset inside it reads (`${x:-$KEY}`).
+                w.vars.extend(param_names(inner))
+                assigned, default = param_parts(inner)
+                if assigned:
+                    w.param_assigns.append((assigned, scan_vars(default)))
+                if default:
+                    segs = Lexer(default, self.home).segments()
+                    w.defaults.append(" ".join(x.text for seg in segs for x in seg.words))
                 if re.search(r"@[A-Za-z]$", inner):
                     w.vars.append("@P" if inner.endswith("@P") else "@")
                 w.subs.extend(scan_subs(inner))
@@ -358,11 +384,9 @@ def expand_words(words: list[Word], home: str) -> list[Word]:
             continue
         for alt in alts:
             text = home + alt[1:] if alt == "~" or alt.startswith("~/") else alt
-            out.append(
-                Word(
-                    text, dynamic=w.dynamic, glob=w.glob, quoted=w.quoted, subs=w.subs, vars=w.vars
-                )
-            )
+            # Each word keeps what it expands; the `>(...)` and `$((...))` bodies stay with the
+            # segment, which lists them once.
+            out.append(replace(w, text=text, brace=False, feeds=[], arith=[]))
     return out
 
 

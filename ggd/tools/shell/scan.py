@@ -186,3 +186,74 @@ def decode_ansi_c(body: str) -> str:
             out.append(nxt)
             i += 2
     return "".join(out)
+
+
+_VAR_NAME_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*|[0-9@*#?$!-]")
+_ARITH_NAME_RE = re.compile(r"(?<![\w#$])[A-Za-z_][A-Za-z0-9_]*")
+
+
+def arith_names(body: str) -> list[str]:
+    """Variables an arithmetic body reads: bare names are variables there (`$((KEY + 0))`)."""
+    return _ARITH_NAME_RE.findall(body) + scan_vars(body)
+
+
+def param_names(inner: str) -> list[str]:
+    """Variables a `${...}` body reads: its own (`!X` for `${!X}`, X for `${#X}`) and nested ones."""
+    out: list[str] = []
+    body = inner
+    prefix = ""
+    if inner[:1] in ("!", "#") and _VAR_NAME_RE.match(inner, 1):
+        prefix = "!" if inner[0] == "!" else ""
+        body = inner[1:]
+    m = _VAR_NAME_RE.match(body)
+    out.append(prefix + (m.group() if m else "?"))
+    return out + scan_vars(body[m.end() if m else 0 :])
+
+
+# `${NAME:-word}`, `${NAME:=word}` and kin (`-=+?`, with or without the colon).
+_PARAM_WORD_RE = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)(?:\[[^\]]*\])?:?([-=+?])")
+
+
+def param_parts(inner: str) -> tuple[str, str]:
+    """For a `${...}` body: the name it assigns (`${x:=word}`, else "") and the word it may
+    stand for instead of the variable (`cat ${f:-/proc/self/environ}`, else "")."""
+    m = _PARAM_WORD_RE.match(inner)
+    if m is None:
+        return "", ""
+    return (m.group(1) if m.group(2) == "=" else ""), inner[m.end() :]
+
+
+def scan_vars(text: str) -> list[str]:
+    """Parameters expanded in text read with double-quote rules (here-documents, `${...}` bodies).
+
+    It over-reads rather than under-reads: a `$` it cannot place is skipped, a name inside a
+    quoted part of a `${...}` default still counts.
+    """
+    out: list[str] = []
+    i, n = 0, len(text)
+    while i < n:
+        c = text[i]
+        if c == "\\":
+            i += 2
+        elif text.startswith("$((", i):
+            end = match_paren(text, i + 2)
+            out += arith_names(text[i + 3 : end - 1])
+            i = end + 1
+        elif text.startswith("$[", i):
+            end = match_paren(text, i + 2, "[", "]")
+            out += arith_names(text[i + 2 : end])
+            i = end + 1
+        elif text.startswith("$(", i):
+            i = match_paren(text, i + 2) + 1  # a substitution is classified on its own
+        elif c == "`":
+            i = skip_backtick(text, i + 1) + 1
+        elif text.startswith("${", i):
+            end = match_paren(text, i + 2, "{", "}")
+            out += param_names(text[i + 2 : end])
+            i = end + 1
+        elif c == "$" and (m := _VAR_NAME_RE.match(text, i + 1)):
+            out.append(m.group())
+            i = m.end()
+        else:
+            i += 1
+    return out

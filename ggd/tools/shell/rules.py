@@ -6,13 +6,13 @@ import re
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from ggd.tools.git_rules import rule_git
-from ggd.tools.shell_lex import Word
-from ggd.tools.shell_paths import ShellState, locate, realpath
-from ggd.tools.shell_readonly import SPECS, option_problem
-from ggd.tools.shell_scan import DYN
-from ggd.tools.shell_sed import sed_effects
-from ggd.tools.shell_system import (
+from ggd.tools.shell.git_rules import rule_git
+from ggd.tools.shell.lex import Word
+from ggd.tools.shell.paths import ShellState, locate, realpath
+from ggd.tools.shell.readonly import SPECS, option_problem
+from ggd.tools.shell.scan import DYN
+from ggd.tools.shell.sed import sed_effects
+from ggd.tools.shell.system import (
     NET_EXEC,
     exec_options,
     net_exec,
@@ -23,10 +23,10 @@ from ggd.tools.shell_system import (
     tar_rule,
     write_options,
 )
-from ggd.tools.verdict import Verdict, danger, normal, ro, worst
+from ggd.tools.shell.verdict import Verdict, danger, normal, ro, worst
 
 if TYPE_CHECKING:
-    from ggd.tools.classifier import Analyzer
+    from ggd.tools.shell.classifier import Analyzer
 
 Rule = Callable[["Analyzer", str, list[Word], ShellState, int], Verdict]
 
@@ -305,8 +305,8 @@ def rule_cd(an: Analyzer, name: str, args: list[Word], st: ShellState, depth: in
         st.cwd = None
     elif not pos:
         st.cwd = st.home
-    elif pos[0].text == "-" or pos[0].dynamic:
-        st.cwd = None
+    elif pos[0].text == "-" or pos[0].dynamic or pos[0].glob:
+        st.cwd = None  # `cd /pro?/self`: the folder is only known once the glob expands
     else:
         st.cwd = realpath(pos[0].text, st)
     return ro(name)

@@ -10,7 +10,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from ggd.tools.shell_lex import Word
+from ggd.tools.shell.lex import Word
+from ggd.tools.shell.system import ps_shows_environment
 
 
 @dataclass(frozen=True)
@@ -368,8 +369,7 @@ def option_problem(name: str, args: list[Word]) -> str | None:
                 break
             if ch not in spec.short:
                 return f"`{name}` option `-{ch}` is not known to be read-only"
-    bsd = [a.text for a in args[:2] if not a.text.startswith("-") and a.text.isalpha()]
-    if name == "ps" and any("e" in t for t in bsd):
+    if name == "ps" and ps_shows_environment(args):
         return "`ps e` shows the environment of processes, which may hold secrets"
     if name == "jq" and any(_JQ_ENV_RE.search(a.text) for a in args):
         return "`jq` reads the environment, which may hold secrets"

@@ -9,14 +9,15 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ggd.tools.shell_env import is_secret_var, plain_risk
-from ggd.tools.shell_lex import Word
-from ggd.tools.shell_paths import ShellState
-from ggd.tools.shell_scan import DYN, scan_subs
-from ggd.tools.verdict import Verdict, basename, danger, normal, ro, secret, worst
+from ggd.tools.shell.env import plain_risk
+from ggd.tools.shell.lex import Word
+from ggd.tools.shell.paths import ShellState
+from ggd.tools.shell.scan import DYN, scan_subs
+from ggd.tools.shell.taint import is_secret
+from ggd.tools.shell.verdict import Verdict, basename, danger, normal, ro, secret, worst
 
 if TYPE_CHECKING:
-    from ggd.tools.classifier import Analyzer
+    from ggd.tools.shell.classifier import Analyzer
 
 SHELL_BUILTINS = {
     "alias", "bg", "bind", "break", "builtin", "caller", "cd", "command", "compgen", "complete",
@@ -72,7 +73,7 @@ def rule_declare(an: Analyzer, name: str, args: list[Word], st: ShellState, dept
         if "f" in letters or "F" in letters:
             return ro(name)
         return secret(normal(f"`{name}` prints variables, which may hold secrets"))
-    if "p" in letters and any(is_secret_var(a.text) for a in rest):
+    if "p" in letters and any(is_secret(a.text, st) for a in rest):
         return secret(normal(f"`{name} -p` prints variables that may hold secrets"))
     if "f" in letters or "F" in letters:
         return ro(name)
@@ -212,7 +213,7 @@ def rule_printenv(an: Analyzer, name: str, args: list[Word], st: ShellState, dep
     names = [a.text for a in args if not a.text.startswith("-")]
     if not names:
         return secret(normal("`printenv` prints every variable, which may hold secrets"))
-    if any(DYN in n or is_secret_var(n) for n in names):
+    if any(DYN in n or is_secret(n, st) for n in names):
         return secret(normal("`printenv` prints a variable that may hold a secret"))
     return ro(name)
 

@@ -4,16 +4,17 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ggd.tools import shell_feed, shell_rules
-from ggd.tools.shell_env import assignments_risk
-from ggd.tools.shell_lex import Word
-from ggd.tools.shell_paths import ShellState, private_target, realpath
-from ggd.tools.shell_scan import DYN
-from ggd.tools.shell_wrappers import WRAPPERS, readings
-from ggd.tools.verdict import Verdict, danger, has_download, normal, ro, secret, worst
+from ggd.tools.shell import feed as shell_feed
+from ggd.tools.shell import rules as shell_rules
+from ggd.tools.shell.env import assignments_risk
+from ggd.tools.shell.lex import Word
+from ggd.tools.shell.paths import ShellState, private_target, realpath
+from ggd.tools.shell.scan import DYN
+from ggd.tools.shell.verdict import Verdict, danger, has_download, normal, ro, secret, worst
+from ggd.tools.shell.wrappers import WRAPPERS, readings
 
 if TYPE_CHECKING:
-    from ggd.tools.classifier import Analyzer
+    from ggd.tools.shell.classifier import Analyzer
 
 
 def skip_env(

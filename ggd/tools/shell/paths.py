@@ -10,8 +10,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
-from ggd.tools.shell_lex import Word
-from ggd.tools.shell_scan import DYN
+from ggd.tools.shell.lex import Word
+from ggd.tools.shell.scan import DYN
 
 Kind = Literal["root", "home", "workspace", "inside", "outside", "device", "sink", "unknown"]
 
@@ -32,6 +32,11 @@ class ShellState:
     renamed: dict[str, str] = field(default_factory=dict)
     # Symlinks already looked up on disk during this classification (shared by copies).
     seen: dict[Path, str | None] = field(default_factory=dict)
+    # Variables that may hold a secret because a secret was copied into them (`x=$KEY`, `read x
+    # <<< "$KEY"`, `for x in $KEY`). Shared by copies: over-reading is the safe side.
+    tainted: set[str] = field(default_factory=set)
+    # Every copy seen, secret or not (`x=$y`: x <- {y}), to settle the taint after a pass.
+    copies: dict[str, set[str]] = field(default_factory=dict)
 
     def copy(self) -> ShellState:
         """A copy for a subshell: its cd and ln do not leak back."""
@@ -43,6 +48,8 @@ class ShellState:
             self.gg_home,
             self.renamed,
             self.seen,
+            self.tainted,
+            self.copies,
         )
 
 
@@ -174,6 +181,15 @@ PRIVATE_SYSTEM = (
 PRIVATE_SUFFIXES = (".pem", ".key", ".p12", ".pfx", ".keystore", ".jks", ".kdbx")
 _PROC_ESCAPE_RE = re.compile(r"/(?:environ|mem|cwd|root|fd|map_files|task)(?:/|$)")
 _PROC_SECRET_RE = re.compile(r"^/proc/[^/]+(?:/task/[^/]+)?/(?:environ|mem|auxv)$")
+# The same places as component patterns, for globs and unknown parts (`/pro?/self/envir*`,
+# `$d/environ`): _ANY is one path component, _REST any number of them.
+_ANY, _REST = "\x01", "\x02"
+_PROC_ENV = [["proc", _ANY, leaf] for leaf in ("environ", "mem", "auxv")] + [
+    ["proc", _ANY, "task", _ANY, leaf] for leaf in ("environ", "mem", "auxv")
+]
+# Another process's view of the filesystem (`/proc/1/root/...`): only when /proc is in sight.
+_PROC_VIEW = [["proc", _ANY, leaf, _REST] for leaf in ("root", "cwd", "fd", "map_files")]
+_PROC_VIEW += [["proc", _ANY, "task", _ANY, leaf, _REST] for leaf in ("root", "cwd", "fd")]
 
 
 def private_roots(st: ShellState) -> list[Path]:
@@ -190,10 +206,80 @@ def _key_name(name: str) -> bool:
     return name.startswith("id_") or name.endswith(PRIVATE_SUFFIXES) or name.endswith("_key")
 
 
+def _multi(comp: str) -> bool:
+    """A component that may stand for any number of them: an unknown part, `**`, or `..`."""
+    return DYN in comp or comp in ("**", "..")
+
+
+def _meet(globs: list[str], pats: list[str]) -> bool:
+    """True when some path matches both the glob components and the pattern components.
+
+    A table over (glob index, pattern index), filled from the ends: no recursion, and no
+    blow-up on words with many unknown parts (`$a/$b/$c/.../environ`).
+    """
+    n, m = len(globs), len(pats)
+    # ok[j]: globs[i:] can match pats[j:], for the row i being filled; row n first.
+    ok = [j == m or pats[j] == _REST for j in range(m + 1)]
+    for i in range(n - 1, -1, -1):
+        g = globs[i]
+        row = [False] * (m + 1)
+        for j in range(m, -1, -1):
+            if j < m and pats[j] == _REST:
+                row[j] = True
+            elif g in ("", "."):
+                row[j] = ok[j]
+            elif _multi(g):
+                row[j] = any(ok[j:])
+            elif j < m:
+                row[j] = (pats[j] == _ANY or fnmatch.fnmatchcase(pats[j], g)) and ok[j + 1]
+        ok = row
+    return ok[0]
+
+
+def _components(text: str, st: ShellState) -> list[str] | None:
+    """The absolute components a path word may name: its fixed folder resolved, the rest raw.
+
+    A word that starts with an unknown part keeps it as its first (multi) component. None when
+    the word is wholly unknown (`$f`) or its folder cannot be known (cwd unknown).
+    """
+    if text.startswith(DYN):
+        comps = text.split("/")
+        return None if all(c == DYN or c in ("", ".") for c in comps) else comps
+    cuts = [text.find(c) for c in (DYN, "*", "?", "[") if c in text]
+    cut = min(cuts) if cuts else len(text)
+    slash = text.rfind("/", 0, cut)
+    d = realpath(text[: slash + 1] or ".", st)
+    if d is None:
+        return None
+    return [*d.parts[1:], *text[slash + 1 :].split("/")]
+
+
+def proc_secret(text: str, st: ShellState) -> bool:
+    """True when a glob or partly unknown path could name a process's environment or memory.
+
+    `/pro?/self/envir*`, `/*/1/environ`, `$d/environ`, `cd /proc; cat */environ`.
+    """
+    comps = _components(text, st)
+    if comps is None:
+        return False
+    pats = _PROC_ENV if comps[0].startswith(DYN) else _PROC_ENV + _PROC_VIEW
+    return any(_meet(comps, p) for p in pats)
+
+
+def proc_covers(text: str, st: ShellState) -> bool:
+    """True when text may be a folder that holds a process environment (`grep -r x /proc/1`)."""
+    comps = _components(text, st)
+    if comps is None or comps[0].startswith(DYN):
+        return False  # `$dir/build` could be anything: only a named environ file counts there
+    return any(_meet([*comps, DYN], p) for p in _PROC_ENV)
+
+
 def private_path(text: str, st: ShellState, pattern: bool) -> bool:
     """True when reading text (a path, maybe a glob or with unknown parts) may read a secret."""
     if text.startswith("/proc/") and (pattern or _PROC_ESCAPE_RE.search(text)):
         return True  # another process's environment, or its view of the filesystem
+    if pattern and proc_secret(text, st):
+        return True
     cuts = [text.find(c) for c in (DYN, "*", "?", "[") if c in text] if pattern else []
     if not cuts:
         p = realpath(text, st)
@@ -224,6 +310,8 @@ def private_path(text: str, st: ShellState, pattern: bool) -> bool:
 
 def covers_private(text: str, st: ShellState) -> bool:
     """True when text is a folder (outside the workspace) that holds private files."""
+    if proc_covers(text, st):
+        return True
     p = realpath(text.split(DYN, 1)[0] or ".", st) if DYN not in text[:1] else None
     if p is None or p.is_relative_to(st.workspace):
         return False
@@ -233,9 +321,16 @@ def covers_private(text: str, st: ShellState) -> bool:
 def private_target(args: list[Word], st: ShellState) -> str | None:
     """The first argument naming a credential or key outside the workspace, as shown to people."""
     for word in args:
-        text = word.text
-        if not text:
-            continue
+        for text in word.alternatives():
+            found = _private_option(text, word, st)
+            if found is not None:
+                return found
+    return None
+
+
+def _private_option(text: str, word: Word, st: ShellState) -> str | None:
+    """text (one reading of word) when it, or the file an option in it names, is private."""
+    if text:
         candidates = [text]
         if text.startswith("--") and "=" in text:
             candidates = [text.split("=", 1)[1]]
@@ -244,6 +339,6 @@ def private_target(args: list[Word], st: ShellState) -> str | None:
         if "@" in text:
             candidates.append(text.split("@", 1)[1])  # curl -d @FILE, -F name=@FILE
         for cand in candidates:
-            if cand and private_path(cand, st, word.glob or DYN in cand):
+            if cand and private_path(cand, st, word.glob or DYN in word.text or DYN in cand):
                 return text
     return None

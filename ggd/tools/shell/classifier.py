@@ -15,22 +15,25 @@ import shlex
 from dataclasses import dataclass
 from pathlib import Path
 
-from ggd.tools import shell_feed, shell_rules, shell_run, shell_secrets
 from ggd.tools.base import Risk
-from ggd.tools.shell_builtins import BUILTIN_RULES, EVALUATING, literal_code
-from ggd.tools.shell_env import assignments_risk
-from ggd.tools.shell_feed import DOWNLOADERS, SHELLS, is_interpreter
-from ggd.tools.shell_lex import Redirect, Segment, Word, expand_words, lex_checked
-from ggd.tools.shell_paths import (
+from ggd.tools.shell import feed as shell_feed
+from ggd.tools.shell import rules as shell_rules
+from ggd.tools.shell import run as shell_run
+from ggd.tools.shell import secret_reads as shell_secrets
+from ggd.tools.shell import taint as shell_taint
+from ggd.tools.shell.builtin_rules import BUILTIN_RULES, EVALUATING, literal_code
+from ggd.tools.shell.env import assignments_risk
+from ggd.tools.shell.feed import DOWNLOADERS, SHELLS, is_interpreter
+from ggd.tools.shell.lex import Redirect, Segment, Word, expand_words, lex_checked
+from ggd.tools.shell.paths import (
     Location,
     ShellState,
     locate,
     private_target,
 )
-from ggd.tools.shell_readonly import SPECS, option_problem
-from ggd.tools.shell_scan import DYN
-from ggd.tools.shell_wrappers import ESCAPES, WRAPPERS, readings
-from ggd.tools.verdict import (
+from ggd.tools.shell.readonly import SPECS, option_problem
+from ggd.tools.shell.scan import DYN
+from ggd.tools.shell.verdict import (
     Verdict,
     basename,
     danger,
@@ -39,8 +42,13 @@ from ggd.tools.verdict import (
     secret,
     worst,
 )
+from ggd.tools.shell.wrappers import ESCAPES, WRAPPERS, readings
 
 _MAX_DEPTH = 24
+# A pass notes every copy between variables; when the secrets reach a variable the pass did not
+# know about (a copy made after its use, in a loop or a later line), the command is read again.
+# The copies are syntax, so the second pass settles; more passes only come from nested re-reads.
+_TAINT_PASSES = 4
 # Longer commands cannot be analysed in bounded time: they are dangerous, whatever they say.
 MAX_LEN = 100_000
 _FORK_RE = re.compile(r"(?:function\s+)?([\w:.]+)\s*\(\s*\)\s*\{(.*?)\}", re.S)
@@ -124,6 +132,10 @@ class Analyzer:
         if leak is not None:
             verdicts.append(leak)
         words = expand_words(seg.words, str(self.home))
+        shell_taint.record(self, seg, words, st)
+        shown = shell_taint.printed(self, seg, words, st)
+        if shown is not None:
+            verdicts.append(secret(normal(f"prints `${shown}`, which may hold a secret")))
         if any("@P" in w.vars for w in words):
             verdicts.append(normal("a prompt expansion (`@P`) runs substitutions in a variable"))
         if seg.op == "(" and words:
@@ -200,8 +212,6 @@ class Analyzer:
                 verdicts.append(fed)
             if leak is not None and name in _NETWORK:
                 verdicts.append(danger(f"`{name}` sends a credential from its stdin"))
-            if v.risk == "read_only":
-                verdicts.append(shell_secrets.reads(self, rest))
         if any(DYN in w.text for w in rest):
             verdicts.append(self._split_variant(rest, st, depth))
         return worst(verdicts)
@@ -367,7 +377,16 @@ def analyze_unguarded(cmd: str, workspace: Path, gg_home: Path | None = None) ->
         gg_home = Path(raw).expanduser() if raw else home / ".gg"
     ws = workspace.resolve()
     an = Analyzer(ws, home)
-    v = an.analyze(cmd, ShellState(ws, home, ws, gg_home=gg_home.resolve()), 0)
+    tainted: set[str] = set()
+    for _ in range(_TAINT_PASSES):
+        st = ShellState(ws, home, ws, gg_home=gg_home.resolve(), tainted=set(tainted))
+        v = an.analyze(cmd, st, 0)
+        settled = shell_taint.settle(st)
+        if settled <= tainted:
+            break
+        tainted = settled  # a copy found late (in a loop, a later line) counts everywhere
+    else:
+        v = worst([v, normal("a secret is copied through more variables than this follows")])
     if v.risk == "read_only" and not v.names:
         return Verdict("read_only", "nothing to run")
     return v
