@@ -1075,6 +1075,11 @@ export interface WorkspaceListResult {
   workspaces: Array<WorkspaceRef>;
 }
 
+/** An absolute folder on the daemon's machine (a leading ~ is the user's home). */
+export interface WorkspaceOpenParams {
+  root: string;
+}
+
 /** A workspace as clients see it: a stable id and a display name (never its path). */
 export interface WorkspaceRef {
   id: string;
@@ -1089,6 +1094,7 @@ export type RunEventType = RunEvent["type"];
 export interface GgMethods {
   "gg/system.info": { params: Empty; result: SystemInfoResult };
   "gg/workspace.list": { params: Empty; result: WorkspaceListResult };
+  "gg/workspace.open": { params: WorkspaceOpenParams; result: WorkspaceRef };
   "gg/session.list": { params: SessionListParams; result: SessionListResult };
   "gg/session.create": { params: SessionCreateParams; result: Snapshot };
   "gg/session.open": { params: SessionIdParams; result: Snapshot };

@@ -419,3 +419,24 @@ def test_tree_checkout_and_clone(ggd_web: Start, pages: Pages) -> None:
         "() => document.querySelectorAll('[data-testid=session-row]').length === 2"
     )
     page.get_by_test_id("msg-user").filter(has_text="first question").wait_for()
+
+
+def test_open_folder_serves_a_new_workspace_and_switches_to_it(
+    ggd_web: Start, pages: Pages, tmp_path: Path
+) -> None:
+    other = tmp_path / "fresh-project"
+    other.mkdir()
+    web = ggd_web([])
+    page = open_ui(pages(allow=["no such folder"]), web)
+    page.get_by_role("button", name="Open folder…").click()
+    page.get_by_label("Folder path").fill(str(tmp_path / "missing"))
+    page.get_by_role("button", name="Open", exact=True).click()
+    page.get_by_role("alert").filter(has_text="no such folder").wait_for()
+    page.get_by_label("Folder path").fill(str(other))
+    page.get_by_role("button", name="Open", exact=True).click()
+    page.wait_for_function(
+        "() => document.querySelector('select[aria-label=Workspace]').selectedOptions[0]?.text"
+        " === 'fresh-project'"
+    )
+    page.wait_for_selector("[data-testid=connection][data-status=open]")
+    screenshot(page, "open-folder")

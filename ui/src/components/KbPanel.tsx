@@ -177,7 +177,9 @@ export function KbPanel({ client, progress, onAsk }: KbPanelProps) {
         </p>
       ) : null}
       {bases.length === 0 && list ? (
-        <p className="empty">No knowledge base yet: index a folder above (or `gg kb index DIR`).</p>
+        <p className="empty">
+          No knowledge base yet: index a folder above (or <code>gg kb index DIR</code>).
+        </p>
       ) : null}
       {bases.length > 0 ? (
         <table className="kb-bases">
