@@ -203,7 +203,12 @@ class _Server:
 
     async def died(self) -> str | None:
         """Why the child is gone, if it is (after a failed request)."""
-        if self.proc is None or self.proc.returncode is None:
+        if self.proc is None:
+            return None
+        # The connection breaks a moment before the exit is reaped: give it that moment.
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self.proc.wait(), 2.0)
+        if self.proc.returncode is None:
             return None
         _code, message = _explain_failure(self._tail(), await self._reap())
         return message
