@@ -49,3 +49,13 @@ def test_slash_model_typo_is_reported_and_does_not_stick(real_env: CliEnv) -> No
     assert [r["model"] for r in real_env.model.requests] == ["fake-model"]
     p.send("\x04")
     assert p.wait() == 0
+
+
+def test_the_cli_prints_why_the_loop_guard_stopped_a_run(real_env: CliEnv) -> None:
+    call = {"toolCalls": [{"name": "list", "arguments": {"path": "no/such/folder"}}]}
+    real_env.model.add_steps([call] * 10)
+    r = real_env.run("--no-daemon", "-p", "list no/such/folder")
+    assert r.returncode == 1, (r.stdout, r.stderr)
+    assert "gg: error: loop detected: list(" in r.stderr, r.stderr
+    assert "loopGuard" in r.stderr  # says which setting changes it
+    assert len(real_env.model.requests) == 4
