@@ -110,6 +110,7 @@ async def compose(
         demo=bool(models.is_demo),
         models=list(models.models()),
         default_model=models.default_model,
+        model_states=models.model_states,
     )
     return core, info
 

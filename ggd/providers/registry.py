@@ -168,6 +168,15 @@ class ProviderRegistry:
             out.extend(f"{name}:{m}" for m in models if f"{name}:{m}" not in out)
         return out
 
+    def model_states(self) -> dict[str, str]:
+        """ "provider:model" -> state, for providers that run a server of their own (`state`)."""
+        out: dict[str, str] = {}
+        for name, provider in self.providers.items():
+            state = getattr(provider, "state", None)
+            if isinstance(state, str):
+                out.update({f"{name}:{m}": state for m in self.model_lists.get(name, [])})
+        return out
+
     def context_window(self, model_ref: str | None = None) -> int | None:
         """The configured context window of a model's provider, if any."""
         return self.context_windows.get(self.split(model_ref)[0])
