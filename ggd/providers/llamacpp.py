@@ -289,6 +289,12 @@ class LlamaCppProvider(OpenAICompatProvider):
         """stopped, starting, ready or failed: REASON."""
         return self._server.state
 
+    @property
+    def server_pid(self) -> int | None:
+        """The server child's pid while it runs."""
+        proc = self._server.proc
+        return proc.pid if proc is not None and proc.returncode is None else None
+
     async def list_models(self) -> list[str] | None:
         """The configured names (the file's stem by default); no server is started for it."""
         return list(self.models)

@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import asyncio
 import socket
 from pathlib import Path
 
+import psutil
 import pytest
 
-from ggd.providers import ChatRequest, ProviderError, build_registry
+from ggd.providers import ChatRequest, Completed, ProviderError, build_registry
 from ggd.providers.llamacpp import LlamaCppProvider, check_gguf
+from ggd.providers.params import RequestParams
 
 
 def _local(tmp_path: Path, model_path: Path, **extra: object) -> LlamaCppProvider:
@@ -67,3 +70,32 @@ async def test_a_gguf_llama_cpp_cannot_load_fails_the_start_with_its_reason(tmp_
     assert err.message == "providers.local: the llama.cpp server could not start"
     assert (tmp_path / "logs" / "llamacpp-local.log").stat().st_mode & 0o077 == 0
     assert provider.state == "failed: providers.local: the llama.cpp server could not start"
+
+
+async def test_the_real_server_starts_on_first_use_and_stops_when_idle(tmp_path: Path) -> None:
+    from tests.local_models.fetch import SMOLLM, cache_dir, missing
+
+    why = missing()
+    if why is not None:
+        pytest.skip(f"real-model test: {why}")
+    provider = _local(tmp_path, cache_dir() / SMOLLM, idleSeconds=0.5, threads=1, contextWindow=512)
+    provider.params = RequestParams(temperature=0, seed=1, max_tokens=4)
+    assert provider.state == "stopped"
+    request = ChatRequest(model=provider.models[0], messages=[{"role": "user", "content": "Hi"}])
+    try:
+        try:
+            events = [ev async for ev in provider.stream(request)]
+            assert isinstance(events[-1], Completed), events
+        except ProviderError as exc:  # 4 tokens: a longer answer is cut, still a real answer
+            assert exc.code == "length", exc.message
+        assert provider.state == "ready"
+        pid = provider.server_pid
+        assert pid is not None and psutil.pid_exists(pid)
+        # Idle for idleSeconds: the child is stopped (its stdin closed, it exits).
+        deadline = asyncio.get_running_loop().time() + 30
+        while provider.state != "stopped" and asyncio.get_running_loop().time() < deadline:
+            await asyncio.sleep(0.1)
+        assert provider.state == "stopped"
+        assert not psutil.pid_exists(pid) or psutil.Process(pid).status() == "zombie"
+    finally:
+        await provider.aclose()
