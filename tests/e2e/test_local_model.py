@@ -9,10 +9,9 @@ Assertions are about structure (a call parsed, executed, its result sent back un
 about the wording of a 135M model, which runs at temperature 0 with a fixed seed.
 
 Not here, because SmolLM2-135M cannot do them reliably under gg's ~1.5k-token system prompt (tried:
-docs/providers.md): two parallel calls (it writes "```" and runs out of tokens), a task answered
-from a file (it calls tool_search, then answers in prose), the loop guard on a repeating model
-(after a tool result it degenerates instead of repeating). They need a 0.5B+ coder model packaged
-on PyPI. The loop guard is tested with the scripted fake (tests/e2e/test_loop_guard.py).
+docs/providers.md): two parallel calls (it writes "```" and runs out of tokens) and a task answered
+from a file (it calls tool_search, then answers in prose). They need a 0.5B+ coder model packaged
+on PyPI.
 """
 
 from __future__ import annotations
@@ -41,6 +40,11 @@ ONE_CALL = {"toolChoice": "required", "extraBody": {"parallel_tool_calls": False
 MODEL_PARAMS = {
     "forced": ONE_CALL,
     "talk": {"toolChoice": "none", "maxTokens": 400},
+    # The model likes to open "```" fences and then never reach a call: that token is banned.
+    "nofence": {
+        "toolChoice": "required",
+        "extraBody": {"parallel_tool_calls": False, "logit_bias": [["```", False]]},
+    },
 }
 
 
@@ -165,3 +169,16 @@ async def test_a_server_killed_mid_stream_fails_the_run_and_the_next_one_restart
     assert again["type"] in ("run_completed", "run_failed") and again.get("errorCode") != (
         "server_error"
     ), again
+
+
+@pytest.mark.timeout(420)
+async def test_the_loop_guard_stops_a_model_that_repeats_itself(local: Daemon) -> None:
+    sid, end = await _run(local, "nofence", "Read the file notes.txt.")
+    msgs = _messages(local.home, sid)
+    assert end["type"] == "run_failed" and end["errorCode"] == "loop_detected", (end, msgs)
+    assert "loop detected" in end["error"]
+    results = [r for _c, r in _answered(msgs)]
+    # Told once in the third result, stopped at the fourth (answered as not run).
+    assert len(results) == 4, results
+    assert "[loop guard:" in results[2]["content"]
+    assert results[3]["content"].startswith("not run: loop detected")
