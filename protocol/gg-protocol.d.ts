@@ -971,6 +971,7 @@ export interface SystemInfoResult {
   demo?: boolean;
   models?: Array<string>;
   defaultModel?: string | null;
+  modelStates?: Record<string, string> | null;
 }
 
 /** Assistant text as it streams. */

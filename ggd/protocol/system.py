@@ -20,6 +20,9 @@ class SystemInfoResult(Result):
     demo: bool = False
     models: list[str] = []
     default_model: str | None = None
+    # Models whose provider runs a server of its own (kind "llamacpp"): "provider:model" ->
+    # "stopped", "starting", "ready" or "failed: <reason>". Absent when there are none.
+    model_states: dict[str, str] | None = None
 
 
 class WorkspaceListResult(Result):

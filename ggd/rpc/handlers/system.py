@@ -37,6 +37,7 @@ async def system_info(ctx: CallContext, params: Empty) -> SystemInfoResult:
         demo=hub.info.demo,
         models=hub.info.models,
         default_model=hub.info.default_model,
+        model_states=(hub.info.model_states() or None) if hub.info.model_states else None,
     )
 
 
