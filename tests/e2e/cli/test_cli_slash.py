@@ -123,3 +123,32 @@ def test_turns_context_compact_tree_checkout_fork_and_new(real_env: CliEnv) -> N
         "my work (fork)",
         "scratch",
     ]
+
+
+def test_tree_draws_a_second_root_in_a_column_of_its_own(real_env: CliEnv) -> None:
+    real_env.model.add_steps([{"text": "first answer"}, {"text": "second answer"}])
+    p = real_env.pty("--name", "roots")
+    p.expect("gg> ")
+    p.send("first question\r")
+    p.expect("first answer")
+    p.expect("gg> ")
+    p.send("/tree\r")
+    first = p.expect(r"\n● (\S+) user: first question").group(1)
+    p.expect("gg> ")
+    # Checking out the very first message leaves nothing before the next prompt: a second root.
+    p.send(f"/checkout {first}\r")
+    p.expect("gg> first question")
+    p.send("\x15")  # Ctrl+U: clear the draft
+    p.send("second question\r")
+    p.expect("second answer")
+    p.expect("gg> ")
+    assert users(real_env.model.requests[-1]) == ["second question"]
+    p.send("/tree\r")
+    p.expect(r"\n┌ root 1 of 2\r?\n○ \S+ user: first question\r?\n○ \S+ assistant: first answer")
+    # Right of the first history, not under it: one straight line would read as one history.
+    p.expect(r"\n  ┌ root 2 of 2\r?\n  ● \S+ user: second question\r?\n")
+    p.expect(r"  ● \S+ assistant: second answer ◀ head")
+    p.expect("gg> ")
+    p.send("/quit\r")
+    assert p.wait() == 0
+    assert not real_env.model.mismatches
