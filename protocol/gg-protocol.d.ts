@@ -683,6 +683,17 @@ export interface Message {
   error?: string | null;
 }
 
+/** A model reference to check: provider:model, or a bare model of the default provider. */
+export interface ModelCheckParams {
+  model: string;
+}
+
+/** Whether a run could use the model; the problem when it could not. */
+export interface ModelCheckResult {
+  ok: boolean;
+  problem?: string | null;
+}
+
 /** The artifact now published, and its copy in the library. */
 export interface PublishResult {
   artifact: Artifact;
@@ -1082,6 +1093,7 @@ export type RunEventType = RunEvent["type"];
 /** Every gg method and notification with its params and result types. */
 export interface GgMethods {
   "gg/system.info": { params: Empty; result: SystemInfoResult };
+  "gg/model.check": { params: ModelCheckParams; result: ModelCheckResult };
   "gg/workspace.list": { params: Empty; result: WorkspaceListResult };
   "gg/session.list": { params: SessionListParams; result: SessionListResult };
   "gg/session.create": { params: SessionCreateParams; result: Snapshot };

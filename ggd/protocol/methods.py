@@ -36,7 +36,14 @@ from .session import (
     SessionRenameParams,
 )
 from .spec import MethodSpec
-from .system import MediaGetParams, MediaGetResult, SystemInfoResult, WorkspaceListResult
+from .system import (
+    MediaGetParams,
+    MediaGetResult,
+    ModelCheckParams,
+    ModelCheckResult,
+    SystemInfoResult,
+    WorkspaceListResult,
+)
 
 SYSTEM_INFO = MethodSpec(
     "gg/system.info",
@@ -53,6 +60,20 @@ SYSTEM_INFO = MethodSpec(
             "demo": False,
             "models": ["openai:gpt-4.1-mini"],
             "defaultModel": "openai:gpt-4.1-mini",
+        },
+    },
+)
+MODEL_CHECK = MethodSpec(
+    "gg/model.check",
+    "Whether a run could use a model reference: gg/run.start's check, without a run.",
+    ModelCheckParams,
+    ModelCheckResult,
+    example={
+        "params": {"model": "openai:gpt-4.1-mnii"},
+        "result": {
+            "ok": False,
+            "problem": "model 'gpt-4.1-mnii' is not offered by openai (https://api.openai.com/v1"
+            "/models lists: gpt-4.1, gpt-4.1-mini, ...); use --model openai:MODEL",
         },
     },
 )
@@ -370,6 +391,7 @@ MEDIA_GET = MethodSpec(
 )
 METHODS: tuple[MethodSpec, ...] = (
     SYSTEM_INFO,
+    MODEL_CHECK,
     WORKSPACE_LIST,
     SESSION_LIST,
     SESSION_CREATE,

@@ -152,3 +152,27 @@ def test_tree_draws_a_second_root_in_a_column_of_its_own(real_env: CliEnv) -> No
     p.send("/quit\r")
     assert p.wait() == 0
     assert not real_env.model.mismatches
+
+
+def test_model_typo_is_refused_at_once_and_changes_nothing(real_env: CliEnv) -> None:
+    real_env.model.add_steps([{"text": "still the old model"}])
+    p = real_env.pty("--name", "typo")
+    p.expect("gg> ")
+    p.send("/model openai:typo\r")
+    # Said right away, before any send: the endpoint's list has no such model.
+    p.expect(r"gg: model 'typo' is not offered by openai .*fake-model, other")
+    p.expect("model unchanged: openai:fake-model")
+    p.expect("gg> ")
+    p.send("/model\r")
+    p.expect("model: openai:fake-model")
+    p.expect("gg> ")
+    p.send("hello\r")
+    p.expect("still the old model")
+    p.expect("gg> ")
+    assert real_env.model.requests[-1]["model"] == "fake-model"
+    p.send("/model openai:other\r")
+    p.expect("model for the next turns: openai:other")
+    p.expect("gg> ")
+    p.send("/quit\r")
+    assert p.wait() == 0
+    assert "was not used" not in strip_ansi(p.text)
