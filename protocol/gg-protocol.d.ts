@@ -437,6 +437,10 @@ export interface KbSkipped {
   ignored?: number;
   binary?: number;
   tooBig?: number;
+  /** credential locations, gg's own state and private keys */
+  private?: number;
+  /** files with several hard links */
+  linked?: number;
 }
 
 /** Add a file: from a path on the daemon's machine (local clients) or base64 content. */
@@ -909,6 +913,8 @@ export interface SessionSummary {
   messageCount: number;
   preview: string;
   activeRunId?: string | null;
+  /** some lines of the session file are not valid entries: the session opens without them, and they are kept on disk */
+  damaged?: boolean;
   workspace?: WorkspaceRef | null;
 }
 
@@ -1080,6 +1086,11 @@ export interface WorkspaceListResult {
   workspaces: Array<WorkspaceRef>;
 }
 
+/** An absolute folder on the daemon's machine (a leading ~ is the user's home). */
+export interface WorkspaceOpenParams {
+  root: string;
+}
+
 /** A workspace as clients see it: a stable id and a display name (never its path). */
 export interface WorkspaceRef {
   id: string;
@@ -1095,6 +1106,7 @@ export interface GgMethods {
   "gg/system.info": { params: Empty; result: SystemInfoResult };
   "gg/model.check": { params: ModelCheckParams; result: ModelCheckResult };
   "gg/workspace.list": { params: Empty; result: WorkspaceListResult };
+  "gg/workspace.open": { params: WorkspaceOpenParams; result: WorkspaceRef };
   "gg/session.list": { params: SessionListParams; result: SessionListResult };
   "gg/session.create": { params: SessionCreateParams; result: Snapshot };
   "gg/session.open": { params: SessionIdParams; result: Snapshot };

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from .base import Empty
 from .client import CLIENT_READ_TEXT_FILE, CLIENT_RUN_COMMAND, CLIENT_WRITE_TEXT_FILE
-from .dto import RunStatus, SessionUpdate, Snapshot
+from .dto import RunStatus, SessionUpdate, Snapshot, WorkspaceRef
 from .events import RunEvent, SessionEvent
 from .run import (
     RunActiveParams,
@@ -43,6 +43,7 @@ from .system import (
     ModelCheckResult,
     SystemInfoResult,
     WorkspaceListResult,
+    WorkspaceOpenParams,
 )
 
 SYSTEM_INFO = MethodSpec(
@@ -83,6 +84,16 @@ WORKSPACE_LIST = MethodSpec(
     Empty,
     WorkspaceListResult,
     example={"params": {}, "result": {"workspaces": [{"id": "w_3f2a", "name": "app"}]}},
+)
+WORKSPACE_OPEN = MethodSpec(
+    "gg/workspace.open",
+    "Serve a folder on this machine as a workspace (clients on this machine only); its ref.",
+    WorkspaceOpenParams,
+    WorkspaceRef,
+    example={
+        "params": {"root": "/home/ada/code/app"},
+        "result": {"id": "w_3f2a", "name": "app", "root": "/home/ada/code/app"},
+    },
 )
 SESSION_LIST = MethodSpec(
     "gg/session.list",
@@ -393,6 +404,7 @@ METHODS: tuple[MethodSpec, ...] = (
     SYSTEM_INFO,
     MODEL_CHECK,
     WORKSPACE_LIST,
+    WORKSPACE_OPEN,
     SESSION_LIST,
     SESSION_CREATE,
     SESSION_OPEN,
