@@ -1104,7 +1104,6 @@ export type RunEventType = RunEvent["type"];
 /** Every gg method and notification with its params and result types. */
 export interface GgMethods {
   "gg/system.info": { params: Empty; result: SystemInfoResult };
-  "gg/model.check": { params: ModelCheckParams; result: ModelCheckResult };
   "gg/workspace.list": { params: Empty; result: WorkspaceListResult };
   "gg/workspace.open": { params: WorkspaceOpenParams; result: WorkspaceRef };
   "gg/session.list": { params: SessionListParams; result: SessionListResult };
@@ -1127,6 +1126,7 @@ export interface GgMethods {
   "gg/run.approve": { params: RunApproveParams; result: EmptyResult };
   "gg/run.steer": { params: RunSteerParams; result: EmptyResult };
   "gg/media.get": { params: MediaGetParams; result: MediaGetResult };
+  "gg/model.check": { params: ModelCheckParams; result: ModelCheckResult };
   "gg/run.event": { params: RunEvent; result: void };
   "gg/session.event": { params: SessionEvent; result: void };
   "gg/client.readTextFile": { params: ClientReadTextFileParams; result: ClientReadTextFileResult };

@@ -402,7 +402,6 @@ MEDIA_GET = MethodSpec(
 )
 METHODS: tuple[MethodSpec, ...] = (
     SYSTEM_INFO,
-    MODEL_CHECK,
     WORKSPACE_LIST,
     WORKSPACE_OPEN,
     SESSION_LIST,
@@ -425,6 +424,7 @@ METHODS: tuple[MethodSpec, ...] = (
     RUN_APPROVE,
     RUN_STEER,
     MEDIA_GET,
+    MODEL_CHECK,
     RUN_EVENT,
     SESSION_EVENT,
     CLIENT_READ_TEXT_FILE,
