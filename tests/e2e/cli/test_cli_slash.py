@@ -32,7 +32,7 @@ def test_session_commands_before_any_turn(real_env: CliEnv, mode: list[str]) -> 
         ("/context", r"context: \d+ of [\d,]+ tokens \(\d+%\) · 0 messages in context"),
         ("/compact", "nothing to compact yet"),
         ("/bogus", r"unknown command /bogus \(try /help\)"),
-        ("/clone", "cloned into session renamed"),
+        ("/clone", r"Cloned into “renamed \(clone\)”"),
         ("/new other", "new session other"),
         ("/resume nope", "gg: no session"),
         ("/checkout", "usage: /checkout ID"),
