@@ -98,9 +98,14 @@ def unified_diff(before: str, after: str, rel: str) -> str:
     return "".join(line if line.endswith("\n") else line + "\n" for line in lines)
 
 
-def _same(path: Path, content: str) -> bool:
-    """Whether the file holds exactly `content` (a size check first: most writes change it)."""
+def _same(path: Path, content: str, limit: int | None = None) -> bool:
+    """Whether the file holds exactly `content` (a size check first: most writes change it).
+
+    `limit` bounds what describe() reads on the event loop; a bigger file just asks as usual.
+    """
     data = content.encode("utf-8")
+    if limit is not None and len(data) > limit:
+        return False
     try:
         return path.stat().st_size == len(data) and path.read_bytes() == data
     except OSError:
@@ -262,7 +267,11 @@ class WriteTool(Tool):
         raw = arg_str(args, "path")
         content = arg_str(args, "content")
         exists = is_inside(raw, ctx) and candidate(raw, ctx).is_file()
-        if exists and not _buffered(raw, ctx) and _same(candidate(raw, ctx), content):
+        if (
+            exists
+            and not _buffered(raw, ctx)
+            and _same(candidate(raw, ctx), content, MAX_DIFF_BYTES)
+        ):
             # Nothing to approve: the run does nothing (and checks again, see _write).
             rel = relative(candidate(raw, ctx), ctx)
             info = ApprovalInfo(

@@ -59,3 +59,10 @@ def test_two_roots_are_drawn_in_two_lanes(ggd_web: Start, pages: Pages) -> None:
     screenshot(page, "tree-two-roots")
     page.get_by_role("button", name="Switch to dark theme").click()
     screenshot(page, "tree-two-roots-dark")
+    page.set_viewport_size({"width": 320, "height": 700})
+    nodes.nth(3).wait_for()
+    lanes = nodes.evaluate_all(
+        "ns => ns.map(n => n.querySelector('svg').getBoundingClientRect().x)"
+    )
+    assert lanes[2] == lanes[0]  # the rails' box is as wide for every row: lanes line up
+    screenshot(page, "tree-two-roots-narrow")
