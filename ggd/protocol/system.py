@@ -31,6 +31,19 @@ class WorkspaceListResult(Result):
     workspaces: list[WorkspaceRef]
 
 
+class ModelCheckParams(Params):
+    """A model reference to check: provider:model, or a bare model of the default provider."""
+
+    model: str = Field(min_length=1, max_length=200)
+
+
+class ModelCheckResult(Result):
+    """Whether a run could use the model; the problem when it could not."""
+
+    ok: bool
+    problem: str | None = None
+
+
 class WorkspaceOpenParams(Params):
     """An absolute folder on the daemon's machine (a leading ~ is the user's home)."""
 

@@ -114,7 +114,7 @@ def resolve_command(spec: StdioServer) -> str:
         base = Path(spec.cwd or ".") / cmd if not os.path.isabs(cmd) else Path(cmd)
         if base.is_file() and os.access(base, os.X_OK):
             return str(base)
-        raise ServerProblem(f"command not found: {Path(cmd).name}")
+        raise ServerProblem(f"command not found: {cmd} (no executable file at that path)")
     found = shutil.which(cmd, path=env.get("PATH"))
     if not found:
         raise ServerProblem(f"command not found: {cmd} (not on PATH)")

@@ -14,6 +14,8 @@ from ggd.protocol import methods as M
 from ggd.protocol.system import (
     MediaGetParams,
     MediaGetResult,
+    ModelCheckParams,
+    ModelCheckResult,
     SystemInfoResult,
     WorkspaceListResult,
     WorkspaceOpenParams,
@@ -39,6 +41,13 @@ async def system_info(ctx: CallContext, params: Empty) -> SystemInfoResult:
         default_model=hub.info.default_model,
         model_states=(hub.info.model_states() or None) if hub.info.model_states else None,
     )
+
+
+@handler(M.MODEL_CHECK)
+async def model_check(ctx: CallContext, params: ModelCheckParams) -> ModelCheckResult:
+    """The model check a run start makes, alone: a client checks a /model choice at once."""
+    problem = await ctx.app.runs.turns.models.check_model(params.model)
+    return ModelCheckResult(ok=problem is None, problem=problem)
 
 
 @handler(M.WORKSPACE_LIST)
