@@ -1,8 +1,10 @@
-"""The capability registry: providers, protocol rows and handlers, and what is advertised.
+"""The capability registry: the daemon's one method table, its providers, and what is advertised.
 
-Assembled once by the composition root from `Capability` values. What `initialize` and
-`gg/system.info` advertise, which tools a turn gets and which providers are degraded are all
-computed here from those values; no other module names a capability.
+Assembled once per daemon by the composition root from `Capability` values; the rpc layer adds
+the core's own methods (a capability like the others) once, when its hub is made. Every client
+request is routed through `route()`: one `Route` per row, built at the row's first call and kept
+for the daemon's life. What `initialize` and `gg/system.info` advertise, which tools a turn gets
+and which providers are degraded are all computed here; no other module names a capability.
 """
 
 from __future__ import annotations
@@ -33,6 +35,7 @@ from .extension import (
     SetupContext,
     ToolProvider,
 )
+from .routes import Route
 
 log = logging.getLogger("ggd.capabilities")
 
@@ -146,6 +149,8 @@ class CapabilityRegistry:
         # Deferred rows stay unimported until a caller needs more than the request names.
         self._row_sources: list[Sequence[MethodSpec]] = []
         self._requests: list[str] = []
+        self._states: dict[str, object] = {}
+        self._routes: dict[str, Route] = {}
         for cap in self.capabilities:
             if cap.providers is not None:
                 section = self.sections.get(cap.config_key or "")
@@ -153,20 +158,35 @@ class CapabilityRegistry:
                     home=setup.home, config=section, env=setup.env, sandbox=setup.sandbox
                 )
                 self.providers.extend(cap.providers(ctx))
-            self._row_sources.append(cap.methods)
-            if isinstance(cap.methods, DeferredRows):
-                self._requests.extend(cap.methods.requests)
-            else:
-                self._requests.extend(
-                    s.name for s in cap.methods if s.kind == "request" and s.direction == "client"
-                )
-            for method in cap.handlers:
-                if method in self._handlers:
-                    raise ValueError(f"two capabilities handle {method}")
-                self._handlers[method] = (cap, _handler_of(cap.handlers, method))
+            self._add_methods(cap)
         pnames = [p.name for p in self.providers]
         if len(set(pnames)) != len(pnames) or not all(pnames):
             raise ValueError(f"provider names must be unique and non-empty: {pnames}")
+
+    def _add_methods(self, cap: Capability, *, first: bool = False) -> None:
+        at = 0 if first else len(self._requests)
+        self._row_sources.insert(0 if first else len(self._row_sources), cap.methods)
+        if isinstance(cap.methods, DeferredRows):
+            names: Sequence[str] = cap.methods.requests
+        else:
+            names = [s.name for s in cap.methods if s.kind == "request" and s.direction == "client"]
+        self._requests[at:at] = names
+        for method in cap.handlers:
+            if method in self._handlers:
+                raise ValueError(f"two capabilities handle {method}")
+            self._handlers[method] = (cap, _handler_of(cap.handlers, method))
+
+    def register(self, cap: Capability, *, state: object = None, first: bool = False) -> None:
+        """Add a capability's methods to the table after assembly (the core's own, by the hub).
+
+        `state` is what its handlers get as `ctx.state(...)`; `first` puts its rows at the head
+        of the table (the core's).
+        """
+        if any(c.name == cap.name for c in self.capabilities):
+            raise ValueError(f"capability {cap.name!r} is registered already")
+        self.capabilities = (cap, *self.capabilities) if first else (*self.capabilities, cap)
+        self._states[cap.name] = state
+        self._add_methods(cap, first=first)
 
     # -- the protocol surface -----------------------------------------------------------------
 
@@ -195,6 +215,27 @@ class CapabilityRegistry:
     def handler(self, method: str) -> tuple[Capability, Handler] | None:
         """The capability handler of a method row, if a capability owns it."""
         return self._handlers.get(method)
+
+    def route(self, method: str) -> Route | None:
+        """The client request `method` as a call, made at its first use; None when not served."""
+        got = self._routes.get(method)
+        if got is not None:
+            return got
+        owned = self._handlers.get(method)
+        if owned is None:
+            return None
+        spec = self.row(method)
+        if spec is None:
+            raise RuntimeError(f"{method} has a handler but no method row")
+        cap, fn = owned
+        got = self._routes[method] = Route(
+            spec=spec,
+            capability=cap,
+            handler=fn,
+            config=self.sections.get(cap.config_key) if cap.config_key else None,
+            state=self._states.get(cap.name),
+        )
+        return got
 
     def section(self, key: str) -> BaseModel | None:
         """A validated config section."""

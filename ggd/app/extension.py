@@ -38,6 +38,7 @@ if TYPE_CHECKING:
     from .run import Run
 
 __all__ = [
+    "Caller",
     "Capability",
     "Channel",
     "ChannelContext",
@@ -220,19 +221,66 @@ class DaemonServices(Protocol):
         ...
 
 
+class Caller(Protocol):
+    """The connection a request came on, as a handler sees it (`ggd.rpc.Connection`)."""
+
+    closed: bool
+    remote: bool
+    # The sessions and runs this connection follows (dropped with it when it closes).
+    session_subs: set[str]
+    run_subs: set[str]
+
+    def notify(
+        self,
+        method: str,
+        params: dict[str, Any],
+        *,
+        droppable: bool = True,
+        body: bytes | None = None,
+    ) -> bool:
+        """Send a notification without waiting for the client."""
+        ...
+
+
+S = TypeVar("S")
+
+
 @dataclass
 class HandlerContext:
-    """What a capability's request handler gets besides its params."""
+    """What every request handler gets besides its (validated) params, core and capability alike.
+
+    `notify` sends a notification to the calling connection (never shed); `remote` says whether
+    it came over the network (WebSocket). `caller` is that connection itself (subscriptions),
+    `client` the requests gg may send back to it (its editor tools), `config` the capability's
+    validated config section, and `state(kind)` the capability's per-daemon state, made once
+    from its declaration.
+    """
 
     services: DaemonServices
     workspace: Workspace
     config: BaseModel | None
     notify: Callable[[str, dict[str, Any]], bool]
     remote: bool = False
+    caller: Caller | None = None
+    client: object | None = None
+    own_state: object = None
 
     def section(self, model: type[C]) -> C:
         """The capability's config section (its defaults when there is none)."""
         return config_section(self.config, model)
+
+    def state(self, kind: type[S]) -> S:
+        """The capability's per-daemon state, checked to be a `kind` (a wrong kind is a bug)."""
+        if not isinstance(self.own_state, kind):
+            raise TypeError(f"capability state is {type(self.own_state).__name__}, not {kind}")
+        return self.own_state
+
+    @property
+    def connection(self) -> Caller:
+        """The calling connection (every call through the table has one)."""
+        if self.caller is None:
+            raise RuntimeError("no calling connection")
+        return self.caller
 
 
 @dataclass

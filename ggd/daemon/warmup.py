@@ -16,12 +16,13 @@ Nothing here imports a module: a capability's models are built only once it has 
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 import time
 from collections.abc import Callable, Iterator
 
 from ggd.protocol.base import WireModel
-from ggd.rpc.dispatch import warm_steps
+from ggd.protocol.methods import METHODS
 from ggd.rpc.hub import Hub
 
 log = logging.getLogger("ggd.daemon")
@@ -52,8 +53,23 @@ def steps(hub: Hub) -> list[Callable[[], object]]:
     todo: list[Callable[[], object]] = [
         cls.model_rebuild for cls in _models(WireModel) if not cls.__pydantic_complete__
     ]
-    todo.extend(warm_steps(hub))
+    todo.extend(
+        functools.partial(_warm_route, hub, spec.name)
+        for spec in METHODS  # the core rows: a capability's would import its modules
+        if spec.kind == "request" and spec.direction == "client"
+    )
     return todo
+
+
+def _warm_route(hub: Hub, method: str) -> None:
+    route = hub.core.registry.route(method)
+    if route is None:
+        return
+    adapter = route.adapter()
+    # Made over a deferred model, the adapter builds its validator at its first call: now.
+    rebuild = getattr(adapter, "rebuild", None)  # pydantic >= 2.10
+    if rebuild is not None:
+        rebuild()
 
 
 def until_quiet(hub: Hub, now: float | None = None) -> float:

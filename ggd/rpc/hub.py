@@ -7,10 +7,17 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from ggd.app import CORE_CAPABILITIES, DaemonCore, RunManager, Runtime, ScopeContext, Workspace
+from ggd.app import (
+    CORE_CAPABILITIES,
+    DaemonCore,
+    HandlerContext,
+    RunManager,
+    Runtime,
+    ScopeContext,
+    Workspace,
+)
 from ggd.protocol import PROTOCOL_VERSION, MethodSpec
 from ggd.protocol import errors as E
-from ggd.protocol.methods import BY_NAME, METHODS
 
 from .connection import Connection
 
@@ -39,12 +46,19 @@ class Hub:
     """The app object transports call into; one per daemon."""
 
     def __init__(self, core: DaemonCore, info: HubInfo) -> None:
+        from .handlers import CAPABILITY as CORE_METHODS
+
         self.core = core
         self.info = info
         self.connections: dict[int, Connection] = {}
         self.started = time.time()
         self.last_activity = time.monotonic()
-        self._methods: tuple[MethodSpec, ...] | None = None
+        # The core's own methods join the daemon's one table, once, with the hub as their state.
+        core.registry.register(CORE_METHODS, state=self, first=True)
+        # Every client request the table serves: the gate's "known methods", made once.
+        self.known = frozenset(
+            m for m in core.registry.requests() if core.registry.handler(m) is not None
+        )
 
     @property
     def runtime(self) -> Runtime:
@@ -58,18 +72,7 @@ class Hub:
 
     def methods(self) -> tuple[MethodSpec, ...]:
         """The one method table: core rows, then every capability's rows (imports them all)."""
-        if self._methods is None:
-            self._methods = (*METHODS, *self.core.registry.methods())
-        return self._methods
-
-    def requests(self) -> tuple[str, ...]:
-        """The names of the client requests: core rows, then the capabilities' (not imported)."""
-        core = (s.name for s in METHODS if s.kind == "request" and s.direction == "client")
-        return (*core, *self.core.registry.requests())
-
-    def row(self, method: str) -> MethodSpec | None:
-        """One row of the table by name; a capability's is imported at its first use."""
-        return BY_NAME.get(method) or self.core.registry.row(method)
+        return self.core.registry.methods()
 
     # -- transport hooks -------------------------------------------------------------------------
 
@@ -134,3 +137,8 @@ class Hub:
     def idle(self) -> bool:
         """No clients and no active runs."""
         return not self.connections and self.runs.active_count() == 0
+
+
+def hub_of(ctx: HandlerContext) -> Hub:
+    """The hub, as the core methods' state (what their handlers reach the daemon through)."""
+    return ctx.state(Hub)

@@ -11,8 +11,7 @@ from pygls.lsp.server import LanguageServer
 from pygls.protocol import default_converter
 
 from ggd.protocol import errors as E
-from ggd.rpc import Connection, GgProtocol, bind, envelope
-from ggd.rpc.pieces import Pieces
+from ggd.rpc import BodyWriter, Connection, GgProtocol, bind, envelope
 
 from . import guard
 from .framing import MAX_MESSAGE_BYTES, BadHeader, Oversized
@@ -52,19 +51,6 @@ def prepare() -> None:
     conv.get_unstructure_hook(lsp.InitializeResult)
 
 
-class _ConnWriter:
-    """pygls writer that hands frames to the connection's bounded queue."""
-
-    def __init__(self, conn: Connection) -> None:
-        self.conn = conn
-
-    def write(self, data: bytes | Pieces) -> None:
-        self.conn.send_raw(data)
-
-    def close(self) -> None:
-        self.conn.close()
-
-
 _err = envelope.error  # one builder of error objects for the gate and the framing
 
 
@@ -80,9 +66,11 @@ class Endpoint:
         assert isinstance(proto, GgProtocol)
         proto.conn = conn
         proto.app = app
-        proto.set_writer(_ConnWriter(conn), include_headers=conn.framed)
+        # Bodies, framed by the connection: pygls' own headers are not used.
+        proto.set_writer(BodyWriter(conn), include_headers=False)
         self.protocol = proto
-        self.known = bind(self.server, app, conn)
+        self.known: frozenset[str] = app.known
+        self.dispatcher = bind(self.server, app, conn)
 
     def feed(self, item: bytes | str | Oversized | BadHeader) -> None:
         """Handle one message body (or a framing problem) from the client."""
@@ -131,6 +119,12 @@ class Endpoint:
             return  # the editor answered a request of gg's own (ggd.rpc.editor)
         # From here the envelope is sound: a valid id, a known method, the right lifecycle step.
         msg_id = data.get("id")
+        method = data.get("method")
+        if method in self.known and msg_id is not None:
+            self.dispatcher.request(msg_id, method, data.get("params"))
+            return  # gg/* requests go through the daemon's table, never pygls
+        if method == "$/cancelRequest" and self.dispatcher.cancel(data["params"]["id"]):
+            return
         try:
             msg = self.protocol.structure_message(data)
             self.protocol.handle_message(msg)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import base64
 
+from ggd.app import Handler, HandlerContext
 from ggd.app.media import MediaError, MediaStore
 from ggd.protocol import PROTOCOL_VERSION, ChannelStatus, DegradedProvider, Empty, WorkspaceRef
 from ggd.protocol import errors as E
@@ -16,14 +17,13 @@ from ggd.protocol.system import (
     WorkspaceListResult,
 )
 
-from ..dispatch import CallContext, handler
+from ..hub import hub_of
 
 
-@handler(M.SYSTEM_INFO)
-async def system_info(ctx: CallContext, params: Empty) -> SystemInfoResult:
+async def system_info(ctx: HandlerContext, params: Empty) -> SystemInfoResult:
     """What this daemon is and can do."""
-    hub = ctx.app
-    ws = hub.workspace(ctx.conn)
+    hub = hub_of(ctx)
+    ws = ctx.workspace
     return SystemInfoResult(
         protocol_version=PROTOCOL_VERSION,
         server_version=hub.info.version,
@@ -37,18 +37,18 @@ async def system_info(ctx: CallContext, params: Empty) -> SystemInfoResult:
     )
 
 
-@handler(M.WORKSPACE_LIST)
-async def workspace_list(ctx: CallContext, params: Empty) -> WorkspaceListResult:
+async def workspace_list(ctx: HandlerContext, params: Empty) -> WorkspaceListResult:
     """Known workspaces (ids and names; roots never leave the daemon)."""
     return WorkspaceListResult(
-        workspaces=[WorkspaceRef(id=w.id, name=w.name) for w in ctx.app.runtime.workspaces.all()]
+        workspaces=[
+            WorkspaceRef(id=w.id, name=w.name) for w in hub_of(ctx).runtime.workspaces.all()
+        ]
     )
 
 
-@handler(M.MEDIA_GET)
-async def media_get(ctx: CallContext, params: MediaGetParams) -> MediaGetResult:
+async def media_get(ctx: HandlerContext, params: MediaGetParams) -> MediaGetResult:
     """A stored media item's bytes (base64), by id."""
-    store = MediaStore(ctx.app.core.home)
+    store = MediaStore(hub_of(ctx).core.home)
     try:
         item, data = await asyncio.to_thread(store.read, params.media_id)
     except MediaError as exc:
@@ -60,3 +60,10 @@ async def media_get(ctx: CallContext, params: MediaGetParams) -> MediaGetResult:
         source=item.source,
         data=base64.b64encode(data).decode(),
     )
+
+
+HANDLERS: dict[str, Handler] = {
+    M.SYSTEM_INFO.name: system_info,
+    M.WORKSPACE_LIST.name: workspace_list,
+    M.MEDIA_GET.name: media_get,
+}

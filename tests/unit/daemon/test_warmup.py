@@ -5,13 +5,26 @@ from __future__ import annotations
 import asyncio
 import time
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import pytest
 
+from ggd.app import CapabilityRegistry, SetupContext
 from ggd.daemon import warmup
 from ggd.protocol.base import Event, Params
 from ggd.protocol.methods import BY_NAME
-from ggd.rpc import dispatch
+from ggd.rpc.handlers import CAPABILITY as CORE_METHODS
+
+
+def _table() -> CapabilityRegistry:
+    table = CapabilityRegistry((), SetupContext(home=Path("."), config=None, env={}))
+    table.register(CORE_METHODS, first=True)
+    return table
+
+
+@dataclass
+class Core:
+    registry: CapabilityRegistry = field(default_factory=_table)
 
 
 @dataclass
@@ -28,9 +41,7 @@ class FakeHub:
 
     runs: Runs = field(default_factory=Runs)
     last_activity: float = field(default_factory=time.monotonic)
-
-    def row(self, method: str) -> object:
-        return BY_NAME.get(method)
+    core: Core = field(default_factory=Core)
 
 
 def _fresh_models() -> tuple[type[Params], type[Event]]:
@@ -55,7 +66,6 @@ def quick(monkeypatch: pytest.MonkeyPatch) -> None:
 def test_a_quiet_daemon_builds_the_deferred_wire_models_and_the_params_adapters(
     quick: None, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(dispatch, "_ADAPTERS", {})
     params, event = _fresh_models()
     assert not params.__pydantic_complete__ and not event.__pydantic_complete__
     hub = FakeHub(last_activity=time.monotonic() - 1)
@@ -70,9 +80,10 @@ def test_a_quiet_daemon_builds_the_deferred_wire_models_and_the_params_adapters(
     assert event(run_id="r", text="t").wire() == {"runId": "r", "text": "t"}
     # Every core client request row has its params adapter, as its first call would make it.
     rows = [s.name for s in BY_NAME.values() if s.kind == "request" and s.direction == "client"]
-    assert set(rows) <= set(dispatch._ADAPTERS)
+    routes = [hub.core.registry.route(r) for r in rows]
+    assert all(r is not None and r._adapter is not None for r in routes)
     # ... built, not deferred to that call (pydantic >= 2.10 says so).
-    assert all(getattr(dispatch._ADAPTERS[r], "pydantic_complete", True) for r in rows)
+    assert all(getattr(r.adapter(), "pydantic_complete", True) for r in routes if r)
     assert done >= len(rows) + 2
 
 

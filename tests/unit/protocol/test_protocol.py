@@ -55,14 +55,12 @@ def test_importing_the_protocol_stays_cheap() -> None:
 
 
 def test_every_request_row_has_exactly_one_handler_and_every_handler_a_row() -> None:
-    from ggd.rpc import handlers as _  # noqa: F401 - registers handlers
-    from ggd.rpc import registered
+    from ggd.rpc.handlers import CAPABILITY
 
-    handlers = registered()
     rows = {m.name for m in METHODS if m.kind == "request" and m.direction == "client"}
-    assert set(handlers) == rows
-    for name, (spec, _fn) in handlers.items():
-        assert BY_NAME[name] is spec
+    assert set(CAPABILITY.handlers) == rows
+    assert tuple(CAPABILITY.methods) == tuple(METHODS)
+    assert all(BY_NAME[m.name] is m for m in CAPABILITY.methods)
 
 
 def test_every_capability_request_row_has_a_handler_of_its_own_capability() -> None:
