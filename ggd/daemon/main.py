@@ -148,11 +148,11 @@ def main(argv: list[str] | None = None) -> int:
         return service_main(args)
     ns = build_parser().parse_args(args)
     if ns.mcp:
-        from ggd.capabilities.mcp.server import main as mcp_main
+        from ggd.adapters.mcp_server import main as mcp_main
 
         return mcp_main(ns.workspace)
     if ns.acp:
-        from ggd.capabilities.acp import main as acp_main
+        from ggd.adapters.acp import main as acp_main
 
         return acp_main()
     _import_app()

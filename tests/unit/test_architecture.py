@@ -18,6 +18,8 @@ ALLOWED: dict[str, set[str]] = {
     "rpc": {"protocol", "app"},
     "transport": {"protocol", "rpc"},
     "capabilities": {"protocol", "app", "agent", "tools", "session", "providers"},
+    # clients of gg (ggd --acp, ggd --mcp): they speak to a daemon, never into one
+    "adapters": {"protocol"},
     "daemon": {
         "protocol",
         "app",
@@ -28,6 +30,7 @@ ALLOWED: dict[str, set[str]] = {
         "tools",
         "agent",
         "capabilities",
+        "adapters",
     },
 }
 

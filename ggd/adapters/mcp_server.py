@@ -17,7 +17,7 @@ from typing import Any, Literal
 from mcp.server.mcpserver import Context, MCPServer
 from pydantic import BaseModel, Field
 
-from ggd.app.ggclient import GgClient, GgRpcError, gg_home
+from ggd.adapters.ggclient import GgClient, GgRpcError, gg_home
 
 TERMINAL = ("run_completed", "run_failed", "run_canceled")
 WAIT_MS = 25_000
