@@ -24,6 +24,7 @@ from .extension import (
     ScopeContext,
     SessionContext,
     SetupContext,
+    StateContext,
     ToolProvider,
     TurnRequest,
 )
@@ -74,6 +75,7 @@ __all__ = [
     "SessionContext",
     "SetupContext",
     "SnapshotView",
+    "StateContext",
     "Supervisor",
     "ToolProvider",
     "TurnAssembler",

@@ -28,11 +28,13 @@ from .deferred import DeferredHandlers, DeferredRows
 from .extension import (
     Capability,
     Contribution,
+    DaemonServices,
     Handler,
     HandlerContext,
     ScopeContext,
     SessionContext,
     SetupContext,
+    StateContext,
     ToolProvider,
 )
 from .routes import Route
@@ -150,6 +152,7 @@ class CapabilityRegistry:
         self._row_sources: list[Sequence[MethodSpec]] = []
         self._requests: list[str] = []
         self._states: dict[str, object] = {}
+        self._services: DaemonServices | None = None
         self._routes: dict[str, Route] = {}
         for cap in self.capabilities:
             if cap.providers is not None:
@@ -175,6 +178,29 @@ class CapabilityRegistry:
             if method in self._handlers:
                 raise ValueError(f"two capabilities handle {method}")
             self._handlers[method] = (cap, _handler_of(cap.handlers, method))
+
+    def attach(self, services: DaemonServices) -> None:
+        """The daemon's core, once it is assembled: what capability states are made with."""
+        self._services = services
+
+    def state(self, name: str) -> object:
+        """A capability's per-daemon state, made from its declaration at the first use."""
+        if name in self._states:
+            return self._states[name]
+        cap = next((c for c in self.capabilities if c.name == name), None)
+        if cap is None or cap.state is None:
+            return None
+        if self._services is None:
+            raise RuntimeError("capability state asked for before the daemon core was attached")
+        made = self._states[name] = cap.state(
+            StateContext(
+                home=self._home,
+                config=self.sections.get(cap.config_key or ""),
+                env=self._env,
+                services=self._services,
+            )
+        )
+        return made
 
     def register(self, cap: Capability, *, state: object = None, first: bool = False) -> None:
         """Add a capability's methods to the table after assembly (the core's own, by the hub).
@@ -233,7 +259,7 @@ class CapabilityRegistry:
             capability=cap,
             handler=fn,
             config=self.sections.get(cap.config_key) if cap.config_key else None,
-            state=self._states.get(cap.name),
+            state=self.state(cap.name),
         )
         return got
 

@@ -50,6 +50,7 @@ __all__ = [
     "ScopeContext",
     "SessionContext",
     "SetupContext",
+    "StateContext",
     "ToolProvider",
     "TurnRequest",
 ]
@@ -245,6 +246,13 @@ class Caller(Protocol):
 S = TypeVar("S")
 
 
+def checked_state(state: object, kind: type[S]) -> S:
+    """A capability's state as the type its code expects; anything else is a wiring bug."""
+    if not isinstance(state, kind):
+        raise TypeError(f"capability state is {type(state).__name__}, not {kind.__name__}")
+    return state
+
+
 @dataclass
 class HandlerContext:
     """What every request handler gets besides its (validated) params, core and capability alike.
@@ -271,9 +279,7 @@ class HandlerContext:
 
     def state(self, kind: type[S]) -> S:
         """The capability's per-daemon state, checked to be a `kind` (a wrong kind is a bug)."""
-        if not isinstance(self.own_state, kind):
-            raise TypeError(f"capability state is {type(self.own_state).__name__}, not {kind}")
-        return self.own_state
+        return checked_state(self.own_state, kind)
 
     @property
     def connection(self) -> Caller:
@@ -283,12 +289,31 @@ class HandlerContext:
         return self.caller
 
 
+@dataclass(frozen=True)
+class StateContext:
+    """What a capability's `state` factory gets: once per daemon, at the state's first use."""
+
+    home: Path
+    config: BaseModel | None
+    env: Mapping[str, str]
+    services: DaemonServices
+
+    def section(self, model: type[C]) -> C:
+        """The capability's config section (its defaults when there is none)."""
+        return config_section(self.config, model)
+
+
 @dataclass
 class ChannelContext:
-    """What a capability's channel factory gets."""
+    """What a capability's channel factory gets (`state`: the capability's per-daemon state)."""
 
     services: DaemonServices
     config: BaseModel | None
+    own_state: object = None
+
+    def state(self, kind: type[S]) -> S:
+        """The capability's per-daemon state, checked to be a `kind`."""
+        return checked_state(self.own_state, kind)
 
     def section(self, model: type[C]) -> C:
         """The capability's config section (its defaults when there is none)."""
@@ -302,6 +327,7 @@ Handler = Callable[[HandlerContext, Any], Awaitable[Any]]
 class Capability:
     """One capability package's contribution to the daemon, listed once by the composition root.
 
+    `state` makes what its handlers share for the daemon's life (a store, a cache), once.
     `channels` returns the channels to supervise, or a string: the reason they are disabled.
     """
 
@@ -309,6 +335,9 @@ class Capability:
     summary: str
     config_key: str | None = None
     config_model: type[BaseModel] | None = None
+    # The capability's per-daemon state, made once by the registry; its handlers get it as
+    # `ctx.state(kind)`. Never a module global: a test runs several daemons in one process.
+    state: Callable[[StateContext], object] | None = None
     providers: Callable[[SetupContext], Sequence[ToolProvider]] | None = None
     channels: Callable[[ChannelContext], Sequence[Channel] | str] | None = None
     methods: Sequence[MethodSpec] = ()

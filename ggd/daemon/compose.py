@@ -126,7 +126,11 @@ def start_channels(
             core.supervisor.disabled(cap.name, f"disabled by --no-{cap.name}")
             continue
         made = cap.channels(
-            ChannelContext(services=core, config=core.section(cap.config_key or ""))
+            ChannelContext(
+                services=core,
+                config=core.section(cap.config_key or ""),
+                own_state=core.registry.state(cap.name),
+            )
         )
         if isinstance(made, str):
             core.supervisor.disabled(cap.name, made)
