@@ -202,6 +202,10 @@ def bind(server: LanguageServer, app: Hub, conn: Connection) -> Dispatcher:
 
     proto = server.protocol
     assert isinstance(proto, GgProtocol)
+    proto.conn = conn
+    proto.app = app
+    # Bodies, framed by the connection: pygls' own headers are not used.
+    proto.set_writer(BodyWriter(conn), include_headers=False)
     proto.editor = EditorSession(app, conn)
     register(server, proto.editor)
     proto.dispatcher = Dispatcher(app, conn, proto.editor.requests)

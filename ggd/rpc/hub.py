@@ -5,7 +5,7 @@ from __future__ import annotations
 import logging
 import time
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from ggd.app import (
     CORE_CAPABILITIES,
@@ -20,6 +20,11 @@ from ggd.protocol import PROTOCOL_VERSION, MethodSpec
 from ggd.protocol import errors as E
 
 from .connection import Connection
+
+if TYPE_CHECKING:
+    from pygls.lsp.server import LanguageServer
+
+    from .dispatch import Dispatcher
 
 log = logging.getLogger("ggd.rpc")
 
@@ -75,6 +80,12 @@ class Hub:
         return self.core.registry.methods()
 
     # -- transport hooks -------------------------------------------------------------------------
+
+    def bind(self, server: LanguageServer, conn: Connection) -> Dispatcher:
+        """Set up a new connection's protocol (its editor session and gg/* dispatcher)."""
+        from .dispatch import bind
+
+        return bind(server, self, conn)
 
     def connection_opened(self, conn: Connection) -> None:
         """A client connected."""

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import logging
-from typing import Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from cattrs import Converter
 from pygls.exceptions import JsonRpcException
@@ -11,12 +11,38 @@ from pygls.lsp.server import LanguageServer
 from pygls.protocol import default_converter
 
 from ggd.protocol import errors as E
-from ggd.rpc import BodyWriter, Connection, GgProtocol, bind, envelope
+from ggd.rpc import Connection, Dispatcher, GgProtocol, envelope
 
 from . import guard
 from .framing import MAX_MESSAGE_BYTES, BadHeader, Oversized
 
+if TYPE_CHECKING:
+    from pygls.lsp.server import LanguageServer
+
 log = logging.getLogger("ggd.transport")
+
+
+class App(Protocol):
+    """What the listeners call into: the daemon's hub (`ggd.rpc.hub.Hub`)."""
+
+    # Every gg/* request the daemon's one method table serves (the gate's "known methods").
+    known: frozenset[str]
+
+    def connection_opened(self, conn: Connection) -> None:
+        """A client connected."""
+        ...
+
+    def connection_closed(self, conn: Connection) -> None:
+        """A client went away."""
+        ...
+
+    def health(self) -> dict[str, Any]:
+        """The authenticated /health report."""
+        ...
+
+    def bind(self, server: LanguageServer, conn: Connection) -> Dispatcher:
+        """Set up a new connection's protocol; returns the dispatcher of its gg/* requests."""
+        ...
 
 
 _CONVERTER: Converter | None = None
@@ -57,20 +83,16 @@ _err = envelope.error  # one builder of error objects for the gate and the frami
 class Endpoint:
     """One connection's JSON-RPC endpoint: a LanguageServer + GgProtocol of its own."""
 
-    def __init__(self, app: Any, conn: Connection, version: str) -> None:
+    def __init__(self, app: App, conn: Connection, version: str) -> None:
         self.conn = conn
         self.server = LanguageServer(
             "ggd", version, protocol_cls=GgProtocol, converter_factory=_shared_converter
         )
+        self.dispatcher = app.bind(self.server, conn)
         proto = self.server.protocol
         assert isinstance(proto, GgProtocol)
-        proto.conn = conn
-        proto.app = app
-        # Bodies, framed by the connection: pygls' own headers are not used.
-        proto.set_writer(BodyWriter(conn), include_headers=False)
         self.protocol = proto
         self.known: frozenset[str] = app.known
-        self.dispatcher = bind(self.server, app, conn)
 
     def feed(self, item: bytes | str | Oversized | BadHeader) -> None:
         """Handle one message body (or a framing problem) from the client."""
