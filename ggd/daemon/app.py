@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from ggd import __version__
 from ggd.protocol import PROTOCOL_VERSION
+from ggd.rpc.handlers import CAPABILITY as CORE_METHODS
 from ggd.rpc.hub import Hub
 from ggd.transport import SocketInUseError, serve_stdio, start_unix
 
@@ -23,6 +24,7 @@ from .catalog import all_capabilities
 from .compose import ComposeError, config_sections, start_channels
 from .compose import compose as _compose
 from .config import ConfigError, load_config
+from .flags import parse_hostport
 from .home import prepare_home, resolve_home
 from .instance import AlreadyRunningError, InstanceLock, remove_discovery, write_discovery
 from .logs import setup_logging
@@ -57,7 +59,6 @@ class DaemonApp:
     async def run(self) -> int:
         """Start everything, wait for a stop signal, then shut down cleanly."""
         ns = self.ns
-        from .main import parse_hostport
 
         # An unusable GG_HOME or log file is a two-line message, not a traceback.
         home = resolve_home()
@@ -118,7 +119,7 @@ class DaemonApp:
             )
         except ComposeError as exc:
             raise StartupError(str(exc)) from None
-        hub = Hub(core, info)
+        hub = Hub(core, info, CORE_METHODS)  # the core's own methods join the one table
         self.hub = hub
 
         loop = asyncio.get_running_loop()

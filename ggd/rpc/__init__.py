@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from .connection import Connection
-from .dispatch import BodyWriter, Dispatcher, GgProtocol, GgRpcError, bind
+from .dispatch import BodyWriter, Dispatcher, GgProtocol, bind
+from .responses import GgRpcError
 
 __all__ = ["BodyWriter", "Connection", "Dispatcher", "GgProtocol", "GgRpcError", "bind"]

@@ -16,7 +16,6 @@ import logging
 from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types as lsp
-from pygls.exceptions import JsonRpcException
 from pygls.protocol import LanguageServerProtocol, lsp_method
 
 from ggd.app import HandlerContext, Route
@@ -25,7 +24,7 @@ from ggd.protocol import errors as E
 
 from .connection import Connection
 from .editor.client import ClientRequests, EditorCaps
-from .responses import clean_body, encode_response, error_body
+from .responses import GgRpcError, clean_body, encode_response, error_body
 
 if TYPE_CHECKING:
     from pygls.lsp.server import LanguageServer
@@ -34,13 +33,6 @@ if TYPE_CHECKING:
     from .hub import Hub
 
 log = logging.getLogger("ggd.rpc")
-
-
-class GgRpcError(JsonRpcException):
-    """A GgError carried through pygls' response path with its data intact."""
-
-    def __init__(self, err: E.GgError) -> None:
-        super().__init__(message=err.message, code=err.code, data=err.to_error()["data"])
 
 
 class BodyWriter:

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from ggd.app import (
     CORE_CAPABILITIES,
+    Capability,
     DaemonCore,
     HandlerContext,
     RunManager,
@@ -50,16 +51,15 @@ class InitializeParams(Protocol):
 class Hub:
     """The app object transports call into; one per daemon."""
 
-    def __init__(self, core: DaemonCore, info: HubInfo) -> None:
-        from .handlers import CAPABILITY as CORE_METHODS
-
+    def __init__(self, core: DaemonCore, info: HubInfo, methods: Capability) -> None:
+        """`methods` is the core's own (ggd.rpc.handlers.CAPABILITY), handed in by the root."""
         self.core = core
         self.info = info
         self.connections: dict[int, Connection] = {}
         self.started = time.time()
         self.last_activity = time.monotonic()
         # The core's own methods join the daemon's one table, once, with the hub as their state.
-        core.registry.register(CORE_METHODS, state=self, first=True)
+        core.registry.register(methods, state=self, first=True)
         # Every client request the table serves: the gate's "known methods", made once.
         self.known = frozenset(
             m for m in core.registry.requests() if core.registry.handler(m) is not None

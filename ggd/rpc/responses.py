@@ -8,6 +8,7 @@ from typing import Any
 
 import msgspec
 from pydantic import BaseModel
+from pygls.exceptions import JsonRpcException
 
 from ggd.app import SnapshotView
 from ggd.app.snapshot import plain
@@ -19,6 +20,7 @@ log = logging.getLogger("ggd.rpc")
 
 __all__ = [
     "SPLICE_MIN",
+    "GgRpcError",
     "clean_body",
     "clean_error",
     "encode_fast",
@@ -28,6 +30,14 @@ __all__ = [
 ]
 
 _ENCODER = msgspec.json.Encoder()
+
+
+class GgRpcError(JsonRpcException):
+    """A GgError carried through pygls' response path (LSP methods) with its data intact."""
+
+    def __init__(self, err: E.GgError) -> None:
+        super().__init__(message=err.message, code=err.code, data=err.to_error()["data"])
+
 
 # A result's raw JSON value at least this long is not copied into the response: the response goes
 # out as Pieces around it (a snapshot's spliced lists). Smaller ones are cheaper joined.

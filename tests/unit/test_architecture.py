@@ -122,3 +122,69 @@ def test_every_package_declares_its_purpose_and_surface() -> None:
     for init in (ROOT / "ggd").glob("*/__init__.py"):
         tree = ast.parse(init.read_text(encoding="utf-8"))
         assert ast.get_docstring(tree), f"{init.relative_to(ROOT)} has no purpose docstring"
+
+
+def _module_imports(path: Path) -> set[str]:
+    """ggd modules a module imports, anywhere in it but under `if TYPE_CHECKING:`."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    rel = path.relative_to(ROOT).with_suffix("")
+    package = list(rel.parts)[:-1]  # what `from . import x` is relative to
+    skip: set[int] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
+            skip.update(id(n) for n in ast.walk(node))
+    found: set[str] = set()
+    for node in ast.walk(tree):
+        if id(node) in skip:
+            continue
+        if isinstance(node, ast.Import):
+            found.update(a.name for a in node.names if a.name.startswith("ggd."))
+        elif isinstance(node, ast.ImportFrom):
+            if node.level == 0:
+                base = node.module or ""
+            else:
+                up = package[: len(package) - (node.level - 1)]
+                base = ".".join([*up, *([node.module] if node.module else [])])
+            if not base.startswith("ggd"):
+                continue
+            found.add(base)
+            found.update(f"{base}.{a.name}" for a in node.names)  # `from . import app`
+    return found
+
+
+def _cycle(graph: dict[str, set[str]]) -> list[str] | None:
+    state: dict[str, int] = {}
+    stack: list[str] = []
+
+    def visit(node: str) -> list[str] | None:
+        state[node] = 1
+        stack.append(node)
+        for nxt in sorted(graph.get(node, ())):
+            if state.get(nxt) == 1:
+                return [*stack[stack.index(nxt) :], nxt]
+            if nxt not in state and (found := visit(nxt)) is not None:
+                return found
+        stack.pop()
+        state[node] = 2
+        return None
+
+    for node in sorted(graph):
+        if node not in state and (found := visit(node)) is not None:
+            return found
+    return None
+
+
+def test_the_daemon_and_rpc_modules_import_each_other_in_one_direction() -> None:
+    # The composition root (ggd.daemon) and the rpc layer: no module imports one that imports
+    # it back, even lazily (main -> app -> main was one; hub -> handlers -> hub another).
+    for pkg in ("daemon", "rpc"):
+        mods = {
+            ".".join(py.relative_to(ROOT).with_suffix("").parts).removesuffix(".__init__"): py
+            for py in (ROOT / "ggd" / pkg).rglob("*.py")
+        }
+        graph = {
+            name: {m for m in _module_imports(py) if m in mods and m != name}
+            for name, py in mods.items()
+            if not name.endswith(f"ggd.{pkg}")  # a package __init__ re-exports its modules
+        }
+        assert _cycle(graph) is None, " -> ".join(_cycle(graph) or [])

@@ -14,7 +14,7 @@ from ggd.app.routes import validation_message
 from ggd.protocol import errors as E
 
 from ..connection import Connection
-from ..dispatch import GgRpcError
+from ..responses import GgRpcError
 from .approver import editor_approver
 from .client import ClientRequestError, ClientRequests, EditorCaps
 from .progress import RunProgress
