@@ -28,6 +28,7 @@ from ggd.app import (
 from ggd.providers import build_registry
 from ggd.rpc.hub import HubInfo
 
+from . import memory
 from .config import Config
 
 log = logging.getLogger("ggd.daemon")
@@ -93,7 +94,8 @@ async def compose(
     )
     await registry.start()
     turns = TurnAssembler(models, registry, opts, home, runtime.bus)
-    runs = RunManager(runtime, turns, opts)
+    memory.install()  # bulk loads pause the collector (the daemon's memory policy)
+    runs = RunManager(runtime, turns, opts, on_first_run=memory.freeze_start_up)
     core = DaemonCore(runtime, runs, registry, Supervisor(), owns_channels=owns_channels)
     info = HubInfo(
         version=__version__,
