@@ -31,6 +31,7 @@ from ggd.agent import PromptSection
 from ggd.protocol import MethodSpec, SessionEvent
 from ggd.tools import Tool
 
+from .fanout import Subscriber
 from .workspaces import Workspace
 
 if TYPE_CHECKING:
@@ -222,25 +223,13 @@ class DaemonServices(Protocol):
         ...
 
 
-class Caller(Protocol):
+class Caller(Subscriber, Protocol):
     """The connection a request came on, as a handler sees it (`ggd.rpc.Connection`)."""
 
-    closed: bool
     remote: bool
     # The sessions and runs this connection follows (dropped with it when it closes).
     session_subs: set[str]
     run_subs: set[str]
-
-    def notify(
-        self,
-        method: str,
-        params: dict[str, Any],
-        *,
-        droppable: bool = True,
-        body: bytes | None = None,
-    ) -> bool:
-        """Send a notification without waiting for the client."""
-        ...
 
 
 S = TypeVar("S")
