@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import logging
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import Any, Protocol
 
 from cattrs import Converter
 from pygls.exceptions import JsonRpcException
@@ -15,9 +15,6 @@ from ggd.rpc import Connection, Dispatcher, GgProtocol, envelope
 
 from . import guard
 from .framing import MAX_MESSAGE_BYTES, BadHeader, Oversized
-
-if TYPE_CHECKING:
-    from pygls.lsp.server import LanguageServer
 
 log = logging.getLogger("ggd.transport")
 

@@ -65,3 +65,16 @@ def test_no_private_pygls_name_is_used_in_the_rpc_layer() -> None:
         "._shutdown",
     ):
         assert private not in src, private
+
+
+def test_a_connection_registers_no_feature_per_gg_method() -> None:
+    # The method table is the daemon's (built once); a connection's server gets the editor
+    # commands and nothing per gg/* row (it was ~64 features on every connection).
+    from ggd.rpc import Connection, bind
+
+    server = LanguageServer("ggd", "0", protocol_cls=GgProtocol)
+    dispatcher = bind(server, object(), Connection(transport="unix"))  # type: ignore[arg-type]
+    fm = server.protocol.fm
+    assert not [m for m in fm.features if m.startswith("gg/")]
+    assert sorted(fm.commands) == ["gg.ask", "gg.askAboutSelection", "gg.cancel"]
+    assert dispatcher.conn is server.protocol.conn  # type: ignore[attr-defined]
