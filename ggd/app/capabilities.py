@@ -16,12 +16,12 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from pydantic import BaseModel
 
 from ggd.agent import PromptSection
 from ggd.protocol import MethodSpec
+from ggd.protocol import errors as E
 from ggd.tools import Tool
 
 from .deferred import DeferredHandlers, DeferredRows
@@ -30,7 +30,6 @@ from .extension import (
     Contribution,
     DaemonServices,
     Handler,
-    HandlerContext,
     ScopeContext,
     SessionContext,
     SetupContext,
@@ -116,17 +115,6 @@ class DegradedBook:
         return [{"name": n, "reason": r} for n, r in sorted(merged.items())]
 
 
-def _handler_of(handlers: Mapping[str, Handler], method: str) -> Handler:
-    """The handler itself, or one that looks it up at its first call when it is deferred."""
-    if not isinstance(handlers, DeferredHandlers):
-        return handlers[method]
-
-    async def call(ctx: HandlerContext, params: Any) -> Any:
-        return await handlers[method](ctx, params)
-
-    return call
-
-
 class CapabilityRegistry:
     """Every capability of this daemon and the providers built from them."""
 
@@ -148,7 +136,8 @@ class CapabilityRegistry:
             raise ValueError(f"duplicate capability names in {names}")
         self.providers: list[ToolProvider] = []
         self._handlers: dict[str, tuple[Capability, Handler]] = {}
-        # Deferred rows stay unimported until a caller needs more than the request names.
+        # Deferred capabilities not imported yet, by the areas of their methods (gg/<area>.*).
+        self._pending: dict[str, Capability] = {}
         self._row_sources: list[Sequence[MethodSpec]] = []
         self._requests: list[str] = []
         self._states: dict[str, object] = {}
@@ -167,17 +156,39 @@ class CapabilityRegistry:
             raise ValueError(f"provider names must be unique and non-empty: {pnames}")
 
     def _add_methods(self, cap: Capability, *, first: bool = False) -> None:
-        at = 0 if first else len(self._requests)
         self._row_sources.insert(0 if first else len(self._row_sources), cap.methods)
         if isinstance(cap.methods, DeferredRows):
-            names: Sequence[str] = cap.methods.requests
-        else:
-            names = [s.name for s in cap.methods if s.kind == "request" and s.direction == "client"]
+            for area in cap.methods.areas:
+                if area in self._pending:
+                    raise ValueError(f"two capabilities claim gg/{area}.*")
+                self._pending[area] = cap
+            return
+        self._bind(cap, cap.methods, first=first)
+
+    def _bind(self, cap: Capability, rows: Sequence[MethodSpec], *, first: bool = False) -> None:
+        names = [s.name for s in rows if s.kind == "request" and s.direction == "client"]
+        at = 0 if first else len(self._requests)
         self._requests[at:at] = names
         for method in cap.handlers:
             if method in self._handlers:
                 raise ValueError(f"two capabilities handle {method}")
-            self._handlers[method] = (cap, _handler_of(cap.handlers, method))
+            self._handlers[method] = (cap, cap.handlers[method])
+
+    def _load(self, method: str) -> None:
+        """Import the deferred capability whose area `method` is in: its rows and handlers.
+
+        An import that fails is a capability_unavailable error for this call; the next tries
+        again.
+        """
+        cap = self._pending.get(method.removeprefix("gg/").split(".", 1)[0])
+        if cap is None or not isinstance(cap.methods, DeferredRows):
+            return
+        rows = cap.methods.rows()
+        if isinstance(cap.handlers, DeferredHandlers):
+            cap.handlers.handlers()
+        for area in cap.methods.areas:
+            self._pending.pop(area, None)
+        self._bind(cap, rows)
 
     def attach(self, services: DaemonServices) -> None:
         """The daemon's core, once it is assembled: what capability states are made with."""
@@ -220,18 +231,29 @@ class CapabilityRegistry:
         """The capabilities' method rows (the core rows live in ggd.protocol.methods).
 
         Imports every deferred capability protocol module: for the export and tests, not the
-        start-up path (that needs only `requests()`).
+        start-up path.
         """
         return tuple(spec for rows in self._row_sources for spec in rows)
 
     def requests(self) -> tuple[str, ...]:
-        """The names of the capabilities' client requests, without importing deferred rows."""
+        """The names of the client requests known so far (a deferred capability's once loaded)."""
         return tuple(self._requests)
+
+    def serves(self, method: str) -> bool:
+        """Whether `method` is a client request of the table (importing its capability if
+        it is deferred). One whose module fails to import counts: its call gets the error."""
+        if method in self._handlers:
+            return True
+        try:
+            self._load(method)
+        except E.GgError:
+            return True
+        return method in self._handlers
 
     def row(self, method: str) -> MethodSpec | None:
         """One capability row by name (importing the protocol module that holds it)."""
         for rows in self._row_sources:
-            if isinstance(rows, DeferredRows) and method not in rows.requests:
+            if isinstance(rows, DeferredRows) and not rows.covers(method):
                 continue
             for spec in rows:
                 if spec.name == method:
@@ -239,7 +261,9 @@ class CapabilityRegistry:
         return None
 
     def handler(self, method: str) -> tuple[Capability, Handler] | None:
-        """The capability handler of a method row, if a capability owns it."""
+        """The handler of a client request row and the capability that owns it."""
+        if method not in self._handlers:
+            self._load(method)
         return self._handlers.get(method)
 
     def route(self, method: str) -> Route | None:
@@ -247,7 +271,7 @@ class CapabilityRegistry:
         got = self._routes.get(method)
         if got is not None:
             return got
-        owned = self._handlers.get(method)
+        owned = self.handler(method)
         if owned is None:
             return None
         spec = self.row(method)

@@ -8,6 +8,7 @@ the envelope is decided here, so what reaches pygls is a well-formed message it 
 
 from __future__ import annotations
 
+from collections.abc import Container
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -106,7 +107,7 @@ def check(
     conn: Connection,
     *,
     shut_down: bool,
-    known: frozenset[str],
+    known: Container[str],
 ) -> Verdict:
     """Decide what to do with one parsed JSON object from `conn`.
 
@@ -182,7 +183,7 @@ def _request(
     conn: Connection,
     *,
     shut_down: bool,
-    known: frozenset[str],
+    known: Container[str],
 ) -> Verdict:
     if method in LSP_NOTIFICATIONS:
         return Reply(

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import logging
 import time
+from collections.abc import Container
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
 from ggd.app import (
     CORE_CAPABILITIES,
     Capability,
+    CapabilityRegistry,
     DaemonCore,
     HandlerContext,
     RunManager,
@@ -48,6 +50,16 @@ class InitializeParams(Protocol):
     initialization_options: Any
 
 
+class Served(Container[str]):
+    """The client requests the daemon's one table serves, as the gate asks about them."""
+
+    def __init__(self, registry: CapabilityRegistry) -> None:
+        self._registry = registry
+
+    def __contains__(self, method: object) -> bool:
+        return isinstance(method, str) and self._registry.serves(method)
+
+
 class Hub:
     """The app object transports call into; one per daemon."""
 
@@ -60,10 +72,9 @@ class Hub:
         self.last_activity = time.monotonic()
         # The core's own methods join the daemon's one table, once, with the hub as their state.
         core.registry.register(methods, state=self, first=True)
-        # Every client request the table serves: the gate's "known methods", made once.
-        self.known = frozenset(
-            m for m in core.registry.requests() if core.registry.handler(m) is not None
-        )
+        # The gate's "known methods": the table itself (a deferred capability's are imported
+        # at the first request in its area).
+        self.known: Container[str] = Served(core.registry)
 
     @property
     def runtime(self) -> Runtime:

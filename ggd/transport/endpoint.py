@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+from collections.abc import Container
 from typing import Any, Protocol
 
 from cattrs import Converter
@@ -23,7 +24,7 @@ class App(Protocol):
     """What the listeners call into: the daemon's hub (`ggd.rpc.hub.Hub`)."""
 
     # Every gg/* request the daemon's one method table serves (the gate's "known methods").
-    known: frozenset[str]
+    known: Container[str]
 
     def connection_opened(self, conn: Connection) -> None:
         """A client connected."""
@@ -89,7 +90,7 @@ class Endpoint:
         proto = self.server.protocol
         assert isinstance(proto, GgProtocol)
         self.protocol = proto
-        self.known: frozenset[str] = app.known
+        self.known = app.known
 
     def feed(self, item: bytes | str | Oversized | BadHeader) -> None:
         """Handle one message body (or a framing problem) from the client."""
@@ -139,7 +140,7 @@ class Endpoint:
         # From here the envelope is sound: a valid id, a known method, the right lifecycle step.
         msg_id = data.get("id")
         method = data.get("method")
-        if method in self.known and msg_id is not None:
+        if isinstance(method, str) and msg_id is not None and method in self.known:
             self.dispatcher.request(msg_id, method, data.get("params"))
             return  # gg/* requests go through the daemon's table, never pygls
         if method == "$/cancelRequest" and self.dispatcher.cancel(data["params"]["id"]):

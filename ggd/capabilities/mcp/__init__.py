@@ -14,16 +14,6 @@ from ggd.app import Capability, DeferredHandlers, DeferredRows, SetupContext, To
 from .config import McpSection
 from .provider import McpProvider
 
-# The gg/mcp.* requests; their rows and handlers are imported at the first call of one.
-REQUESTS = (
-    "gg/mcp.list",
-    "gg/mcp.test",
-    "gg/mcp.add",
-    "gg/mcp.remove",
-    "gg/mcp.trust",
-    "gg/mcp.session.set",
-)
-
 
 def _providers(setup: SetupContext) -> list[ToolProvider]:
     section = setup.section(McpSection)
@@ -36,8 +26,8 @@ CAPABILITY = Capability(
     config_key="mcp",
     config_model=McpSection,
     providers=_providers,
-    methods=DeferredRows("ggd.capabilities.mcp.protocol:METHODS", REQUESTS),
-    handlers=DeferredHandlers("ggd.capabilities.mcp.handlers:HANDLERS", REQUESTS),
+    methods=DeferredRows(__name__, "mcp"),
+    handlers=DeferredHandlers(__name__),
 )
 
 __all__ = ["CAPABILITY", "McpProvider", "McpSection"]

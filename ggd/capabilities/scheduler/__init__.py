@@ -28,18 +28,6 @@ from .config import SchedulerConfig
 if TYPE_CHECKING:
     from .loop import SchedulerChannel
 
-# The gg/job.* requests. Their rows and handlers, the job store and the loop (all built on the
-# job models) are imported at the first call or when the channel starts, not with the catalog.
-REQUESTS = (
-    "gg/job.list",
-    "gg/job.add",
-    "gg/job.update",
-    "gg/job.pause",
-    "gg/job.resume",
-    "gg/job.remove",
-    "gg/job.run",
-    "gg/job.log",
-)
 
 # Test-only: a shorter longest sleep, so an end-to-end test sees a job another process added
 # without waiting 30 s. It is read from the daemon's environment only; config.json cannot set it.
@@ -96,8 +84,8 @@ CAPABILITY = Capability(
     state=_state,
     providers=_providers,
     channels=_channels,
-    methods=DeferredRows("ggd.capabilities.scheduler.protocol:METHODS", REQUESTS),
-    handlers=DeferredHandlers("ggd.capabilities.scheduler.handlers:HANDLERS", REQUESTS),
+    methods=DeferredRows(__name__, "job"),
+    handlers=DeferredHandlers(__name__),
 )
 
 
