@@ -10,6 +10,7 @@ and which providers are degraded are all computed here; no other module names a 
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 import os
 import re
@@ -147,7 +148,11 @@ class CapabilityRegistry:
             if cap.providers is not None:
                 section = self.sections.get(cap.config_key or "")
                 ctx = SetupContext(
-                    home=setup.home, config=section, env=setup.env, sandbox=setup.sandbox
+                    home=setup.home,
+                    config=section,
+                    env=setup.env,
+                    sandbox=setup.sandbox,
+                    own_state=functools.partial(self.state, cap.name),
                 )
                 self.providers.extend(cap.providers(ctx))
             self._add_methods(cap)

@@ -69,6 +69,16 @@ def config_section(config: BaseModel | None, model: type[C]) -> C:
     return config if isinstance(config, model) else model.model_construct()
 
 
+S = TypeVar("S")
+
+
+def checked_state(state: object, kind: type[S]) -> S:
+    """A capability's state as the type its code expects; anything else is a wiring bug."""
+    if not isinstance(state, kind):
+        raise TypeError(f"capability state is {type(state).__name__}, not {kind.__name__}")
+    return state
+
+
 @dataclass(frozen=True)
 class SetupContext:
     """What a capability's factories get once at daemon start."""
@@ -77,10 +87,17 @@ class SetupContext:
     config: BaseModel | None
     env: Mapping[str, str]
     sandbox: bool = False
+    # The capability's per-daemon state, made at its first use: a provider asks for it in
+    # available() or build(), never in its constructor or start() (the core is not made yet).
+    own_state: Callable[[], object] = lambda: None
 
     def section(self, model: type[C]) -> C:
         """The capability's config section (its defaults when there is none)."""
         return config_section(self.config, model)
+
+    def state(self, kind: type[S]) -> S:
+        """The capability's per-daemon state, checked to be a `kind`."""
+        return checked_state(self.own_state(), kind)
 
 
 @dataclass
@@ -230,16 +247,6 @@ class Caller(Subscriber, Protocol):
     # The sessions and runs this connection follows (dropped with it when it closes).
     session_subs: set[str]
     run_subs: set[str]
-
-
-S = TypeVar("S")
-
-
-def checked_state(state: object, kind: type[S]) -> S:
-    """A capability's state as the type its code expects; anything else is a wiring bug."""
-    if not isinstance(state, kind):
-        raise TypeError(f"capability state is {type(state).__name__}, not {kind.__name__}")
-    return state
 
 
 @dataclass

@@ -54,3 +54,20 @@ async def test_without_its_catalog_line_the_method_is_unknown(
         await c.close()
     finally:
         d.stop()
+
+
+async def test_a_capability_s_handler_and_provider_share_its_one_state(
+    gg_home: Path, workspace: Path
+) -> None:
+    # MCP's per-daemon state (the servers clients gave sessions) is written by gg/mcp.session.set
+    # and read by the provider's availability: one McpState, made by the registry.
+    d = Daemon(gg_home, workspace, daemon_env(gg_home)).start()
+    try:
+        c = await d.connect("unix")
+        assert "mcp" not in (await c.request("gg/system.info"))["capabilities"]
+        server = {"name": "time", "command": "python3", "args": ["-m", "mcp_server_time"]}
+        await c.request("gg/mcp.session.set", {"sessionId": "s_x", "servers": [server]})
+        assert "mcp" in (await c.request("gg/system.info"))["capabilities"]
+        await c.close()
+    finally:
+        d.stop()

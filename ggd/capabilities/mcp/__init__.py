@@ -12,12 +12,12 @@ from __future__ import annotations
 from ggd.app import Capability, DeferredHandlers, DeferredRows, SetupContext, ToolProvider
 
 from .config import McpSection
-from .provider import McpProvider
+from .provider import McpProvider, McpState
 
 
 def _providers(setup: SetupContext) -> list[ToolProvider]:
     section = setup.section(McpSection)
-    return [McpProvider(setup.home, section)]
+    return [McpProvider(setup.home, section, lambda: setup.state(McpState))]
 
 
 CAPABILITY = Capability(
@@ -25,6 +25,7 @@ CAPABILITY = Capability(
     summary="Tools of configured MCP servers (stdio and streamable HTTP), approval-gated.",
     config_key="mcp",
     config_model=McpSection,
+    state=lambda _ctx: McpState(),
     providers=_providers,
     methods=DeferredRows(__name__, "mcp"),
     handlers=DeferredHandlers(__name__),

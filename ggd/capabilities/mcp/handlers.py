@@ -32,7 +32,7 @@ from .protocol import (
     McpTestResult,
     McpTrustResult,
 )
-from .provider import probe, status_book
+from .provider import McpState, probe
 from .session import set_session_servers
 
 
@@ -55,7 +55,7 @@ async def mcp_list(ctx: HandlerContext, params: Empty) -> McpListResult:
         servers = await asyncio.to_thread(load_servers, home, ws.root)
     except McpConfigError as exc:
         return McpListResult(servers=[], workspace_file="absent", config_error=str(exc))
-    book = status_book(home)
+    book = ctx.state(McpState).book
     out: list[McpServerInfo] = []
     for name, spec in sorted(servers.servers.items()):
         st = book.get(ws.id, name, spec.fingerprint)
@@ -164,7 +164,7 @@ async def mcp_session_set(ctx: HandlerContext, params: McpSessionSetParams) -> M
         if server.name in configs:
             raise E.InvalidParamsError(f"invalid params: servers: {server.name!r} appears twice")
         configs[server.name] = _server_config(server)
-    set_session_servers(ctx.services.home, params.session_id, configs)
+    set_session_servers(ctx.state(McpState).sessions, params.session_id, configs)
     return McpSessionSetResult(servers=sorted(configs))
 
 
