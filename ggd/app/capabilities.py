@@ -195,6 +195,11 @@ class CapabilityRegistry:
             self._pending.pop(area, None)
         self._bind(cap, rows)
 
+    @property
+    def env(self) -> Mapping[str, str]:
+        """The daemon's environment as it was composed (what handlers and channels get)."""
+        return self._env
+
     def attach(self, services: DaemonServices) -> None:
         """The daemon's core, once it is assembled: what capability states are made with."""
         self._services = services

@@ -20,6 +20,7 @@ Nothing here knows a concrete capability; the registry computes what is advertis
 from __future__ import annotations
 
 import contextlib
+import os
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -268,6 +269,9 @@ class HandlerContext:
     caller: Caller | None = None
     client: object | None = None
     own_state: object = None
+    # The daemon's environment as it was composed (never read from os.environ in a handler);
+    # a context made by hand (a unit test) sees the process's.
+    env: Mapping[str, str] = field(default_factory=lambda: os.environ)
 
     def section(self, model: type[C]) -> C:
         """The capability's config section (its defaults when there is none)."""
@@ -306,6 +310,8 @@ class ChannelContext:
     services: DaemonServices
     config: BaseModel | None
     own_state: object = None
+    # The daemon's environment as it was composed (as HandlerContext.env).
+    env: Mapping[str, str] = field(default_factory=lambda: os.environ)
 
     def state(self, kind: type[S]) -> S:
         """The capability's per-daemon state, checked to be a `kind`."""

@@ -132,6 +132,7 @@ def start_channels(
                 services=core,
                 config=core.section(cap.config_key or ""),
                 own_state=core.registry.state(cap.name),
+                env=core.registry.env,
             )
         )
         if isinstance(made, str):

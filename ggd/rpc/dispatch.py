@@ -156,6 +156,7 @@ class Dispatcher:
             caller=conn,
             client=self.client,
             own_state=route.state,
+            env=self.hub.core.registry.env,
         )
 
     async def _serve(self, msg_id: int | str, method: str, params: dict[str, Any]) -> None:

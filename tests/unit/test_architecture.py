@@ -188,3 +188,15 @@ def test_the_daemon_and_rpc_modules_import_each_other_in_one_direction() -> None
             if not name.endswith(f"ggd.{pkg}")  # a package __init__ re-exports its modules
         }
         assert _cycle(graph) is None, " -> ".join(_cycle(graph) or [])
+
+
+def test_capability_handlers_and_declarations_take_the_environment_passed_in() -> None:
+    # ctx.env (HandlerContext, ChannelContext, SetupContext, StateContext) is the daemon's
+    # environment as composed; a handler or channel factory never reads os.environ itself.
+    problems = []
+    for pkg in sorted(p for p in (ROOT / "ggd" / "capabilities").iterdir() if p.is_dir()):
+        for name in ("handlers.py", "__init__.py"):
+            py = pkg / name
+            if py.exists() and "os.environ" in py.read_text(encoding="utf-8"):
+                problems.append(str(py.relative_to(ROOT)))
+    assert not problems, problems
