@@ -9,6 +9,7 @@ from .errors import AgentError
 from .events import (
     AgentEvent,
     CompactionEvent,
+    DeltaKind,
     Sink,
     TextDeltaEvent,
     ThinkingDeltaEvent,
@@ -16,6 +17,7 @@ from .events import (
     ToolCallStartEvent,
     UsageEvent,
     UserMessageEvent,
+    delta_writer,
 )
 from .locks import PathLocks
 from .loop import AgentLoop, AgentOptions, TurnOutcome, begin_turn
@@ -35,6 +37,7 @@ __all__ = [
     "Approver",
     "CompactionEvent",
     "CompactionSettings",
+    "DeltaKind",
     "InMemoryTranscript",
     "PathLocks",
     "PromptSection",
@@ -56,6 +59,7 @@ __all__ = [
     "begin_turn",
     "build_system_prompt",
     "compact",
+    "delta_writer",
     "deny_all",
     "estimate_tokens",
     "from_openai",

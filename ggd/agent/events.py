@@ -5,7 +5,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 log = logging.getLogger(__name__)
 
@@ -92,6 +92,26 @@ def truncate_for_display(text: str, limit: int = DISPLAY_LIMIT) -> str:
     if len(text) <= limit:
         return text
     return f"{text[:limit]}\n[... {len(text) - limit} more characters not shown]"
+
+
+DeltaKind = Literal["text_delta", "thinking_delta"]
+
+
+def delta_writer(sink: Sink) -> Callable[[DeltaKind, str], None]:
+    """The one path of a streamed delta into `sink`, chosen once per model request.
+
+    Deltas are nearly every event of a run: a sink with a `delta(kind, text)` method (the run's,
+    ggd.app.turns) takes them as bare text, with no event object per delta; any other sink gets
+    a TextDeltaEvent or ThinkingDeltaEvent like every other event.
+    """
+    fast: Callable[[DeltaKind, str], None] | None = getattr(sink, "delta", None)
+    if fast is not None:
+        return fast
+
+    def as_event(kind: DeltaKind, text: str) -> None:
+        sink(TextDeltaEvent(text=text) if kind == "text_delta" else ThinkingDeltaEvent(text=text))
+
+    return as_event
 
 
 def safe_emit(sink: Sink, event: AgentEvent) -> None:

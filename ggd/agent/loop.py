@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -28,11 +28,11 @@ from .context import PromptSection, build_system_prompt, estimate_text_tokens, e
 from .errors import AgentError
 from .events import (
     DISPLAY_LIMIT,
+    DeltaKind,
     Sink,
-    TextDeltaEvent,
-    ThinkingDeltaEvent,
     UsageEvent,
     UserMessageEvent,
+    delta_writer,
     safe_emit,
 )
 from .executor import ToolExecutor
@@ -266,23 +266,15 @@ class AgentLoop:
         completed: Completed | None = None
         usage: Usage | None = None
         stream = self.provider.stream(request)
-        # Text deltas are nearly every event: a sink that takes them as bare text gets them so
-        # (no event object and no wrapper calls per delta); failures are contained as safe_emit's.
-        text_sink = getattr(self.sink, "text_delta", None)
+        write_delta = delta_writer(self.sink)
         try:
             try:
                 async for ev in stream:
                     if isinstance(ev, TextDelta):
                         partial.append(ev.text)
-                        if text_sink is None:
-                            safe_emit(self.sink, TextDeltaEvent(text=ev.text))
-                        else:
-                            try:
-                                text_sink(ev.text)
-                            except Exception:
-                                log.exception("agent event sink failed on TextDeltaEvent")
+                        _write(write_delta, "text_delta", ev.text)
                     elif isinstance(ev, ThinkingDelta):
-                        safe_emit(self.sink, ThinkingDeltaEvent(text=ev.text))
+                        _write(write_delta, "thinking_delta", ev.text)
                     elif isinstance(ev, Usage):
                         usage = ev
                     elif isinstance(ev, Completed):
@@ -352,3 +344,11 @@ class AgentLoop:
                 context_window=self.options.context_window,
             ),
         )
+
+
+def _write(write_delta: Callable[[DeltaKind, str], None], kind: DeltaKind, text: str) -> None:
+    """One delta to the sink; as safe_emit, a failing sink is logged, never breaks the run."""
+    try:
+        write_delta(kind, text)
+    except Exception:
+        log.exception("agent event sink failed on a %s", kind)

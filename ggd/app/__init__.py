@@ -12,6 +12,7 @@ from .channels import ChannelState, Supervisor
 from .deferred import DeferredHandlers, DeferredRows
 from .delegate import TOOL_CALL_ID, ClientDelegate, ClientToolError, CommandOutcome
 from .extension import (
+    Caller,
     Capability,
     Channel,
     ChannelContext,
@@ -23,11 +24,13 @@ from .extension import (
     ScopeContext,
     SessionContext,
     SetupContext,
+    StateContext,
     ToolProvider,
     TurnRequest,
 )
 from .files import owner_lock, write_private
 from .manager import Manager
+from .routes import Route
 from .run import Run
 from .runs import RunManager
 from .runtime import Runtime, RuntimeOptions
@@ -41,6 +44,7 @@ __all__ = [
     "CORE_CAPABILITIES",
     "TOOL_CALL_ID",
     "Approver",
+    "Caller",
     "Capability",
     "CapabilityRegistry",
     "Channel",
@@ -59,6 +63,7 @@ __all__ = [
     "InteractiveApprover",
     "Manager",
     "PromptSection",
+    "Route",
     "Run",
     "RunManager",
     "RunOptions",
@@ -70,6 +75,7 @@ __all__ = [
     "SessionContext",
     "SetupContext",
     "SnapshotView",
+    "StateContext",
     "Supervisor",
     "ToolProvider",
     "TurnAssembler",

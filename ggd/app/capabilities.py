@@ -1,38 +1,43 @@
-"""The capability registry: providers, protocol rows and handlers, and what is advertised.
+"""The capability registry: the daemon's one method table, its providers, and what is advertised.
 
-Assembled once by the composition root from `Capability` values. What `initialize` and
-`gg/system.info` advertise, which tools a turn gets and which providers are degraded are all
-computed here from those values; no other module names a capability.
+Assembled once per daemon by the composition root from `Capability` values; the rpc layer adds
+the core's own methods (a capability like the others) once, when its hub is made. Every client
+request is routed through `route()`: one `Route` per row, built at the row's first call and kept
+for the daemon's life. What `initialize` and `gg/system.info` advertise, which tools a turn gets
+and which providers are degraded are all computed here; no other module names a capability.
 """
 
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 import os
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from pydantic import BaseModel
 
 from ggd.agent import PromptSection
 from ggd.protocol import MethodSpec
+from ggd.protocol import errors as E
 from ggd.tools import Tool
 
 from .deferred import DeferredHandlers, DeferredRows
 from .extension import (
     Capability,
     Contribution,
+    DaemonServices,
     Handler,
-    HandlerContext,
     ScopeContext,
     SessionContext,
     SetupContext,
+    StateContext,
     ToolProvider,
 )
+from .routes import Route
 
 log = logging.getLogger("ggd.capabilities")
 
@@ -111,17 +116,6 @@ class DegradedBook:
         return [{"name": n, "reason": r} for n, r in sorted(merged.items())]
 
 
-def _handler_of(handlers: Mapping[str, Handler], method: str) -> Handler:
-    """The handler itself, or one that looks it up at its first call when it is deferred."""
-    if not isinstance(handlers, DeferredHandlers):
-        return handlers[method]
-
-    async def call(ctx: HandlerContext, params: Any) -> Any:
-        return await handlers[method](ctx, params)
-
-    return call
-
-
 class CapabilityRegistry:
     """Every capability of this daemon and the providers built from them."""
 
@@ -143,30 +137,103 @@ class CapabilityRegistry:
             raise ValueError(f"duplicate capability names in {names}")
         self.providers: list[ToolProvider] = []
         self._handlers: dict[str, tuple[Capability, Handler]] = {}
-        # Deferred rows stay unimported until a caller needs more than the request names.
+        # Deferred capabilities not imported yet, by the areas of their methods (gg/<area>.*).
+        self._pending: dict[str, Capability] = {}
         self._row_sources: list[Sequence[MethodSpec]] = []
         self._requests: list[str] = []
+        self._states: dict[str, object] = {}
+        self._services: DaemonServices | None = None
+        self._routes: dict[str, Route] = {}
         for cap in self.capabilities:
             if cap.providers is not None:
                 section = self.sections.get(cap.config_key or "")
                 ctx = SetupContext(
-                    home=setup.home, config=section, env=setup.env, sandbox=setup.sandbox
+                    home=setup.home,
+                    config=section,
+                    env=setup.env,
+                    sandbox=setup.sandbox,
+                    own_state=functools.partial(self.state, cap.name),
                 )
                 self.providers.extend(cap.providers(ctx))
-            self._row_sources.append(cap.methods)
-            if isinstance(cap.methods, DeferredRows):
-                self._requests.extend(cap.methods.requests)
-            else:
-                self._requests.extend(
-                    s.name for s in cap.methods if s.kind == "request" and s.direction == "client"
-                )
-            for method in cap.handlers:
-                if method in self._handlers:
-                    raise ValueError(f"two capabilities handle {method}")
-                self._handlers[method] = (cap, _handler_of(cap.handlers, method))
+            self._add_methods(cap)
         pnames = [p.name for p in self.providers]
         if len(set(pnames)) != len(pnames) or not all(pnames):
             raise ValueError(f"provider names must be unique and non-empty: {pnames}")
+
+    def _add_methods(self, cap: Capability, *, first: bool = False) -> None:
+        self._row_sources.insert(0 if first else len(self._row_sources), cap.methods)
+        if isinstance(cap.methods, DeferredRows):
+            for area in cap.methods.areas:
+                if area in self._pending:
+                    raise ValueError(f"two capabilities claim gg/{area}.*")
+                self._pending[area] = cap
+            return
+        self._bind(cap, cap.methods, first=first)
+
+    def _bind(self, cap: Capability, rows: Sequence[MethodSpec], *, first: bool = False) -> None:
+        names = [s.name for s in rows if s.kind == "request" and s.direction == "client"]
+        at = 0 if first else len(self._requests)
+        self._requests[at:at] = names
+        for method in cap.handlers:
+            if method in self._handlers:
+                raise ValueError(f"two capabilities handle {method}")
+            self._handlers[method] = (cap, cap.handlers[method])
+
+    def _load(self, method: str) -> None:
+        """Import the deferred capability whose area `method` is in: its rows and handlers.
+
+        An import that fails is a capability_unavailable error for this call; the next tries
+        again.
+        """
+        cap = self._pending.get(method.removeprefix("gg/").split(".", 1)[0])
+        if cap is None or not isinstance(cap.methods, DeferredRows):
+            return
+        rows = cap.methods.rows()
+        if isinstance(cap.handlers, DeferredHandlers):
+            cap.handlers.handlers()
+        for area in cap.methods.areas:
+            self._pending.pop(area, None)
+        self._bind(cap, rows)
+
+    @property
+    def env(self) -> Mapping[str, str]:
+        """The daemon's environment as it was composed (what handlers and channels get)."""
+        return self._env
+
+    def attach(self, services: DaemonServices) -> None:
+        """The daemon's core, once it is assembled: what capability states are made with."""
+        self._services = services
+
+    def state(self, name: str) -> object:
+        """A capability's per-daemon state, made from its declaration at the first use."""
+        if name in self._states:
+            return self._states[name]
+        cap = next((c for c in self.capabilities if c.name == name), None)
+        if cap is None or cap.state is None:
+            return None
+        if self._services is None:
+            raise RuntimeError("capability state asked for before the daemon core was attached")
+        made = self._states[name] = cap.state(
+            StateContext(
+                home=self._home,
+                config=self.sections.get(cap.config_key or ""),
+                env=self._env,
+                services=self._services,
+            )
+        )
+        return made
+
+    def register(self, cap: Capability, *, state: object = None, first: bool = False) -> None:
+        """Add a capability's methods to the table after assembly (the core's own, by the hub).
+
+        `state` is what its handlers get as `ctx.state(...)`; `first` puts its rows at the head
+        of the table (the core's).
+        """
+        if any(c.name == cap.name for c in self.capabilities):
+            raise ValueError(f"capability {cap.name!r} is registered already")
+        self.capabilities = (cap, *self.capabilities) if first else (*self.capabilities, cap)
+        self._states[cap.name] = state
+        self._add_methods(cap, first=first)
 
     # -- the protocol surface -----------------------------------------------------------------
 
@@ -174,18 +241,29 @@ class CapabilityRegistry:
         """The capabilities' method rows (the core rows live in ggd.protocol.methods).
 
         Imports every deferred capability protocol module: for the export and tests, not the
-        start-up path (that needs only `requests()`).
+        start-up path.
         """
         return tuple(spec for rows in self._row_sources for spec in rows)
 
     def requests(self) -> tuple[str, ...]:
-        """The names of the capabilities' client requests, without importing deferred rows."""
+        """The names of the client requests known so far (a deferred capability's once loaded)."""
         return tuple(self._requests)
+
+    def serves(self, method: str) -> bool:
+        """Whether `method` is a client request of the table (importing its capability if
+        it is deferred). One whose module fails to import counts: its call gets the error."""
+        if method in self._handlers:
+            return True
+        try:
+            self._load(method)
+        except E.GgError:
+            return True
+        return method in self._handlers
 
     def row(self, method: str) -> MethodSpec | None:
         """One capability row by name (importing the protocol module that holds it)."""
         for rows in self._row_sources:
-            if isinstance(rows, DeferredRows) and method not in rows.requests:
+            if isinstance(rows, DeferredRows) and not rows.covers(method):
                 continue
             for spec in rows:
                 if spec.name == method:
@@ -193,8 +271,31 @@ class CapabilityRegistry:
         return None
 
     def handler(self, method: str) -> tuple[Capability, Handler] | None:
-        """The capability handler of a method row, if a capability owns it."""
+        """The handler of a client request row and the capability that owns it."""
+        if method not in self._handlers:
+            self._load(method)
         return self._handlers.get(method)
+
+    def route(self, method: str) -> Route | None:
+        """The client request `method` as a call, made at its first use; None when not served."""
+        got = self._routes.get(method)
+        if got is not None:
+            return got
+        owned = self.handler(method)
+        if owned is None:
+            return None
+        spec = self.row(method)
+        if spec is None:
+            raise RuntimeError(f"{method} has a handler but no method row")
+        cap, fn = owned
+        got = self._routes[method] = Route(
+            spec=spec,
+            capability=cap,
+            handler=fn,
+            config=self.sections.get(cap.config_key) if cap.config_key else None,
+            state=self.state(cap.name),
+        )
+        return got
 
     def section(self, key: str) -> BaseModel | None:
         """A validated config section."""

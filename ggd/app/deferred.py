@@ -2,11 +2,10 @@
 
 A capability's protocol module is pydantic models (and its handlers module what they call):
 ~2-6 ms of imports each, paid at every daemon start although a start serves, at first, none of
-them. What the daemon needs up front is only the names of the client requests, to register one
-feature per name on each connection; `DeferredRows` and `DeferredHandlers` carry those names and
-import the rows (`module:attr`) or the handlers at the first use of either. A capability lists
-its request names once beside them; tests/unit/protocol/test_protocol.py checks them against the
-rows, so the two cannot drift.
+them. What the daemon needs up front is only which requests could be a capability's: `DeferredRows`
+names the areas of its methods (`job` for gg/job.*), and the rows (`<package>.protocol:METHODS`)
+and handlers (`<package>.handlers:HANDLERS`) are imported at the first request in one of them.
+The method names are written once, in the rows.
 """
 
 from __future__ import annotations
@@ -41,11 +40,18 @@ def load_ref(ref: str) -> Any:
 
 
 class DeferredRows(Sequence[MethodSpec]):
-    """Method rows imported at first use; `requests` (the client request names) are known now."""
+    """A capability's rows (`<package>.protocol:METHODS`), imported at their first use.
 
-    def __init__(self, ref: str, requests: Sequence[str]) -> None:
-        self.ref = ref
-        self.requests = tuple(requests)
+    `areas` are the `<area>` parts of its `gg/<area>.<verb>` names: until the rows are imported,
+    a request in one of them is the capability's to answer (the registry imports the rows at
+    the first such request and knows the names from then on). The names live in the rows alone.
+    """
+
+    def __init__(self, package: str, *areas: str) -> None:
+        if not areas:
+            raise ValueError("a deferred capability names the areas of its methods")
+        self.ref = f"{package}.protocol:METHODS"
+        self.areas = areas
         self._rows: tuple[MethodSpec, ...] | None = None
 
     @property
@@ -58,6 +64,10 @@ class DeferredRows(Sequence[MethodSpec]):
         if self._rows is None:
             self._rows = tuple(load_ref(self.ref))
         return self._rows
+
+    def covers(self, method: str) -> bool:
+        """Whether `method` is in one of the areas (without importing anything)."""
+        return method.removeprefix("gg/").split(".", 1)[0] in self.areas
 
     @overload
     def __getitem__(self, index: int) -> MethodSpec: ...
@@ -74,15 +84,11 @@ class DeferredRows(Sequence[MethodSpec]):
 
 
 class DeferredHandlers(Mapping[str, Any]):
-    """A capability's handlers by method name; their module is imported at the first call.
+    """A capability's handlers by method name (`<package>.handlers:HANDLERS`), imported at first
+    use: any lookup or iteration imports the module."""
 
-    Iterating gives the declared names without importing anything; looking one up imports the
-    module and returns its handler (a name the module does not handle is a KeyError).
-    """
-
-    def __init__(self, ref: str, names: Sequence[str]) -> None:
-        self.ref = ref
-        self.names = tuple(names)
+    def __init__(self, package: str) -> None:
+        self.ref = f"{package}.handlers:HANDLERS"
         self._handlers: Mapping[str, Any] | None = None
 
     @property
@@ -97,12 +103,10 @@ class DeferredHandlers(Mapping[str, Any]):
         return self._handlers
 
     def __getitem__(self, name: str) -> Any:
-        if name not in self.names:
-            raise KeyError(name)
         return self.handlers()[name]
 
     def __len__(self) -> int:
-        return len(self.names)
+        return len(self.handlers())
 
     def __iter__(self) -> Iterator[str]:
-        return iter(self.names)
+        return iter(self.handlers())

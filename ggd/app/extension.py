@@ -20,6 +20,7 @@ Nothing here knows a concrete capability; the registry computes what is advertis
 from __future__ import annotations
 
 import contextlib
+import os
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -31,6 +32,7 @@ from ggd.agent import PromptSection
 from ggd.protocol import MethodSpec, SessionEvent
 from ggd.tools import Tool
 
+from .fanout import Subscriber
 from .workspaces import Workspace
 
 if TYPE_CHECKING:
@@ -38,6 +40,7 @@ if TYPE_CHECKING:
     from .run import Run
 
 __all__ = [
+    "Caller",
     "Capability",
     "Channel",
     "ChannelContext",
@@ -49,6 +52,7 @@ __all__ = [
     "ScopeContext",
     "SessionContext",
     "SetupContext",
+    "StateContext",
     "ToolProvider",
     "TurnRequest",
 ]
@@ -66,6 +70,16 @@ def config_section(config: BaseModel | None, model: type[C]) -> C:
     return config if isinstance(config, model) else model.model_construct()
 
 
+S = TypeVar("S")
+
+
+def checked_state(state: object, kind: type[S]) -> S:
+    """A capability's state as the type its code expects; anything else is a wiring bug."""
+    if not isinstance(state, kind):
+        raise TypeError(f"capability state is {type(state).__name__}, not {kind.__name__}")
+    return state
+
+
 @dataclass(frozen=True)
 class SetupContext:
     """What a capability's factories get once at daemon start."""
@@ -74,10 +88,17 @@ class SetupContext:
     config: BaseModel | None
     env: Mapping[str, str]
     sandbox: bool = False
+    # The capability's per-daemon state, made at its first use: a provider asks for it in
+    # available() or build(), never in its constructor or start() (the core is not made yet).
+    own_state: Callable[[], object] = lambda: None
 
     def section(self, model: type[C]) -> C:
         """The capability's config section (its defaults when there is none)."""
         return config_section(self.config, model)
+
+    def state(self, kind: type[S]) -> S:
+        """The capability's per-daemon state, checked to be a `kind`."""
+        return checked_state(self.own_state(), kind)
 
 
 @dataclass
@@ -220,15 +241,62 @@ class DaemonServices(Protocol):
         ...
 
 
+class Caller(Subscriber, Protocol):
+    """The connection a request came on, as a handler sees it (`ggd.rpc.Connection`)."""
+
+    remote: bool
+    # The sessions and runs this connection follows (dropped with it when it closes).
+    session_subs: set[str]
+    run_subs: set[str]
+
+
 @dataclass
 class HandlerContext:
-    """What a capability's request handler gets besides its params."""
+    """What every request handler gets besides its (validated) params, core and capability alike.
+
+    `notify` sends a notification to the calling connection (never shed); `remote` says whether
+    it came over the network (WebSocket). `caller` is that connection itself (subscriptions),
+    `client` the requests gg may send back to it (its editor tools), `config` the capability's
+    validated config section, and `state(kind)` the capability's per-daemon state, made once
+    from its declaration.
+    """
 
     services: DaemonServices
     workspace: Workspace
     config: BaseModel | None
     notify: Callable[[str, dict[str, Any]], bool]
     remote: bool = False
+    caller: Caller | None = None
+    client: object | None = None
+    own_state: object = None
+    # The daemon's environment as it was composed (never read from os.environ in a handler);
+    # a context made by hand (a unit test) sees the process's.
+    env: Mapping[str, str] = field(default_factory=lambda: os.environ)
+
+    def section(self, model: type[C]) -> C:
+        """The capability's config section (its defaults when there is none)."""
+        return config_section(self.config, model)
+
+    def state(self, kind: type[S]) -> S:
+        """The capability's per-daemon state, checked to be a `kind` (a wrong kind is a bug)."""
+        return checked_state(self.own_state, kind)
+
+    @property
+    def connection(self) -> Caller:
+        """The calling connection (every call through the table has one)."""
+        if self.caller is None:
+            raise RuntimeError("no calling connection")
+        return self.caller
+
+
+@dataclass(frozen=True)
+class StateContext:
+    """What a capability's `state` factory gets: once per daemon, at the state's first use."""
+
+    home: Path
+    config: BaseModel | None
+    env: Mapping[str, str]
+    services: DaemonServices
 
     def section(self, model: type[C]) -> C:
         """The capability's config section (its defaults when there is none)."""
@@ -237,10 +305,17 @@ class HandlerContext:
 
 @dataclass
 class ChannelContext:
-    """What a capability's channel factory gets."""
+    """What a capability's channel factory gets (`state`: the capability's per-daemon state)."""
 
     services: DaemonServices
     config: BaseModel | None
+    own_state: object = None
+    # The daemon's environment as it was composed (as HandlerContext.env).
+    env: Mapping[str, str] = field(default_factory=lambda: os.environ)
+
+    def state(self, kind: type[S]) -> S:
+        """The capability's per-daemon state, checked to be a `kind`."""
+        return checked_state(self.own_state, kind)
 
     def section(self, model: type[C]) -> C:
         """The capability's config section (its defaults when there is none)."""
@@ -254,6 +329,7 @@ Handler = Callable[[HandlerContext, Any], Awaitable[Any]]
 class Capability:
     """One capability package's contribution to the daemon, listed once by the composition root.
 
+    `state` makes what its handlers share for the daemon's life (a store, a cache), once.
     `channels` returns the channels to supervise, or a string: the reason they are disabled.
     """
 
@@ -261,6 +337,9 @@ class Capability:
     summary: str
     config_key: str | None = None
     config_model: type[BaseModel] | None = None
+    # The capability's per-daemon state, made once by the registry; its handlers get it as
+    # `ctx.state(kind)`. Never a module global: a test runs several daemons in one process.
+    state: Callable[[StateContext], object] | None = None
     providers: Callable[[SetupContext], Sequence[ToolProvider]] | None = None
     channels: Callable[[ChannelContext], Sequence[Channel] | str] | None = None
     methods: Sequence[MethodSpec] = ()

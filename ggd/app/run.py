@@ -10,7 +10,7 @@ import secrets
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 from ggd.agent import SteeringQueue
 from ggd.protocol import Approval, RunStatus, UsageInfo, encode_message
@@ -24,12 +24,6 @@ from .fanout import Subscriber as Subscriber
 from .ring import EventRing
 
 log = logging.getLogger("ggd.app")
-
-# Event classes whose one field is `text`: emitted without building a model (see Run.emit).
-_DELTA_TYPES: dict[type[W.RunEventBase], str] = {
-    W.TextDeltaEvent: "text_delta",
-    W.ThinkingDeltaEvent: "thinking_delta",
-}
 
 _approval_ids = itertools.count(1)
 
@@ -88,10 +82,10 @@ class Run:
     # -- the event log ------------------------------------------------------------------------
 
     def emit(self, cls: type[W.RunEventBase], **fields: Any) -> dict[str, Any]:
-        """Number, validate, record and fan out one event; never awaits a client."""
-        text = fields.get("text")
-        if cls in _DELTA_TYPES and len(fields) == 1 and type(text) is str:
-            return self.emit_delta(_DELTA_TYPES[cls], text)
+        """Number, validate, record and fan out one event; never awaits a client.
+
+        Streamed deltas take `emit_delta`, the one path the agent's deltas come by.
+        """
         model = cls(
             run_id=self.id,
             session_id=self.session_id,
@@ -105,7 +99,9 @@ class Run:
         self._record(wire, body)
         return wire
 
-    def emit_delta(self, type_: str, text: str) -> dict[str, Any]:
+    def emit_delta(
+        self, type_: Literal["text_delta", "thinking_delta"], text: str
+    ) -> dict[str, Any]:
         """Emit a text_delta or thinking_delta: most of a run's events, so the cheapest path.
 
         The wire dict is the one the model would dump, built directly, and the body is

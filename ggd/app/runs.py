@@ -8,11 +8,10 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import gc
 import logging
 import time
 from collections import OrderedDict
-from collections.abc import Awaitable
+from collections.abc import Awaitable, Callable
 
 from ggd.agent import AgentLoop, TurnOutcome, begin_turn
 from ggd.protocol import SessionEvent
@@ -36,7 +35,14 @@ log = logging.getLogger("ggd.app")
 class RunManager:
     """Every run of the daemon; one active run per session."""
 
-    def __init__(self, runtime: Runtime, turns: TurnAssembler, opts: RunOptions) -> None:
+    def __init__(
+        self,
+        runtime: Runtime,
+        turns: TurnAssembler,
+        opts: RunOptions,
+        *,
+        on_first_run: Callable[[], None] | None = None,
+    ) -> None:
         self.runtime = runtime
         self.turns = turns
         self.opts = opts
@@ -46,6 +52,8 @@ class RunManager:
         self.interactive = InteractiveApprover(lambda sid: self.session_allows.get(sid, set()))
         # Snapshot files being refreshed after runs (awaited at close, so none is cut short).
         self._warming: set[asyncio.Task[None]] = set()
+        # Called once, as the first run starts: start-up is over (the daemon freezes its heap).
+        self._first_run = on_first_run
 
     # -- queries ------------------------------------------------------------------------------
 
@@ -129,7 +137,9 @@ class RunManager:
             if svc.active_run_id == run.id:
                 svc.active_run_id = None
             raise
-        _freeze_start_up()
+        if self._first_run is not None:  # the daemon's memory policy (ggd/daemon/memory.py)
+            hook, self._first_run = self._first_run, None
+            hook()
         run.emit(W.RunStartedEvent, prompt=prompt)
         log.info(
             "run started",
@@ -245,22 +255,6 @@ class RunManager:
         for rid, run in list(self.finished.items()):
             if run.finished_mono is not None and now - run.finished_mono > self.opts.keep_seconds:
                 del self.finished[rid]
-
-
-_frozen = False
-
-
-def _freeze_start_up() -> None:
-    """Once, at the first run: what start-up built (modules, method tables, providers) moves
-    to the collector's permanent generation.
-
-    Otherwise every full collection during a streaming run rescans all of it: ~50 ms each on
-    this machine, several µs of every event of a 20k-event run.
-    """
-    global _frozen
-    if not _frozen:
-        _frozen = True
-        gc.freeze()
 
 
 __all__ = ["RunManager", "RunOptions"]

@@ -33,6 +33,7 @@ class DaemonCore:
         self.registry = registry
         self.supervisor = supervisor
         self._owns_channels = owns_channels
+        registry.attach(self)  # capability states are made with this core, at their first use
 
     @property
     def home(self) -> Path:

@@ -12,9 +12,8 @@ from ggd.agent import (
     AgentOptions,
     ApprovalDecision,
     CompactionSettings,
+    DeltaKind,
     PathLocks,
-    TextDeltaEvent,
-    ThinkingDeltaEvent,
     compact,
     estimate_tokens,
 )
@@ -180,7 +179,7 @@ class TurnAssembler:
 
 
 class _RunSink:
-    """The agent's events to a run; text deltas straight to its cheapest path (`text_delta`)."""
+    """The agent's events to a run; its deltas to the run's delta path (see agent.delta_writer)."""
 
     __slots__ = ("run",)
 
@@ -188,27 +187,12 @@ class _RunSink:
         self.run = run
 
     def __call__(self, ev: Any) -> None:
-        _emit_agent(self.run, ev)
+        cls, fields = to_wire(ev)
+        self.run.emit(cls, **fields)
 
-    def text_delta(self, text: str) -> None:
-        """One text delta, without an event object (AgentLoop looks this method up)."""
-        if type(text) is str:
-            self.run.emit_delta("text_delta", text)
-        else:
-            _emit_agent(self.run, TextDeltaEvent(text=text))
-
-
-def _emit_agent(run: Run, ev: Any) -> None:
-    # Deltas are nearly every event of a run: straight to the delta path, no field dict.
-    kind = type(ev)
-    if kind is TextDeltaEvent and type(ev.text) is str:
-        run.emit_delta("text_delta", ev.text)
-        return
-    if kind is ThinkingDeltaEvent and type(ev.text) is str:
-        run.emit_delta("thinking_delta", ev.text)
-        return
-    cls, fields = to_wire(ev)
-    run.emit(cls, **fields)
+    def delta(self, kind: DeltaKind, text: str) -> None:
+        """One streamed delta, as bare text: no event object, no field dict."""
+        self.run.emit_delta(kind, text)
 
 
 __all__ = ["TurnAssembler"]

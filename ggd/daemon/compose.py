@@ -29,6 +29,7 @@ from ggd.app import (
 from ggd.providers import build_registry
 from ggd.rpc.hub import HubInfo
 
+from . import memory
 from .config import Config
 
 log = logging.getLogger("ggd.daemon")
@@ -103,7 +104,8 @@ async def compose(
     )
     await registry.start()
     turns = TurnAssembler(models, registry, opts, home, runtime.bus)
-    runs = RunManager(runtime, turns, opts)
+    memory.install()  # bulk loads pause the collector (the daemon's memory policy)
+    runs = RunManager(runtime, turns, opts, on_first_run=memory.freeze_start_up)
     core = DaemonCore(runtime, runs, registry, Supervisor(), owns_channels=owns_channels)
     info = HubInfo(
         version=__version__,
@@ -137,7 +139,12 @@ def start_channels(
             core.supervisor.disabled(cap.name, f"disabled by --no-{cap.name}")
             continue
         made = cap.channels(
-            ChannelContext(services=core, config=core.section(cap.config_key or ""))
+            ChannelContext(
+                services=core,
+                config=core.section(cap.config_key or ""),
+                own_state=core.registry.state(cap.name),
+                env=core.registry.env,
+            )
         )
         if isinstance(made, str):
             core.supervisor.disabled(cap.name, made)

@@ -1,8 +1,9 @@
-"""The JSON-RPC layer: per-connection state, the gg/* dispatch table, and the handlers."""
+"""The JSON-RPC layer: per-connection state and dispatch, the hub, and the core's own methods."""
 
 from __future__ import annotations
 
 from .connection import Connection
-from .dispatch import CallContext, GgProtocol, bind, handler, registered
+from .dispatch import BodyWriter, Dispatcher, GgProtocol, bind
+from .responses import GgRpcError
 
-__all__ = ["CallContext", "Connection", "GgProtocol", "bind", "handler", "registered"]
+__all__ = ["BodyWriter", "Connection", "Dispatcher", "GgProtocol", "GgRpcError", "bind"]

@@ -258,7 +258,22 @@ class Connection:
 
     def respond_error(self, msg_id: Any, error: dict[str, Any]) -> None:
         """Send an error response (id may be None for unparsable requests)."""
-        self.send_raw(self.encode({"jsonrpc": "2.0", "id": msg_id, "error": error}))
+        self.send_body(encode_message({"jsonrpc": "2.0", "id": msg_id, "error": error}))
+
+    def send_body(self, body: bytes | Pieces) -> bool:
+        """Queue one encoded message for this client alone (an answer), framed for the transport.
+
+        Not through the shared framer's memo: an answer goes to one client only, and the memo
+        would keep it alive (a long session's gg/session.open: tens of MB) until the next event.
+        """
+        if isinstance(body, Pieces):
+            if self.framer is not None:  # stream framing around the pieces, never copied
+                body = body.framed(b"Content-Length: %d\r\n\r\n" % len(body))
+            return self.send_raw(body)
+        framer = self.framer
+        if framer is not None and self.wire is None:
+            body = framer.fn(body) if isinstance(framer, SharedFramer) else framer(body)
+        return self.send_raw(body)
 
     async def next_frames(self) -> list[bytes | Pieces] | None:
         """Wait for queued frames; None once closed and drained.

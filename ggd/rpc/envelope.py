@@ -8,14 +8,12 @@ the envelope is decided here, so what reaches pygls is a well-formed message it 
 
 from __future__ import annotations
 
-import functools
+from collections.abc import Container
 from dataclasses import dataclass
 from typing import Any, Literal
 
 from lsprotocol import types as lsp
 from pydantic import BaseModel, ConfigDict, StrictInt, StrictStr, ValidationError
-
-from ggd.protocol.methods import REQUESTS
 
 from .connection import Connection
 
@@ -38,14 +36,6 @@ LSP_NOTIFICATIONS = frozenset(
         lsp.WINDOW_WORK_DONE_PROGRESS_CANCEL,
     }
 )
-
-
-@functools.cache
-def _gg_requests() -> frozenset[str]:
-    # The core rows with a handler (when no hub gives its full table, e.g. in unit tests).
-    from .dispatch import registered
-
-    return frozenset(s.name for s in REQUESTS if s.name in registered())
 
 
 @dataclass(frozen=True)
@@ -117,11 +107,13 @@ def check(
     conn: Connection,
     *,
     shut_down: bool,
-    known: frozenset[str] | None = None,
+    known: Container[str],
 ) -> Verdict:
     """Decide what to do with one parsed JSON object from `conn`.
 
     `known` is every gg request the daemon serves (core and capability rows, from the hub).
+    What passes is checked for good: a gg/* request that gets through is initialized and has
+    an object (or no) params, which the table's route validates against its row.
     """
     has_id = "id" in data
     msg_id = data.get("id")
@@ -163,9 +155,7 @@ def check(
     if not has_id:
         return _notification(method, params, conn, shut_down=shut_down)
     assert isinstance(msg_id, int | str)  # checked by valid_id above
-    return _request(
-        msg_id, method, params, conn, shut_down=shut_down, known=known or _gg_requests()
-    )
+    return _request(msg_id, method, params, conn, shut_down=shut_down, known=known)
 
 
 def _notification(method: str, params: Any, conn: Connection, *, shut_down: bool) -> Verdict:
@@ -193,7 +183,7 @@ def _request(
     conn: Connection,
     *,
     shut_down: bool,
-    known: frozenset[str],
+    known: Container[str],
 ) -> Verdict:
     if method in LSP_NOTIFICATIONS:
         return Reply(
@@ -227,6 +217,10 @@ def _request(
     if not conn.initialized:
         return Reply(
             msg_id, error(-32002, "not_initialized", "send initialize before other requests")
+        )
+    if method in known and params is not None and not isinstance(params, dict):
+        return Reply(
+            msg_id, error(-32602, "invalid_params", "invalid params: params must be an object")
         )
     return None
 

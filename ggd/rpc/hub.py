@@ -4,16 +4,30 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Container
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
-from ggd.app import CORE_CAPABILITIES, DaemonCore, RunManager, Runtime, ScopeContext, Workspace
+from ggd.app import (
+    CORE_CAPABILITIES,
+    Capability,
+    CapabilityRegistry,
+    DaemonCore,
+    HandlerContext,
+    RunManager,
+    Runtime,
+    ScopeContext,
+    Workspace,
+)
 from ggd.protocol import PROTOCOL_VERSION, MethodSpec
 from ggd.protocol import errors as E
-from ggd.protocol.methods import BY_NAME, METHODS
 
 from .connection import Connection
+
+if TYPE_CHECKING:
+    from pygls.lsp.server import LanguageServer
+
+    from .dispatch import Dispatcher
 
 log = logging.getLogger("ggd.rpc")
 
@@ -38,16 +52,31 @@ class InitializeParams(Protocol):
     initialization_options: Any
 
 
+class Served(Container[str]):
+    """The client requests the daemon's one table serves, as the gate asks about them."""
+
+    def __init__(self, registry: CapabilityRegistry) -> None:
+        self._registry = registry
+
+    def __contains__(self, method: object) -> bool:
+        return isinstance(method, str) and self._registry.serves(method)
+
+
 class Hub:
     """The app object transports call into; one per daemon."""
 
-    def __init__(self, core: DaemonCore, info: HubInfo) -> None:
+    def __init__(self, core: DaemonCore, info: HubInfo, methods: Capability) -> None:
+        """`methods` is the core's own (ggd.rpc.handlers.CAPABILITY), handed in by the root."""
         self.core = core
         self.info = info
         self.connections: dict[int, Connection] = {}
         self.started = time.time()
         self.last_activity = time.monotonic()
-        self._methods: tuple[MethodSpec, ...] | None = None
+        # The core's own methods join the daemon's one table, once, with the hub as their state.
+        core.registry.register(methods, state=self, first=True)
+        # The gate's "known methods": the table itself (a deferred capability's are imported
+        # at the first request in its area).
+        self.known: Container[str] = Served(core.registry)
 
     @property
     def runtime(self) -> Runtime:
@@ -61,20 +90,15 @@ class Hub:
 
     def methods(self) -> tuple[MethodSpec, ...]:
         """The one method table: core rows, then every capability's rows (imports them all)."""
-        if self._methods is None:
-            self._methods = (*METHODS, *self.core.registry.methods())
-        return self._methods
-
-    def requests(self) -> tuple[str, ...]:
-        """The names of the client requests: core rows, then the capabilities' (not imported)."""
-        core = (s.name for s in METHODS if s.kind == "request" and s.direction == "client")
-        return (*core, *self.core.registry.requests())
-
-    def row(self, method: str) -> MethodSpec | None:
-        """One row of the table by name; a capability's is imported at its first use."""
-        return BY_NAME.get(method) or self.core.registry.row(method)
+        return self.core.registry.methods()
 
     # -- transport hooks -------------------------------------------------------------------------
+
+    def bind(self, server: LanguageServer, conn: Connection) -> Dispatcher:
+        """Set up a new connection's protocol (its editor session and gg/* dispatcher)."""
+        from .dispatch import bind
+
+        return bind(server, self, conn)
 
     def connection_opened(self, conn: Connection) -> None:
         """A client connected."""
@@ -137,3 +161,8 @@ class Hub:
     def idle(self) -> bool:
         """No clients and no active runs."""
         return not self.connections and self.runs.active_count() == 0
+
+
+def hub_of(ctx: HandlerContext) -> Hub:
+    """The hub, as the core methods' state (what their handlers reach the daemon through)."""
+    return ctx.state(Hub)

@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 import contextlib
-import gc
 import json
-from collections.abc import Iterator
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -22,6 +21,7 @@ __all__ = [
     "encode_line",
     "header_from_json",
     "parse",
+    "set_bulk_policy",
 ]
 
 FORMAT_VERSION = 1
@@ -164,20 +164,24 @@ def _chain_of(entries: list[Entry]) -> Chain:
     return chain
 
 
-@contextlib.contextmanager
-def bulk_allocation() -> Iterator[None]:
-    """Pause the cyclic GC while building many acyclic objects (json dicts, entries).
+# What the collector does while many objects are built at once: the daemon's memory policy
+# (ggd/daemon/memory.py) installs it; a library user of this package gets no change.
+_bulk_policy: Callable[[], contextlib.AbstractContextManager[None]] = contextlib.nullcontext
 
-    Each young-generation pass would re-walk the growing heap; pausing roughly halves the
-    time to load 100k entries. Nothing built here forms cycles, so nothing is leaked.
+
+def set_bulk_policy(policy: Callable[[], contextlib.AbstractContextManager[None]]) -> None:
+    """Install the process's memory policy for bulk loads (the daemon does, at start)."""
+    global _bulk_policy
+    _bulk_policy = policy
+
+
+def bulk_allocation() -> contextlib.AbstractContextManager[None]:
+    """A span that builds many acyclic objects (json dicts, entries): a load of a whole file.
+
+    The loading code marks the span; what to do meanwhile (the daemon pauses the cyclic
+    collector) is the installed policy's decision, not this package's.
     """
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            gc.enable()
+    return _bulk_policy()
 
 
 def parse(data: bytes) -> Parsed:

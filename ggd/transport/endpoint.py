@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import logging
-from typing import Any
+from collections.abc import Container
+from typing import Any, Protocol
 
 from cattrs import Converter
 from pygls.exceptions import JsonRpcException
@@ -11,13 +12,35 @@ from pygls.lsp.server import LanguageServer
 from pygls.protocol import default_converter
 
 from ggd.protocol import errors as E
-from ggd.rpc import Connection, GgProtocol, bind, envelope
-from ggd.rpc.pieces import Pieces
+from ggd.rpc import Connection, Dispatcher, GgProtocol, envelope
 
 from . import guard
 from .framing import MAX_MESSAGE_BYTES, BadHeader, Oversized
 
 log = logging.getLogger("ggd.transport")
+
+
+class App(Protocol):
+    """What the listeners call into: the daemon's hub (`ggd.rpc.hub.Hub`)."""
+
+    # Every gg/* request the daemon's one method table serves (the gate's "known methods").
+    known: Container[str]
+
+    def connection_opened(self, conn: Connection) -> None:
+        """A client connected."""
+        ...
+
+    def connection_closed(self, conn: Connection) -> None:
+        """A client went away."""
+        ...
+
+    def health(self) -> dict[str, Any]:
+        """The authenticated /health report."""
+        ...
+
+    def bind(self, server: LanguageServer, conn: Connection) -> Dispatcher:
+        """Set up a new connection's protocol; returns the dispatcher of its gg/* requests."""
+        ...
 
 
 _CONVERTER: Converter | None = None
@@ -52,37 +75,22 @@ def prepare() -> None:
     conv.get_unstructure_hook(lsp.InitializeResult)
 
 
-class _ConnWriter:
-    """pygls writer that hands frames to the connection's bounded queue."""
-
-    def __init__(self, conn: Connection) -> None:
-        self.conn = conn
-
-    def write(self, data: bytes | Pieces) -> None:
-        self.conn.send_raw(data)
-
-    def close(self) -> None:
-        self.conn.close()
-
-
 _err = envelope.error  # one builder of error objects for the gate and the framing
 
 
 class Endpoint:
     """One connection's JSON-RPC endpoint: a LanguageServer + GgProtocol of its own."""
 
-    def __init__(self, app: Any, conn: Connection, version: str) -> None:
+    def __init__(self, app: App, conn: Connection, version: str) -> None:
         self.conn = conn
         self.server = LanguageServer(
             "ggd", version, protocol_cls=GgProtocol, converter_factory=_shared_converter
         )
+        self.dispatcher = app.bind(self.server, conn)
         proto = self.server.protocol
         assert isinstance(proto, GgProtocol)
-        proto.conn = conn
-        proto.app = app
-        proto.set_writer(_ConnWriter(conn), include_headers=conn.framed)
         self.protocol = proto
-        self.known = bind(self.server, app, conn)
+        self.known = app.known
 
     def feed(self, item: bytes | Oversized | BadHeader) -> None:
         """Handle one message body (or a framing problem) from the client.
@@ -134,6 +142,12 @@ class Endpoint:
             return  # the editor answered a request of gg's own (ggd.rpc.editor)
         # From here the envelope is sound: a valid id, a known method, the right lifecycle step.
         msg_id = data.get("id")
+        method = data.get("method")
+        if isinstance(method, str) and msg_id is not None and method in self.known:
+            self.dispatcher.request(msg_id, method, data.get("params"))
+            return  # gg/* requests go through the daemon's table, never pygls
+        if method == "$/cancelRequest" and self.dispatcher.cancel(data["params"]["id"]):
+            return
         try:
             msg = self.protocol.structure_message(data)
             self.protocol.handle_message(msg)

@@ -10,13 +10,12 @@ import stat
 import sys
 from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import Any
 
 from ggd.rpc import Connection
 from ggd.rpc.connection import SharedFramer
 from ggd.rpc.pieces import Buffer, spans
 
-from .endpoint import Endpoint
+from .endpoint import App, Endpoint
 from .framing import ContentLengthDecoder, encode, encode_many
 
 log = logging.getLogger("ggd.transport")
@@ -43,7 +42,7 @@ async def _writer_loop(conn: Connection, write: WriteFn) -> None:
 
 
 async def serve_stream(
-    app: Any,
+    app: App,
     reader: asyncio.StreamReader,
     write: WriteFn,
     *,
@@ -82,7 +81,7 @@ async def serve_stream(
         log.info("connection closed", extra={"conn": conn.id, "transport": transport})
 
 
-async def serve_stdio(app: Any, *, version: str) -> None:
+async def serve_stdio(app: App, *, version: str) -> None:
     """Serve exactly one client on stdin/stdout; returns when stdin reaches EOF or exit."""
     loop = asyncio.get_running_loop()
     reader = asyncio.StreamReader(limit=2**20)
@@ -134,7 +133,7 @@ async def claim_socket_path(path: Path) -> None:
     raise SocketInUseError(f"a daemon is already listening on {path}; not replacing its socket")
 
 
-async def start_unix(app: Any, path: Path, *, version: str) -> asyncio.AbstractServer:
+async def start_unix(app: App, path: Path, *, version: str) -> asyncio.AbstractServer:
     """Listen on a Unix socket (0600) and serve each client on its own connection."""
 
     async def on_client(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:

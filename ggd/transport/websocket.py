@@ -27,7 +27,7 @@ from ggd.rpc import Connection
 from ggd.rpc.connection import SharedFramer
 from ggd.rpc.pieces import Buffer, Pieces, spans
 
-from .endpoint import Endpoint
+from .endpoint import App, Endpoint
 from .framing import MAX_MESSAGE_BYTES, HeaderTable
 from .origins import normalize_origin, origin_of
 
@@ -97,7 +97,7 @@ def _offered_subprotocols(headers: Headers) -> list[str]:
 class WebSocketListener:
     """Owns the websockets server; builds one Endpoint per accepted connection."""
 
-    def __init__(self, app: Any, opts: WsOptions) -> None:
+    def __init__(self, app: App, opts: WsOptions) -> None:
         self.app = app
         self.opts = opts
         self.server: Server | None = None

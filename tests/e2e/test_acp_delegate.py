@@ -305,7 +305,7 @@ async def test_an_editor_offering_nothing_keeps_ggs_own_paths(
 
 
 def test_the_client_tools_sent_follow_the_advertised_capabilities() -> None:
-    from ggd.capabilities.acp.bridge import client_tools
+    from ggd.adapters.acp.bridge import client_tools
 
     assert client_tools({}) is None
     assert client_tools({"fs": {"readTextFile": True}}) == {

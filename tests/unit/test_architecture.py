@@ -20,6 +20,8 @@ ALLOWED: dict[str, set[str]] = {
     "rpc": {"protocol", "app"},
     "transport": {"protocol", "rpc", "compat"},
     "capabilities": {"protocol", "app", "agent", "tools", "session", "providers", "compat"},
+    # clients of gg (ggd --acp, ggd --mcp): they speak to a daemon, never into one
+    "adapters": {"protocol"},
     "daemon": {
         "protocol",
         "app",
@@ -31,6 +33,7 @@ ALLOWED: dict[str, set[str]] = {
         "agent",
         "capabilities",
         "compat",
+        "adapters",
     },
 }
 
@@ -122,3 +125,81 @@ def test_every_package_declares_its_purpose_and_surface() -> None:
     for init in (ROOT / "ggd").glob("*/__init__.py"):
         tree = ast.parse(init.read_text(encoding="utf-8"))
         assert ast.get_docstring(tree), f"{init.relative_to(ROOT)} has no purpose docstring"
+
+
+def _module_imports(path: Path) -> set[str]:
+    """ggd modules a module imports, anywhere in it but under `if TYPE_CHECKING:`."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    rel = path.relative_to(ROOT).with_suffix("")
+    package = list(rel.parts)[:-1]  # what `from . import x` is relative to
+    skip: set[int] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
+            skip.update(id(n) for n in ast.walk(node))
+    found: set[str] = set()
+    for node in ast.walk(tree):
+        if id(node) in skip:
+            continue
+        if isinstance(node, ast.Import):
+            found.update(a.name for a in node.names if a.name.startswith("ggd."))
+        elif isinstance(node, ast.ImportFrom):
+            if node.level == 0:
+                base = node.module or ""
+            else:
+                up = package[: len(package) - (node.level - 1)]
+                base = ".".join([*up, *([node.module] if node.module else [])])
+            if not base.startswith("ggd"):
+                continue
+            found.add(base)
+            found.update(f"{base}.{a.name}" for a in node.names)  # `from . import app`
+    return found
+
+
+def _cycle(graph: dict[str, set[str]]) -> list[str] | None:
+    state: dict[str, int] = {}
+    stack: list[str] = []
+
+    def visit(node: str) -> list[str] | None:
+        state[node] = 1
+        stack.append(node)
+        for nxt in sorted(graph.get(node, ())):
+            if state.get(nxt) == 1:
+                return [*stack[stack.index(nxt) :], nxt]
+            if nxt not in state and (found := visit(nxt)) is not None:
+                return found
+        stack.pop()
+        state[node] = 2
+        return None
+
+    for node in sorted(graph):
+        if node not in state and (found := visit(node)) is not None:
+            return found
+    return None
+
+
+def test_the_daemon_and_rpc_modules_import_each_other_in_one_direction() -> None:
+    # The composition root (ggd.daemon) and the rpc layer: no module imports one that imports
+    # it back, even lazily (main -> app -> main was one; hub -> handlers -> hub another).
+    for pkg in ("daemon", "rpc"):
+        mods = {
+            ".".join(py.relative_to(ROOT).with_suffix("").parts).removesuffix(".__init__"): py
+            for py in (ROOT / "ggd" / pkg).rglob("*.py")
+        }
+        graph = {
+            name: {m for m in _module_imports(py) if m in mods and m != name}
+            for name, py in mods.items()
+            if not name.endswith(f"ggd.{pkg}")  # a package __init__ re-exports its modules
+        }
+        assert _cycle(graph) is None, " -> ".join(_cycle(graph) or [])
+
+
+def test_capability_handlers_and_declarations_take_the_environment_passed_in() -> None:
+    # ctx.env (HandlerContext, ChannelContext, SetupContext, StateContext) is the daemon's
+    # environment as composed; a handler or channel factory never reads os.environ itself.
+    problems = []
+    for pkg in sorted(p for p in (ROOT / "ggd" / "capabilities").iterdir() if p.is_dir()):
+        for name in ("handlers.py", "__init__.py"):
+            py = pkg / name
+            if py.exists() and "os.environ" in py.read_text(encoding="utf-8"):
+                problems.append(str(py.relative_to(ROOT)))
+    assert not problems, problems

@@ -21,19 +21,6 @@ from ggd.app import (
 
 from .tools import artifact_tools
 
-# The gg/artifact.* and gg/library.* requests; rows and handlers are imported at first use.
-REQUESTS = (
-    "gg/artifact.list",
-    "gg/artifact.get",
-    "gg/artifact.versions",
-    "gg/artifact.publish",
-    "gg/artifact.remove",
-    "gg/library.list",
-    "gg/library.add",
-    "gg/library.get",
-    "gg/library.remove",
-)
-
 PROMPT = (
     "Write a deliverable the user will read or keep (report, plan, summary, page) as an "
     "artifact, not a workspace file: artifact_create (markdown or html), then artifact_edit for "
@@ -73,8 +60,8 @@ CAPABILITY = Capability(
     name="artifacts",
     summary="Versioned artifacts the agent writes (markdown, html) and the user's file library.",
     providers=_providers,
-    methods=DeferredRows("ggd.capabilities.artifacts.protocol:METHODS", REQUESTS),
-    handlers=DeferredHandlers("ggd.capabilities.artifacts.handlers:HANDLERS", REQUESTS),
+    methods=DeferredRows(__name__, "artifact", "library"),
+    handlers=DeferredHandlers(__name__),
 )
 
 __all__ = ["CAPABILITY", "ArtifactTools", "Library"]

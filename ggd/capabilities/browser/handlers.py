@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import os
 
 from ggd.app import HandlerContext
 from ggd.app.media import MediaStore
@@ -19,12 +18,12 @@ from .tools import READ_LIMIT
 
 async def _open(ctx: HandlerContext, url: str, stack: contextlib.AsyncExitStack) -> BrowserSession:
     cfg = ctx.section(BrowserConfig)
-    chromium = find_chromium(os.environ)
+    chromium = find_chromium(ctx.env)
     if not cfg.enabled or chromium is None:
         raise E.CapabilityUnavailableError(
             "the browser is not available here: install chromium or set GG_CHROMIUM"
         )
-    guard = Guard(allow=allow_from_env(os.environ.get(TEST_ALLOW_ENV, "")))
+    guard = Guard(allow=allow_from_env(ctx.env.get(TEST_ALLOW_ENV, "")))
     # The URL is the one the user typed: an origin they allowed in config opens without asking.
     session = BrowserSession(chromium, guard, cfg.timeoutSeconds, stack, cfg.private_origins())
     try:

@@ -121,10 +121,6 @@ def _providers(setup: SetupContext) -> list[ToolProvider]:
     return [BrowserProvider(setup.home, config, setup.env)]
 
 
-# The gg/browser.* requests; their rows and handlers are imported at the first call of one.
-REQUESTS = ("gg/browser.read", "gg/browser.shot")
-
-
 def _capability() -> Capability:
     return Capability(
         name="browser",
@@ -132,8 +128,8 @@ def _capability() -> Capability:
         config_key="browser",
         config_model=BrowserConfig,
         providers=_providers,
-        methods=DeferredRows("ggd.capabilities.browser.protocol:METHODS", REQUESTS),
-        handlers=DeferredHandlers("ggd.capabilities.browser.handlers:HANDLERS", REQUESTS),
+        methods=DeferredRows("ggd.capabilities.browser", "browser"),
+        handlers=DeferredHandlers("ggd.capabilities.browser"),
     )
 
 

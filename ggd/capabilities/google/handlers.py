@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import os
 import time
 
 from ggd.app import HandlerContext
@@ -28,7 +27,7 @@ from .store import Tokens
 
 def _auth(ctx: HandlerContext) -> GoogleAuth:
     cfg = ctx.section(GoogleConfig)
-    return GoogleAuth(ctx.services.home, resolve(cfg, os.environ))
+    return GoogleAuth(ctx.services.home, resolve(cfg, ctx.env))
 
 
 def _local_only(ctx: HandlerContext, what: str) -> None:

@@ -104,10 +104,6 @@ def _providers(setup: SetupContext) -> list[ToolProvider]:
     return [GoogleProvider(setup.home, config, setup.env)]
 
 
-# The gg/connector.* requests; their rows and handlers are imported at the first call of one.
-REQUESTS = ("gg/connector.list", "gg/connector.status", "gg/connector.save", "gg/connector.remove")
-
-
 def _capability() -> Capability:
     return Capability(
         name="google",
@@ -115,6 +111,6 @@ def _capability() -> Capability:
         config_key="google",
         config_model=GoogleConfig,
         providers=_providers,
-        methods=DeferredRows("ggd.capabilities.google.protocol:METHODS", REQUESTS),
-        handlers=DeferredHandlers("ggd.capabilities.google.handlers:HANDLERS", REQUESTS),
+        methods=DeferredRows("ggd.capabilities.google", "connector"),
+        handlers=DeferredHandlers("ggd.capabilities.google"),
     )

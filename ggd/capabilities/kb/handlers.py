@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import os
 from pathlib import Path
 from typing import Any
 
@@ -37,7 +36,7 @@ from .store import KbError
 def service(ctx: HandlerContext) -> KbService:
     """A service for the daemon's home and the current config."""
     cfg = ctx.section(KbConfig)
-    return KbService(ctx.services.home, cfg, os.environ)
+    return KbService(ctx.services.home, cfg, ctx.env)
 
 
 async def kb_list(ctx: HandlerContext, params: Empty) -> KbListResult:

@@ -22,9 +22,6 @@ from .config import KbConfig
 if TYPE_CHECKING:
     from .service import KbService
 
-# The gg/kb.* requests; their rows, handlers, the index and search (SQLite) are imported at first use.
-REQUESTS = ("gg/kb.list", "gg/kb.index", "gg/kb.search", "gg/kb.remove")
-
 
 class KbProvider(ToolProvider):
     """kb_search over GG_HOME/kb."""
@@ -63,6 +60,6 @@ CAPABILITY = Capability(
     config_key="kb",
     config_model=KbConfig,
     providers=_providers,
-    methods=DeferredRows("ggd.capabilities.kb.protocol:METHODS", REQUESTS),
-    handlers=DeferredHandlers("ggd.capabilities.kb.handlers:HANDLERS", REQUESTS),
+    methods=DeferredRows("ggd.capabilities.kb", "kb"),
+    handlers=DeferredHandlers("ggd.capabilities.kb"),
 )

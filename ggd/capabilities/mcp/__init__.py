@@ -12,22 +12,12 @@ from __future__ import annotations
 from ggd.app import Capability, DeferredHandlers, DeferredRows, SetupContext, ToolProvider
 
 from .config import McpSection
-from .provider import McpProvider
-
-# The gg/mcp.* requests; their rows and handlers are imported at the first call of one.
-REQUESTS = (
-    "gg/mcp.list",
-    "gg/mcp.test",
-    "gg/mcp.add",
-    "gg/mcp.remove",
-    "gg/mcp.trust",
-    "gg/mcp.session.set",
-)
+from .provider import McpProvider, McpState
 
 
 def _providers(setup: SetupContext) -> list[ToolProvider]:
     section = setup.section(McpSection)
-    return [McpProvider(setup.home, section)]
+    return [McpProvider(setup.home, section, lambda: setup.state(McpState))]
 
 
 CAPABILITY = Capability(
@@ -35,9 +25,10 @@ CAPABILITY = Capability(
     summary="Tools of configured MCP servers (stdio and streamable HTTP), approval-gated.",
     config_key="mcp",
     config_model=McpSection,
+    state=lambda _ctx: McpState(),
     providers=_providers,
-    methods=DeferredRows("ggd.capabilities.mcp.protocol:METHODS", REQUESTS),
-    handlers=DeferredHandlers("ggd.capabilities.mcp.handlers:HANDLERS", REQUESTS),
+    methods=DeferredRows(__name__, "mcp"),
+    handlers=DeferredHandlers(__name__),
 )
 
 __all__ = ["CAPABILITY", "McpProvider", "McpSection"]

@@ -34,7 +34,7 @@ from .protocol import (
     McpTestResult,
     McpTrustResult,
 )
-from .provider import ServerStatus, probe, status_book
+from .provider import McpState, ServerStatus, probe
 from .session import set_session_servers
 
 
@@ -57,7 +57,7 @@ async def mcp_list(ctx: HandlerContext, params: Empty) -> McpListResult:
         servers = await asyncio.to_thread(load_servers, home, ws.root)
     except McpConfigError as exc:
         return McpListResult(servers=[], workspace_file="absent", config_error=str(exc))
-    book = status_book(home)
+    book = ctx.state(McpState).book
     out: list[McpServerInfo] = []
     for name, spec in sorted(servers.servers.items()):
         st = book.get(ws.id, name, spec.fingerprint)
@@ -108,7 +108,7 @@ async def mcp_test(ctx: HandlerContext, params: McpServerParams) -> McpTestResul
         raise E.InvalidParamsError(f"invalid params: server: no MCP server {params.server!r}{hint}")
     out: dict[str, Any] = await probe(spec, home, _section(ctx).list_timeout_seconds)
     # gg/mcp.list shows what the test found (docs/mcp.md): the tools, or why it failed.
-    status_book(home).set(
+    ctx.state(McpState).book.set(
         ctx.workspace.id,
         spec.name,
         ServerStatus(
@@ -193,7 +193,7 @@ async def mcp_session_set(ctx: HandlerContext, params: McpSessionSetParams) -> M
         if server.name in configs:
             raise E.InvalidParamsError(f"invalid params: servers: {server.name!r} appears twice")
         configs[server.name] = _server_config(server)
-    set_session_servers(ctx.services.home, params.session_id, configs)
+    set_session_servers(ctx.state(McpState).sessions, params.session_id, configs)
     return McpSessionSetResult(servers=sorted(configs))
 
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -23,7 +24,7 @@ from ggd.tools import Tool
 from .config import McpSection, Servers, ServerSpec, has_config, load_servers
 from .connection import Connection, describe_error
 from .schema import tool_name
-from .session import any_session_servers, session_specs
+from .session import SessionServers, any_session_servers, session_specs
 from .tools import McpTool
 
 log = logging.getLogger("ggd.mcp")
@@ -61,13 +62,13 @@ class StatusBook:
         return st
 
 
-# One book per GG_HOME: the provider writes it, gg/mcp.list reads it.
-_BOOKS: dict[str, StatusBook] = {}
+@dataclass
+class McpState:
+    """The capability's per-daemon state (ggd.app.Capability.state): the servers' status book
+    (the provider writes it, gg/mcp.list reads it) and the servers clients gave sessions."""
 
-
-def status_book(home: Path) -> StatusBook:
-    """The status book of a daemon home."""
-    return _BOOKS.setdefault(str(home), StatusBook())
+    book: StatusBook = field(default_factory=StatusBook)
+    sessions: SessionServers = field(default_factory=dict)
 
 
 @dataclass
@@ -115,14 +116,24 @@ class McpProvider(ToolProvider):
     name = "mcp"
     capabilities = ("mcp",)
 
-    def __init__(self, home: Path, section: McpSection) -> None:
+    def __init__(
+        self, home: Path, section: McpSection, state: Callable[[], McpState] | None = None
+    ) -> None:
         self.home = home
         self.section = section
-        self.book = status_book(home)
+        # The daemon's McpState, asked for at use (a provider alone, in a test, has its own).
+        own = McpState()
+        self._state = state or (lambda: own)
+
+    @property
+    def book(self) -> StatusBook:
+        """The status book gg/mcp.list reads."""
+        return self._state().book
 
     def available(self, scope: ScopeContext) -> str | None:
         """Absent (quietly) when no mcp.json exists and no session was given servers."""
-        if not has_config(self.home, scope.workspace.root) and not any_session_servers(self.home):
+        sessions = self._state().sessions
+        if not has_config(self.home, scope.workspace.root) and not any_session_servers(sessions):
             return "no MCP servers configured"
         return None
 
@@ -130,7 +141,7 @@ class McpProvider(ToolProvider):
         """Connect what is new or changed, concurrently; tools of every healthy server."""
         servers: Servers = await asyncio.to_thread(load_servers, self.home, session.workspace.root)
         for name, spec in session_specs(
-            self.home, session.session_id, session.workspace.root
+            self._state().sessions, session.session_id, session.workspace.root
         ).items():
             # A configured server keeps its name; the session's adds new names only.
             servers.servers.setdefault(name, spec)
@@ -210,4 +221,4 @@ async def probe(spec: ServerSpec, home: Path, within: float) -> dict[str, Any]:
     }
 
 
-__all__ = ["McpProvider", "ServerStatus", "StatusBook", "probe", "status_book"]
+__all__ = ["McpProvider", "McpState", "ServerStatus", "StatusBook", "probe"]

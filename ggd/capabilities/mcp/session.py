@@ -13,34 +13,30 @@ from pathlib import Path
 
 from .config import HttpServer, ServerSpec, StdioServer
 
-# GG_HOME -> session id -> server name -> config; the provider reads it on each build.
-_REGISTRY: dict[str, dict[str, dict[str, StdioServer | HttpServer]]] = {}
-
-
-def _book(home: Path) -> dict[str, dict[str, StdioServer | HttpServer]]:
-    return _REGISTRY.setdefault(str(home), {})
+# session id -> server name -> config: part of the capability's per-daemon state (McpState);
+# the handler writes it, the provider reads it on each build.
+SessionServers = dict[str, dict[str, StdioServer | HttpServer]]
 
 
 def set_session_servers(
-    home: Path, session_id: str, servers: dict[str, StdioServer | HttpServer]
+    book: SessionServers, session_id: str, servers: dict[str, StdioServer | HttpServer]
 ) -> None:
     """Replace a session's servers (an empty mapping clears them)."""
-    book = _book(home)
     # A cleared session keeps its (empty) entry so the provider still builds for it and closes
     # the connections it had; a session that never had servers adds none.
     if servers or session_id in book:
         book[session_id] = dict(servers)
 
 
-def any_session_servers(home: Path) -> bool:
-    """Whether some session of this home has (or had) servers (for `available`)."""
-    return bool(_REGISTRY.get(str(home)))
+def any_session_servers(book: SessionServers) -> bool:
+    """Whether some session has (or had) servers (for `available`)."""
+    return bool(book)
 
 
-def session_specs(home: Path, session_id: str, root: Path) -> dict[str, ServerSpec]:
+def session_specs(book: SessionServers, session_id: str, root: Path) -> dict[str, ServerSpec]:
     """A session's servers as specs; a stdio server runs in the workspace unless told otherwise."""
     out: dict[str, ServerSpec] = {}
-    for name, cfg in _book(home).get(session_id, {}).items():
+    for name, cfg in book.get(session_id, {}).items():
         raw = json.dumps(["session", cfg.model_dump()], sort_keys=True).encode()
         fingerprint = hashlib.sha256(raw).hexdigest()[:16]
         if isinstance(cfg, StdioServer):
@@ -50,4 +46,4 @@ def session_specs(home: Path, session_id: str, root: Path) -> dict[str, ServerSp
     return out
 
 
-__all__ = ["any_session_servers", "session_specs", "set_session_servers"]
+__all__ = ["SessionServers", "any_session_servers", "session_specs", "set_session_servers"]

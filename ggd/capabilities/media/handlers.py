@@ -21,10 +21,8 @@ from .service import AUDIO_TYPES, MediaService
 
 
 def _service(ctx: HandlerContext) -> MediaService:
-    import os
-
     cfg = ctx.section(MediaConfig)
-    eps = {k: resolve(k, getattr(cfg, k), os.environ) for k in ("image", "tts", "stt")}
+    eps = {k: resolve(k, getattr(cfg, k), ctx.env) for k in ("image", "tts", "stt")}
     return MediaService(ctx.services.home, eps)
 
 

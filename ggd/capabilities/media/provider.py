@@ -48,10 +48,6 @@ class MediaProvider(ToolProvider):
         return Contribution(tools=tools)
 
 
-# The gg/media.* requests; their rows and handlers are imported at the first call of one.
-REQUESTS = ("gg/media.image", "gg/media.tts", "gg/media.stt")
-
-
 def _providers(setup: SetupContext) -> list[ToolProvider]:
     config = setup.section(MediaConfig)
     return [MediaProvider(setup.home, config, setup.env)]
@@ -63,6 +59,6 @@ CAPABILITY = Capability(
     config_key="media",
     config_model=MediaConfig,
     providers=_providers,
-    methods=DeferredRows("ggd.capabilities.media.protocol:METHODS", REQUESTS),
-    handlers=DeferredHandlers("ggd.capabilities.media.handlers:HANDLERS", REQUESTS),
+    methods=DeferredRows("ggd.capabilities.media", "media"),
+    handlers=DeferredHandlers("ggd.capabilities.media"),
 )

@@ -24,9 +24,6 @@ from ggd.app import Capability, DeferredHandlers, DeferredRows, SetupContext, To
 from .config import CONFIG_KEY, MemoryConfig
 from .provider import MemoryProvider, ProfileProvider
 
-# The gg/memory.* requests; their rows and handlers are imported at the first call of one.
-REQUESTS = ("gg/memory.show", "gg/memory.search", "gg/memory.add", "gg/memory.init")
-
 
 def _providers(setup: SetupContext) -> Sequence[ToolProvider]:
     return [ProfileProvider(setup.home), MemoryProvider(setup.home, setup.section(MemoryConfig))]
@@ -38,8 +35,8 @@ CAPABILITY = Capability(
     config_key=CONFIG_KEY,
     config_model=MemoryConfig,
     providers=_providers,
-    methods=DeferredRows("ggd.capabilities.personal.protocol:METHODS", REQUESTS),
-    handlers=DeferredHandlers("ggd.capabilities.personal.handlers:HANDLERS", REQUESTS),
+    methods=DeferredRows(__name__, "memory"),
+    handlers=DeferredHandlers(__name__),
 )
 
 __all__ = ["CAPABILITY", "MemoryConfig", "MemoryProvider", "ProfileProvider"]

@@ -9,8 +9,7 @@ and the gg/job.event notification. See docs/scheduler.md.
 
 from __future__ import annotations
 
-import os
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from ggd.app import (
@@ -20,6 +19,7 @@ from ggd.app import (
     DeferredHandlers,
     DeferredRows,
     SetupContext,
+    StateContext,
     ToolProvider,
 )
 
@@ -28,29 +28,17 @@ from .config import SchedulerConfig
 if TYPE_CHECKING:
     from .loop import SchedulerChannel
 
-# The gg/job.* requests. Their rows and handlers, the job store and the loop (all built on the
-# job models) are imported at the first call or when the channel starts, not with the catalog.
-REQUESTS = (
-    "gg/job.list",
-    "gg/job.add",
-    "gg/job.update",
-    "gg/job.pause",
-    "gg/job.resume",
-    "gg/job.remove",
-    "gg/job.run",
-    "gg/job.log",
-)
 
 # Test-only: a shorter longest sleep, so an end-to-end test sees a job another process added
 # without waiting 30 s. It is read from the daemon's environment only; config.json cannot set it.
 MAX_SLEEP_ENV = "GG_SCHEDULER_MAX_SLEEP"
 
 
-def _max_sleep() -> float:
+def _max_sleep(env: Mapping[str, str]) -> float:
     from .loop import MAX_SLEEP_SECONDS
 
     try:
-        value = float(os.environ.get(MAX_SLEEP_ENV, ""))
+        value = float(env.get(MAX_SLEEP_ENV, ""))
     except ValueError:
         return MAX_SLEEP_SECONDS
     return min(MAX_SLEEP_SECONDS, max(0.05, value))
@@ -61,6 +49,13 @@ class JobsAdvert(ToolProvider):
 
     name = "scheduler"
     capabilities = ("jobs",)
+
+
+def _state(ctx: StateContext) -> object:
+    # The store and the firing are made at their first use (a job call or the channel's start).
+    from .state import make_state
+
+    return make_state(ctx, max_sleep=_max_sleep(ctx.env))
 
 
 def _providers(setup: SetupContext) -> list[ToolProvider]:
@@ -74,10 +69,10 @@ def _channels(ctx: ChannelContext) -> Sequence[Channel] | str:
     cfg = ctx.config
     if isinstance(cfg, SchedulerConfig) and not cfg.enabled:
         reason = "disabled in config.json (scheduler.enabled is false)"
-        shared(ctx.services).off_reason = reason
+        shared(ctx).off_reason = reason
         return reason
-    sh = shared(ctx.services)
-    sh.channel = SchedulerChannel(ctx.services, sh.store, sh.firing, max_sleep=_max_sleep())
+    sh = shared(ctx)
+    sh.channel = SchedulerChannel(ctx.services, sh.store, sh.firing, max_sleep=sh.max_sleep)
     return [sh.channel]
 
 
@@ -86,10 +81,11 @@ CAPABILITY = Capability(
     summary="Cron and one-shot jobs that run the agent unattended (gg job, the Jobs view).",
     config_key="scheduler",
     config_model=SchedulerConfig,
+    state=_state,
     providers=_providers,
     channels=_channels,
-    methods=DeferredRows("ggd.capabilities.scheduler.protocol:METHODS", REQUESTS),
-    handlers=DeferredHandlers("ggd.capabilities.scheduler.handlers:HANDLERS", REQUESTS),
+    methods=DeferredRows(__name__, "job"),
+    handlers=DeferredHandlers(__name__),
 )
 
 

@@ -44,7 +44,7 @@ async def _call(fn: Callable[[], T]) -> T:
 
 
 def _kick(ctx: HandlerContext) -> None:
-    channel = shared(ctx.services).channel
+    channel = shared(ctx).channel
     if channel is not None:
         channel.kick()
 
@@ -58,7 +58,7 @@ def _default_tz(ctx: HandlerContext) -> str:
 
 async def job_list(ctx: HandlerContext, params: JobListParams) -> JobListResult:
     """Jobs of the workspace (or all)."""
-    store = shared(ctx.services).store
+    store = shared(ctx).store
     jobs = await _call(store.jobs)
     if not params.all:
         jobs = [j for j in jobs if j.workspace == ctx.workspace.id]
@@ -67,12 +67,12 @@ async def job_list(ctx: HandlerContext, params: JobListParams) -> JobListResult:
     for rec in await _call(store.runs):  # newest first: the first seen per job is its last
         if rec.job_id in ids:
             last.setdefault(rec.job_id, rec.status)
-    return JobListResult(jobs=jobs, scheduler=scheduler_state(ctx.services), last_status=last)
+    return JobListResult(jobs=jobs, scheduler=scheduler_state(ctx), last_status=last)
 
 
 async def job_add(ctx: HandlerContext, params: JobAddParams) -> JobResult:
     """Validate and store a new job, then wake the loop."""
-    store = shared(ctx.services).store
+    store = shared(ctx).store
     tz = _default_tz(ctx)
 
     def add() -> Job:
@@ -85,7 +85,7 @@ async def job_add(ctx: HandlerContext, params: JobAddParams) -> JobResult:
 
 async def job_update(ctx: HandlerContext, params: JobUpdateParams) -> JobResult:
     """Change a job of this workspace."""
-    store = shared(ctx.services).store
+    store = shared(ctx).store
     job = await _call(
         lambda: store.update(
             params.job, lambda j: apply_update(j, params, store.clock()), ctx.workspace.id
@@ -114,7 +114,7 @@ def _set_enabled(enabled: bool, now_fn: Callable[[], object]) -> Callable[[Job],
 
 async def job_pause(ctx: HandlerContext, params: JobRefParams) -> JobResult:
     """Stop a job from firing."""
-    store = shared(ctx.services).store
+    store = shared(ctx).store
     job = await _call(
         lambda: store.update(params.job, _set_enabled(False, store.clock), ctx.workspace.id)
     )
@@ -123,7 +123,7 @@ async def job_pause(ctx: HandlerContext, params: JobRefParams) -> JobResult:
 
 async def job_resume(ctx: HandlerContext, params: JobRefParams) -> JobResult:
     """Let a job fire again (cron from now; a once job that never ran keeps its time)."""
-    store = shared(ctx.services).store
+    store = shared(ctx).store
     job = await _call(
         lambda: store.update(params.job, _set_enabled(True, store.clock), ctx.workspace.id)
     )
@@ -133,14 +133,14 @@ async def job_resume(ctx: HandlerContext, params: JobRefParams) -> JobResult:
 
 async def job_remove(ctx: HandlerContext, params: JobRefParams) -> JobResult:
     """Delete a job."""
-    store = shared(ctx.services).store
+    store = shared(ctx).store
     job = await _call(lambda: store.remove(params.job, ctx.workspace.id))
     return JobResult(job=job)
 
 
 async def job_run(ctx: HandlerContext, params: JobRefParams) -> JobRunResult:
     """Fire a job now in this daemon (its workspace is the connection's)."""
-    sh = shared(ctx.services)
+    sh = shared(ctx)
     job = await _call(lambda: sh.store.get(params.job, ctx.workspace.id))
     rec = await sh.firing.fire(job)
     fresh = await _call(lambda: sh.store.get(job.id))
@@ -149,7 +149,7 @@ async def job_run(ctx: HandlerContext, params: JobRefParams) -> JobRunResult:
 
 async def job_log(ctx: HandlerContext, params: JobLogParams) -> JobLogResult:
     """Run records of one job, or of every job of the workspace."""
-    store = shared(ctx.services).store
+    store = shared(ctx).store
     if params.job is not None:
         job = await _call(lambda: store.get(params.job or "", ctx.workspace.id))
         runs = await _call(lambda: store.runs(job.id, params.limit))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ggd.app import DaemonServices
+from ggd.app import ChannelContext, HandlerContext, StateContext
 
 from .firing import Firing
 from .loop import SchedulerChannel
@@ -13,30 +13,31 @@ from .store import JobStore
 
 @dataclass
 class Shared:
-    """The per-daemon scheduler objects (keyed by the daemon's services object)."""
+    """The per-daemon scheduler objects: the capability's state, made once by the registry."""
 
     store: JobStore
     firing: Firing
     channel: SchedulerChannel | None = None
     off_reason: str = "the scheduler channel has not started in this daemon"
+    # The loop's longest sleep (GG_SCHEDULER_MAX_SLEEP in the daemon's environment, for tests).
+    max_sleep: float = 30.0
 
 
-_SHARED: dict[int, Shared] = {}
+def make_state(ctx: StateContext, *, max_sleep: float) -> Shared:
+    """The capability's `state` factory (ggd.app.Capability.state)."""
+    store = JobStore(ctx.home)
+    return Shared(store, Firing(ctx.services, store), max_sleep=max_sleep)
 
 
-def shared(services: DaemonServices) -> Shared:
-    """This daemon's scheduler objects, made on first use."""
-    key = id(services)
-    got = _SHARED.get(key)
-    if got is None:
-        store = JobStore(services.home)
-        got = _SHARED[key] = Shared(store, Firing(services, store))
-    return got
+def shared(ctx: HandlerContext | ChannelContext) -> Shared:
+    """This daemon's scheduler objects, as a handler or the channel factory sees them."""
+    return ctx.state(Shared)
 
 
-def scheduler_state(services: DaemonServices) -> str:
+def scheduler_state(ctx: HandlerContext) -> str:
     """`running`, or why jobs do not fire in this daemon."""
-    got = shared(services)
+    got = shared(ctx)
+    services = ctx.services
     if got.channel is not None and got.channel.running:
         return "running"
     if got.channel is not None and got.channel.failure:
@@ -50,4 +51,4 @@ def scheduler_state(services: DaemonServices) -> str:
     return got.off_reason
 
 
-__all__ = ["Shared", "scheduler_state", "shared"]
+__all__ = ["Shared", "make_state", "scheduler_state", "shared"]

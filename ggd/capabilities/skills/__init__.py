@@ -19,9 +19,6 @@ from ggd.app import Capability, DeferredHandlers, DeferredRows, SetupContext, To
 
 from .provider import SkillsProvider
 
-# The gg/skill.* requests; their rows and handlers are imported at the first call of one.
-REQUESTS = ("gg/skill.list", "gg/skill.expand")
-
 
 def _providers(setup: SetupContext) -> Sequence[ToolProvider]:
     return [SkillsProvider()]
@@ -31,8 +28,8 @@ CAPABILITY = Capability(
     name="skills",
     summary="Skills from .agents/skills folders: listed to the model, forced with /skill:<name>.",
     providers=_providers,
-    methods=DeferredRows("ggd.capabilities.skills.protocol:METHODS", REQUESTS),
-    handlers=DeferredHandlers("ggd.capabilities.skills.handlers:HANDLERS", REQUESTS),
+    methods=DeferredRows(__name__, "skill"),
+    handlers=DeferredHandlers(__name__),
 )
 
 __all__ = ["CAPABILITY", "SkillsProvider"]

@@ -10,7 +10,6 @@ one message, voice notes through the media STT/TTS endpoints, approvals as inlin
 from __future__ import annotations
 
 import importlib.util
-import os
 from collections.abc import Sequence
 
 from ggd.app import Capability, Channel, ChannelContext
@@ -22,14 +21,14 @@ def _channels(ctx: ChannelContext) -> Sequence[Channel] | str:
     cfg = ctx.section(TelegramConfig)
     if not cfg.enabled:
         return "disabled in config.json (telegram.enabled is false)"
-    secret = token(cfg, os.environ)
+    secret = token(cfg, ctx.env)
     if secret is None:
         return f"no bot token (set {cfg.botTokenEnv})"
     if importlib.util.find_spec("aiogram") is None:
         return "aiogram is not installed (pip install 'gg[telegram]')"
     from .channel import TelegramChannel
 
-    return [TelegramChannel(ctx.services, cfg, secret, api_base(cfg, os.environ))]
+    return [TelegramChannel(ctx.services, cfg, secret, api_base(cfg, ctx.env))]
 
 
 CAPABILITY = Capability(

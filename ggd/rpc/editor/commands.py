@@ -10,10 +10,11 @@ from urllib.parse import unquote, urlparse
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from ggd.app.routes import validation_message
 from ggd.protocol import errors as E
 
 from ..connection import Connection
-from ..dispatch import GgRpcError, validation_message
+from ..responses import GgRpcError
 from .approver import editor_approver
 from .client import ClientRequestError, ClientRequests, EditorCaps
 from .progress import RunProgress

@@ -1,7 +1,21 @@
-"""Thin adapters from gg/* methods to the application core, one module per protocol area."""
+"""The core's own gg/* methods, declared as a capability like any other: rows and handlers.
+
+One module per protocol area holds thin handlers of the common shape `(ctx, params)`; the hub
+registers `CAPABILITY` into the daemon's one method table once, with itself as its state.
+"""
 
 from __future__ import annotations
 
+from ggd.app import Capability
+from ggd.protocol.methods import METHODS
+
 from . import run, session, system
 
-__all__ = ["run", "session", "system"]
+CAPABILITY = Capability(
+    name="gg",
+    summary="The core protocol: sessions, runs, workspaces, system info and media.",
+    methods=METHODS,
+    handlers={**session.HANDLERS, **run.HANDLERS, **system.HANDLERS},
+)
+
+__all__ = ["CAPABILITY", "run", "session", "system"]

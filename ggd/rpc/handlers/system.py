@@ -6,6 +6,7 @@ import asyncio
 import base64
 from pathlib import Path
 
+from ggd.app import Handler, HandlerContext
 from ggd.app.media import MediaError, MediaStore
 from ggd.app.workspaces import Workspace, WorkspaceRegistry
 from ggd.protocol import PROTOCOL_VERSION, ChannelStatus, DegradedProvider, Empty, WorkspaceRef
@@ -21,14 +22,13 @@ from ggd.protocol.system import (
     WorkspaceOpenParams,
 )
 
-from ..dispatch import CallContext, handler
+from ..hub import hub_of
 
 
-@handler(M.SYSTEM_INFO)
-async def system_info(ctx: CallContext, params: Empty) -> SystemInfoResult:
+async def system_info(ctx: HandlerContext, params: Empty) -> SystemInfoResult:
     """What this daemon is and can do."""
-    hub = ctx.app
-    ws = hub.workspace(ctx.conn)
+    hub = hub_of(ctx)
+    ws = ctx.workspace
     return SystemInfoResult(
         protocol_version=PROTOCOL_VERSION,
         server_version=hub.info.version,
@@ -43,33 +43,31 @@ async def system_info(ctx: CallContext, params: Empty) -> SystemInfoResult:
     )
 
 
-@handler(M.MODEL_CHECK)
-async def model_check(ctx: CallContext, params: ModelCheckParams) -> ModelCheckResult:
+async def model_check(ctx: HandlerContext, params: ModelCheckParams) -> ModelCheckResult:
     """The model check a run start makes, alone: a client checks a /model choice at once."""
-    problem = await ctx.app.runs.turns.models.check_model(params.model)
+    problem = await hub_of(ctx).runs.turns.models.check_model(params.model)
     return ModelCheckResult(ok=problem is None, problem=problem)
 
 
-@handler(M.WORKSPACE_LIST)
-async def workspace_list(ctx: CallContext, params: Empty) -> WorkspaceListResult:
+async def workspace_list(ctx: HandlerContext, params: Empty) -> WorkspaceListResult:
     """Known workspaces (ids and names; folders only for clients on this machine)."""
-    runtime = ctx.app.runtime
-    local = not ctx.conn.remote
+    runtime = hub_of(ctx).runtime
+    local = not ctx.remote
     return WorkspaceListResult(
         workspaces=[runtime.workspace_ref(w.id, roots=local) for w in runtime.workspaces.all()]
     )
 
 
-@handler(M.WORKSPACE_OPEN)
-async def workspace_open(ctx: CallContext, params: WorkspaceOpenParams) -> WorkspaceRef:
+async def workspace_open(ctx: HandlerContext, params: WorkspaceOpenParams) -> WorkspaceRef:
     """Serve a folder on this machine as a workspace (the web UI's "Open folder")."""
-    if ctx.conn.remote:
+    if ctx.remote:
         # A remote client naming folders would read the daemon's disk: this machine's clients only.
         raise E.CapabilityUnavailableError(
             "gg/workspace.open is refused over a remote connection; open folders on the daemon's machine"
         )
-    ws = await asyncio.to_thread(_open_folder, ctx.app.runtime.workspaces, params.root)
-    return ctx.app.runtime.workspace_ref(ws.id, roots=True)
+    runtime = hub_of(ctx).runtime
+    ws = await asyncio.to_thread(_open_folder, runtime.workspaces, params.root)
+    return runtime.workspace_ref(ws.id, roots=True)
 
 
 def _open_folder(registry: WorkspaceRegistry, raw: str) -> Workspace:
@@ -81,10 +79,9 @@ def _open_folder(registry: WorkspaceRegistry, raw: str) -> Workspace:
     return registry.add(root)
 
 
-@handler(M.MEDIA_GET)
-async def media_get(ctx: CallContext, params: MediaGetParams) -> MediaGetResult:
+async def media_get(ctx: HandlerContext, params: MediaGetParams) -> MediaGetResult:
     """A stored media item's bytes (base64), by id."""
-    store = MediaStore(ctx.app.core.home)
+    store = MediaStore(hub_of(ctx).core.home)
     try:
         item, data = await asyncio.to_thread(store.read, params.media_id)
     except MediaError as exc:
@@ -96,3 +93,12 @@ async def media_get(ctx: CallContext, params: MediaGetParams) -> MediaGetResult:
         source=item.source,
         data=base64.b64encode(data).decode(),
     )
+
+
+HANDLERS: dict[str, Handler] = {
+    M.SYSTEM_INFO.name: system_info,
+    M.WORKSPACE_LIST.name: workspace_list,
+    M.WORKSPACE_OPEN.name: workspace_open,
+    M.MODEL_CHECK.name: model_check,
+    M.MEDIA_GET.name: media_get,
+}

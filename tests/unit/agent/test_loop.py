@@ -507,7 +507,7 @@ async def test_begin_persists_the_prompt_before_the_model_is_asked(tmp_path: Pat
 
 
 class _TextSink:
-    """A sink with the text_delta fast path (as the daemon's run sink has); it fails once."""
+    """A sink with the delta fast path (as the daemon's run sink has); it fails once."""
 
     def __init__(self) -> None:
         self.texts: list[str] = []
@@ -516,13 +516,14 @@ class _TextSink:
     def __call__(self, ev: object) -> None:
         self.events.append(ev)
 
-    def text_delta(self, text: str) -> None:
+    def delta(self, kind: str, text: str) -> None:
+        assert kind == "text_delta"
         if text == "bo":
             raise ValueError("sink bug")
         self.texts.append(text)
 
 
-async def test_text_deltas_go_to_a_sinks_text_delta_and_its_failures_are_contained(
+async def test_text_deltas_go_to_a_sinks_delta_and_its_failures_are_contained(
     tmp_path: Path,
 ) -> None:
     sink = _TextSink()

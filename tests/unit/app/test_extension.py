@@ -171,21 +171,22 @@ async def test_a_deferred_handler_whose_module_fails_to_import_is_a_typed_error(
     from ggd.app.capabilities import CapabilityRegistry
     from ggd.protocol import errors as E
 
-    names = ("gg/nothing.here",)
     cap = Capability(
         name="broken",
         summary="A capability whose modules are missing.",
-        methods=DeferredRows("ggd.capabilities.no_such_module:METHODS", names),
-        handlers=DeferredHandlers("ggd.capabilities.no_such_module:HANDLERS", names),
+        methods=DeferredRows("ggd.capabilities.no_such_module", "nothing"),
+        handlers=DeferredHandlers("ggd.capabilities.no_such_module"),
     )
     registry = CapabilityRegistry(
         [cap], SetupContext(home=Path("/nonexistent"), config=None, env={})
     )
-    assert registry.requests() == names  # bound without importing anything
-    owned = registry.handler("gg/nothing.here")
-    assert owned is not None
-    with pytest.raises(E.CapabilityUnavailableError, match="no_such_module could not be imported"):
-        await owned[1](None, None)  # type: ignore[arg-type]
+    assert registry.requests() == ()  # nothing imported at assembly
+    # The gate lets its area through (the call gets the error); other areas are unknown.
+    assert registry.serves("gg/nothing.here") and not registry.serves("gg/else.here")
+    with pytest.raises(
+        E.CapabilityUnavailableError, match=r"no_such_module\.protocol could not be imported"
+    ):
+        registry.route("gg/nothing.here")
     with pytest.raises(E.CapabilityUnavailableError):
         registry.row("gg/nothing.here")
 

@@ -137,12 +137,15 @@ async def test_cancelling_a_run_resolves_approvals_whose_wait_was_cancelled() ->
     assert resolved == [resolved[0]] and resolved[0]["by"] == "cancel" and not resolved[0]["allow"]
 
 
-@pytest.mark.parametrize("cls", [W.TextDeltaEvent, W.ThinkingDeltaEvent])
+@pytest.mark.parametrize(
+    ("cls", "kind"),
+    [(W.TextDeltaEvent, "text_delta"), (W.ThinkingDeltaEvent, "thinking_delta")],
+)
 async def test_a_delta_emitted_on_the_fast_path_is_the_model_s_own_wire_dict(
-    cls: type[W.RunEventBase],
+    cls: type[W.RunEventBase], kind: Any
 ) -> None:
     run = Run(session_id="s_1", interactive=False, approval_mode="yolo", model="m")
-    wire = run.emit(cls, text="héllo")
+    wire = run.emit_delta(kind, "héllo")
     model = cls(
         run_id=run.id,
         session_id="s_1",
@@ -184,8 +187,8 @@ async def test_a_delta_s_bytes_are_exactly_what_encode_message_makes_of_its_wire
     run = Run(session_id='s_"odd"', interactive=False, approval_mode="yolo", model="m")
     sub = _Capture()
     run.subscribe(sub, 0)
-    wires = [run.emit(W.TextDeltaEvent, text=text), run.emit(W.ThinkingDeltaEvent, text=text)]
-    wires.append(run.emit_delta("text_delta", text))
+    wires = [run.emit_delta("text_delta", text), run.emit_delta("thinking_delta", text)]
+    wires.append(run.emit(W.TextDeltaEvent, text=text))  # the model's own path, for comparison
     expected = [
         encode_message({"jsonrpc": "2.0", "method": "gg/run.event", "params": w}) for w in wires
     ]

@@ -16,7 +16,7 @@ from ggd.app.snapshot import plain
 from ggd.app.snapshot_file import SNAPSHOT
 from ggd.app.workspaces import Workspace, WorkspaceRegistry
 from ggd.protocol import SessionUpdate, Snapshot
-from ggd.rpc.dispatch import _encode_response
+from ggd.rpc.responses import encode_fast
 from ggd.session import SessionFile, SessionRepository
 
 
@@ -25,7 +25,7 @@ def _svc(sf: SessionFile) -> Service:
 
 
 def _body(view: Any) -> bytes:
-    body = _encode_response(7, view.data)
+    body = encode_fast(7, view.data)
     assert body is not None
     return body
 
@@ -125,7 +125,7 @@ def test_what_msgspec_cannot_encode_is_not_cached_and_answers_as_before(tmp_path
     svc = _svc(repo.open(sf.id, defer=SNAPSHOT))
     got = svc.cached_view(Snapshot)
     assert got.data == _svc(repo.open(sf.id)).snapshot_view(Snapshot).data
-    assert _encode_response(1, got.data) is None  # pygls' encoder takes it, as before
+    assert encode_fast(1, got.data) is None  # json.dumps takes it, as before
     assert not (tmp_path / f"{sf.id}.snap").exists()
 
 
@@ -227,6 +227,6 @@ def test_a_top_level_value_msgspec_refuses_gets_the_parts_decoded(tmp_path: Path
     ws = Workspace("w1", "bad \udcff name", Path("."))
     got = Service(repo.open(sid, defer=SNAPSHOT), ws).cached_view(Snapshot)
     assert isinstance(got.data["messages"], msgspec.Raw)
-    assert _encode_response(1, got.data) is None
+    assert encode_fast(1, got.data) is None
     ref = Service(repo.open(sid), ws).snapshot_view(Snapshot).data
     assert json.dumps({"result": plain(got.data)}) == json.dumps({"result": ref})

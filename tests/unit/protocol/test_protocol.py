@@ -55,14 +55,12 @@ def test_importing_the_protocol_stays_cheap() -> None:
 
 
 def test_every_request_row_has_exactly_one_handler_and_every_handler_a_row() -> None:
-    from ggd.rpc import handlers as _  # noqa: F401 - registers handlers
-    from ggd.rpc import registered
+    from ggd.rpc.handlers import CAPABILITY
 
-    handlers = registered()
     rows = {m.name for m in METHODS if m.kind == "request" and m.direction == "client"}
-    assert set(handlers) == rows
-    for name, (spec, _fn) in handlers.items():
-        assert BY_NAME[name] is spec
+    assert set(CAPABILITY.handlers) == rows
+    assert tuple(CAPABILITY.methods) == tuple(METHODS)
+    assert all(BY_NAME[m.name] is m for m in CAPABILITY.methods)
 
 
 def test_every_capability_request_row_has_a_handler_of_its_own_capability() -> None:
@@ -74,9 +72,9 @@ def test_every_capability_request_row_has_a_handler_of_its_own_capability() -> N
         assert all(m.area for m in cap.methods)
 
 
-def test_deferred_capability_names_match_the_rows_and_handlers_they_import() -> None:
-    # The names a capability declares are what every connection binds before the modules are
-    # imported: a row or handler missing from them would be unreachable, an extra one broken.
+def test_deferred_capabilities_own_exactly_the_areas_of_their_rows() -> None:
+    # Until its modules are imported, a deferred capability answers for its areas: a row outside
+    # them would be unreachable, a handler without a row (or a row without one) broken.
     from ggd.app import DeferredHandlers, DeferredRows
     from ggd.daemon.catalog import builtin
 
@@ -84,8 +82,9 @@ def test_deferred_capability_names_match_the_rows_and_handlers_they_import() -> 
     assert len(deferred) >= 8
     for cap in deferred:
         assert isinstance(cap.methods, DeferredRows) and isinstance(cap.handlers, DeferredHandlers)
-        requests = [m.name for m in cap.methods.rows() if m.kind == "request" and m.direction == "client"]
-        assert list(cap.methods.requests) == requests, cap.name
+        rows = cap.methods.rows()
+        assert {m.area for m in rows} == set(cap.methods.areas), cap.name
+        requests = [m.name for m in rows if m.kind == "request" and m.direction == "client"]
         assert set(cap.handlers.handlers()) == set(requests), cap.name
         assert all(callable(cap.handlers[name]) for name in requests)
 

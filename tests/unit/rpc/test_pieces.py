@@ -9,8 +9,8 @@ import msgspec
 import pytest
 
 from ggd.rpc.connection import HARD_LIMIT, SOFT_LIMIT, Connection
-from ggd.rpc.dispatch import SPLICE_MIN, _encode_response
 from ggd.rpc.pieces import Pieces, spans
+from ggd.rpc.responses import SPLICE_MIN, encode_fast
 from ggd.transport.websocket import _FRAME
 
 
@@ -70,7 +70,7 @@ def test_a_result_with_a_long_raw_list_is_the_whole_encoding_in_pieces() -> None
     messages, tree = _list_raw(3000), _list_raw(2000)
     assert len(messages) >= SPLICE_MIN and len(tree) >= SPLICE_MIN
     result = {"sessionId": "s\x00id", "messages": messages, "name": "é", "tree": tree, "n": 1}
-    body = _encode_response(3, result)
+    body = encode_fast(3, result)
     assert isinstance(body, Pieces)
     assert bytes(body) == _whole(3, result)
     assert json.loads(bytes(body))["result"]["sessionId"] == "s\x00id"  # escaped, not a cut
@@ -80,9 +80,9 @@ def test_a_result_with_a_long_raw_list_is_the_whole_encoding_in_pieces() -> None
 
 def test_short_raw_values_and_a_raw_nul_are_encoded_whole() -> None:
     small = {"messages": msgspec.Raw(b"[1,2]"), "tree": msgspec.Raw(b"[]")}
-    assert _encode_response(1, small) == _whole(1, small)
+    assert encode_fast(1, small) == _whole(1, small)
     odd = {"messages": _list_raw(3000), "x": msgspec.Raw(b'"\x00"')}  # not msgspec's own text
-    assert _encode_response(1, odd) == _whole(1, odd)
+    assert encode_fast(1, odd) == _whole(1, odd)
 
 
 def test_a_websocket_connection_queues_pieces_unframed_and_counts_their_length() -> None:

@@ -1,4 +1,4 @@
-"""GgProtocol encodes a dict result itself (no cattrs copy): the same JSON pygls would send."""
+"""gg/* answers are encoded once by ggd.rpc.responses: the JSON value json.dumps would give."""
 
 from __future__ import annotations
 
@@ -7,43 +7,17 @@ from typing import Any
 
 import msgspec
 import pytest
-from pygls.lsp.server import LanguageServer
-from pygls.protocol import LanguageServerProtocol
 
-from ggd.rpc import GgProtocol
-from ggd.transport.endpoint import _shared_converter
-from ggd.transport.framing import ContentLengthDecoder
+from ggd.rpc.pieces import Pieces
+from ggd.rpc.responses import clean_body, encode_response
 
 
-class _Capture:
-    def __init__(self) -> None:
-        self.frames: list[bytes] = []
-
-    def write(self, data: bytes) -> None:
-        self.frames.append(data)
-
-    def close(self) -> None:
-        pass
+def _reference(msg_id: Any, result: Any) -> bytes:
+    return json.dumps({"id": msg_id, "jsonrpc": "2.0", "result": result}).encode()
 
 
-def _protocol(headers: bool) -> tuple[GgProtocol, _Capture]:
-    server = LanguageServer(
-        "ggd", "0", protocol_cls=GgProtocol, converter_factory=_shared_converter
-    )
-    proto = server.protocol
-    assert isinstance(proto, GgProtocol)
-    out = _Capture()
-    proto.set_writer(out, include_headers=headers)
-    return proto, out
-
-
-def _bodies(frames: list[bytes], headers: bool) -> list[bytes]:
-    if not headers:
-        return frames
-    decoder = ContentLengthDecoder()
-    out = [m for f in frames for m in decoder.feed(f)]
-    assert all(isinstance(m, bytes) for m in out)  # every Content-Length counts bytes
-    return out  # type: ignore[return-value]
+def _bytes(body: bytes | Pieces) -> bytes:
+    return bytes(body)
 
 
 RESULTS: list[Any] = [
@@ -52,75 +26,66 @@ RESULTS: list[Any] = [
     {"tree": [{"id": "a", "depth": 0, "active": True, "text": 'tab\tquote" nl\\n'}], "n": None},
     {"nested": {"list": [1, 2.5, -3, True, False, None, "\u2028", {"deep": []}]}, "big": 2**70},
     {"ctl": "\x00\x1f\x7f", "long": "x" * 70_000},
+    None,
+    [1, "a"],
+    "text",
+    3,
 ]
 
 
-@pytest.mark.parametrize("headers", [True, False])
 @pytest.mark.parametrize("msg_id", [7, "req-☃"])
-def test_a_dict_result_is_the_json_pygls_would_send(headers: bool, msg_id: Any) -> None:
-    fast, fast_out = _protocol(headers)
-    slow, slow_out = _protocol(headers)
+def test_a_result_is_the_json_value_json_dumps_gives(msg_id: Any) -> None:
     for result in RESULTS:
-        fast._send_response(msg_id, result)
-        LanguageServerProtocol._send_response(slow, msg_id, result)
-    got, want = _bodies(fast_out.frames, headers), _bodies(slow_out.frames, headers)
-    assert len(got) == len(want) == len(RESULTS)
-    for a, b in zip(got, want, strict=True):
-        assert list(json.loads(a).items()) == list(json.loads(b).items())  # value and key order
-        assert json.loads(a) == json.loads(b)
-    if headers:
-        head = fast_out.frames[0].split(b"\r\n\r\n")[0]
-        assert head.endswith(b"\r\nContent-Type: application/vscode-jsonrpc; charset=utf-8")
+        got = json.loads(_bytes(encode_response(msg_id, result)))
+        want = json.loads(_reference(msg_id, result))
+        assert got == want
+        if isinstance(result, dict):
+            assert list(got["result"]) == list(want["result"])  # key order kept
 
 
-class _Plain:
-    """An object pygls serialises by its __dict__ and msgspec refuses."""
-
-    def __init__(self) -> None:
-        self.a = 1
-
-
-def test_what_msgspec_refuses_goes_out_byte_for_byte_as_pygls_sends_it() -> None:
-    fast, fast_out = _protocol(True)
-    slow, slow_out = _protocol(True)
-    for result in ({"lone": "\ud800 surrogate"}, {"obj": _Plain()}):
-        LanguageServerProtocol._send_response(slow, 1, result)
-        fast._send_response(1, result)
-    assert fast_out.frames == slow_out.frames
-    assert len(fast_out.frames) == 2 and b'"obj": {"a": 1}' in fast_out.frames[1]
+def test_what_msgspec_refuses_goes_out_through_json_dumps() -> None:
+    body = encode_response(1, {"lone": "\ud800 surrogate"})
+    assert body == _reference(1, {"lone": "\ud800 surrogate"})
 
 
 def test_a_non_finite_float_is_sent_as_null_not_as_invalid_json() -> None:
-    fast, out = _protocol(False)
-    fast._send_response(1, {"f": float("inf")})
-    assert json.loads(out.frames[0], parse_constant=lambda c: pytest.fail(c)) == {
+    body = _bytes(encode_response(1, {"f": float("inf")}))
+    assert json.loads(body, parse_constant=lambda c: pytest.fail(c)) == {
         "id": 1,
         "jsonrpc": "2.0",
         "result": {"f": None},
     }
 
 
-def test_other_results_take_pygls_path_unchanged() -> None:
-    fast, fast_out = _protocol(True)
-    slow, slow_out = _protocol(True)
-    for result in (None, [1, "a"], "text", 3):
-        fast._send_response(1, result)
-        LanguageServerProtocol._send_response(slow, 1, result)
-    assert fast_out.frames == slow_out.frames
-
-
 def test_a_result_with_raw_json_parts_is_sent_as_the_decoded_one() -> None:
     # A snapshot spliced from its derived file carries msgspec.Raw lists (ggd.app.snapshot_file)
     parts = {"messages": [{"id": "e1", "content": "héllo ☃"}], "tree": [{"id": "e1"}]}
-    for extra in ({"name": "ok"}, {"name": "lone \udcff"}):  # msgspec's path, then pygls'
-        fast, fast_out = _protocol(True)
-        slow, slow_out = _protocol(True)
+    for extra in ({"name": "ok"}, {"name": "lone \udcff"}):  # msgspec's path, then json.dumps'
         raw = {k: msgspec.Raw(msgspec.json.encode(v)) for k, v in parts.items()}
-        fast._send_response(1, {**extra, **raw})
-        fast._send_response(2, {**extra, **parts})
-        LanguageServerProtocol._send_response(slow, 1, {**extra, **parts})
-        assert fast_out.frames[0] == fast_out.frames[1].replace(b'"id":2', b'"id":1').replace(
-            b'"id": 2', b'"id": 1'
-        )
-        if "\udcff" in extra["name"]:
-            assert fast_out.frames[0] == slow_out.frames[0]  # pygls' own bytes
+        got = _bytes(encode_response(1, {**extra, **raw}))
+        assert json.loads(got) == json.loads(_reference(1, {**extra, **parts}))
+
+
+def test_pygls_error_bodies_lose_their_traceback() -> None:
+    leaky = {
+        "jsonrpc": "2.0",
+        "id": 3,
+        "error": {
+            "code": -32602,
+            "message": "boom at /usr/lib/python3/site-packages/x.py",
+            "data": {"traceback": ["File /usr/lib/python3/x.py"]},
+        },
+    }
+    cleaned = json.loads(clean_body(json.dumps(leaky).encode()))
+    assert cleaned["id"] == 3
+    assert cleaned["error"] == {
+        "code": -32603,
+        "message": "internal error; see the daemon log",
+        "data": {"code": "internal_error", "retryable": False},
+    }
+    ours = {"jsonrpc": "2.0", "id": 4, "error": {"code": -32602, "message": "m", "data": {}}}
+    assert json.loads(clean_body(json.dumps(ours).encode()))["error"]["data"]["code"] == (
+        "invalid_params"
+    )
+    ok = json.dumps({"jsonrpc": "2.0", "id": 5, "result": {"error": 1}}).encode()
+    assert clean_body(ok) == ok

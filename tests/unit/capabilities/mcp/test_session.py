@@ -15,16 +15,30 @@ from ggd.app import HandlerContext, SessionContext, Workspace
 from ggd.capabilities.mcp.config import McpSection
 from ggd.capabilities.mcp.handlers import mcp_session_set
 from ggd.capabilities.mcp.protocol import McpSessionSetParams
-from ggd.capabilities.mcp.provider import McpProvider
+from ggd.capabilities.mcp.provider import McpProvider, McpState
 from ggd.protocol import errors as E
 
 TIME = {"name": "time", "command": sys.executable, "args": ["-m", "mcp_server_time"]}
 
 
+# The capability's per-daemon state, shared by its handler and its provider (as the registry
+# hands one McpState to both in a daemon).
+STATE: dict[Path, McpState] = {}
+
+
+def _state(home: Path) -> McpState:
+    return STATE.setdefault(home, McpState())
+
+
 def _hctx(home: Path, ws: Workspace, remote: bool = False) -> HandlerContext:
     services: Any = SimpleNamespace(home=home)
     return HandlerContext(
-        services=services, workspace=ws, config=None, notify=lambda *_: True, remote=remote
+        services=services,
+        workspace=ws,
+        config=None,
+        notify=lambda *_: True,
+        remote=remote,
+        own_state=_state(home),
     )
 
 
@@ -46,7 +60,7 @@ async def test_a_remote_connection_is_refused(tmp_path: Path, ws: Workspace) -> 
     assert "remote" in str(err.value)
     # Nothing was registered: the provider stays absent.
     scope = SessionContext(home=home, workspace=ws, session_id="s_r")
-    assert McpProvider(home, McpSection()).available(scope) is not None
+    assert McpProvider(home, McpSection(), lambda: _state(home)).available(scope) is not None
 
 
 async def test_bad_servers_get_typed_errors(tmp_path: Path, ws: Workspace) -> None:
@@ -67,7 +81,7 @@ async def test_session_servers_connect_for_that_session_only_and_close(
         _hctx(home, ws), _set("s_1", TIME, {**TIME, "name": "clock", "command": sys.executable})
     )
     assert got.servers == ["clock", "time"]
-    provider = McpProvider(home, McpSection(list_timeout_seconds=20))
+    provider = McpProvider(home, McpSection(list_timeout_seconds=20), lambda: _state(home))
     stack = contextlib.AsyncExitStack()
     state: dict[str, Any] = {}
     ctx = SessionContext(home=home, workspace=ws, session_id="s_1", resources=stack, state=state)

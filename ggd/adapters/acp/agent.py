@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ggd.app.ggclient import GgClient, GgRpcError, RequestHandler, gg_home
+from ggd.adapters.ggclient import GgClient, GgRpcError, RequestHandler, gg_home
 
 from . import mapping
 from .bridge import Bridge, Terminals, client_tools, terminal_content

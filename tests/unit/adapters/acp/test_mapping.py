@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ggd.capabilities.acp import mapping
+from ggd.adapters.acp import mapping
 
 
 def test_tool_kinds_cover_the_builtin_tools() -> None:
@@ -109,8 +109,8 @@ def test_prompt_blocks_become_one_prompt() -> None:
 def test_acp_mcp_servers_become_gg_session_servers() -> None:
     import pytest
 
-    from ggd.capabilities.acp.agent import mcp_servers
-    from ggd.capabilities.acp.wire import AcpError
+    from ggd.adapters.acp.agent import mcp_servers
+    from ggd.adapters.acp.wire import AcpError
 
     params = {
         "mcpServers": [

@@ -22,7 +22,7 @@ from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from pydantic import BaseModel, Field
 
-from ggd.app.ggclient import GgClient, GgRpcError, gg_home
+from ggd.adapters.ggclient import GgClient, GgRpcError, gg_home
 
 TERMINAL = ("run_completed", "run_failed", "run_canceled")
 WAIT_MS = 25_000

@@ -14,7 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from ggd.app.ggclient import ServeError
+from ggd.adapters.ggclient import ServeError
 
 from .wire import Connection, PeerError
 
