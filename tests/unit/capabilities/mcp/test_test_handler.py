@@ -10,6 +10,7 @@ from typing import Any
 from ggd.app import HandlerContext, Workspace
 from ggd.capabilities.mcp.handlers import mcp_list, mcp_test
 from ggd.capabilities.mcp.protocol import McpServerParams
+from ggd.capabilities.mcp.provider import McpState
 from ggd.protocol.base import Empty
 
 CRASH = {"command": "sh", "args": ["-c", "echo boom >&2; exit 3"]}
@@ -18,7 +19,12 @@ CRASH = {"command": "sh", "args": ["-c", "echo boom >&2; exit 3"]}
 def _hctx(home: Path, ws: Workspace, remote: bool = False) -> HandlerContext:
     services: Any = SimpleNamespace(home=home)
     return HandlerContext(
-        services=services, workspace=ws, config=None, notify=lambda *_: True, remote=remote
+        services=services,
+        workspace=ws,
+        config=None,
+        notify=lambda *_: True,
+        remote=remote,
+        own_state=McpState(),
     )
 
 
