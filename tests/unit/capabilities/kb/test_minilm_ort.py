@@ -28,6 +28,7 @@ def models(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
 
     home = tmp_path_factory.mktemp("home")
     folder = ensure_extracted(home)
+    (folder / "minilm-int8-v0.onnx").write_bytes(b"an older gg's graph")
     ref = MiniLM(folder)
     return {
         "folder": folder,
@@ -87,6 +88,7 @@ def test_the_graph_is_built_once_into_a_private_file(models: dict[str, Any]) -> 
     assert ensure_graph(folder, True) == path
     assert path.stat().st_mtime_ns == before
     assert not [p for p in folder.iterdir() if p.name.startswith(".graph-")]
+    assert not (folder / "minilm-int8-v0.onnx").exists()  # replaced, not left behind
 
 
 def test_the_local_embedder_runs_the_checked_int8_graph(tmp_path: Path) -> None:
