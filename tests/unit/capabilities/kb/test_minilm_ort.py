@@ -43,7 +43,7 @@ def _texts() -> list[str]:
     out = [p.read_text()[:1200] for p in sorted(DOCS.glob("*.md"))[:12]]
     src = Path(__file__).resolve().parents[4] / "ggd" / "capabilities" / "kb"
     out += [p.read_text()[:1200] for p in sorted(src.glob("*.py"))[:6]]
-    return out + ["a cat sits on the mat", "how do I roll back a release", "x"]
+    return [*out, "a cat sits on the mat", "how do I roll back a release", "x"]
 
 
 def test_int8_vectors_are_the_float32_models(models: dict[str, Any]) -> None:
