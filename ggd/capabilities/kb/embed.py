@@ -106,12 +106,16 @@ def load_local(home: Path) -> tuple[Any, str]:
     ref = MiniLM(folder)
     if ort_reason() is not None:
         return ref, "numpy float32"
-    fast = OrtMiniLM(folder, ref.tok, int8=True)
-    cos = check(fast, ref)
-    if cos >= MIN_COSINE:
-        return fast, f"onnxruntime int8 (cosine to float32 >= {cos:.3f})"
-    log.warning("int8 MiniLM strays from float32 here (cosine %.3f): using float32", cos)
-    return OrtMiniLM(folder, ref.tok, int8=False), "onnxruntime float32"
+    try:
+        fast = OrtMiniLM(folder, ref.tok, int8=True)
+        cos = check(fast, ref)
+        if cos >= MIN_COSINE:
+            return fast, f"onnxruntime int8 (cosine to float32 >= {cos:.3f})"
+        log.warning("int8 MiniLM strays from float32 here (cosine %.3f): using float32", cos)
+        return OrtMiniLM(folder, ref.tok, int8=False), "onnxruntime float32"
+    except Exception as exc:  # a broken onnxruntime install or graph file: slower, not down
+        log.warning("onnxruntime MiniLM unavailable (%s): using the numpy pass", exc)
+        return ref, "numpy float32"
 
 
 def choose(home: Path, cfg: KbConfig, env: Mapping[str, str]) -> tuple[Embedder | None, str]:

@@ -98,3 +98,20 @@ def test_the_local_embedder_runs_the_checked_int8_graph(tmp_path: Path) -> None:
     model, variant = load_local(tmp_path)
     assert isinstance(model, OrtMiniLM) and model.int8
     assert variant.startswith("onnxruntime int8 (cosine to float32 >= 0.99")
+
+
+def test_a_broken_graph_file_falls_back_to_the_numpy_model(
+    models: dict[str, Any], tmp_path: Path
+) -> None:
+    import shutil
+
+    from ggd.capabilities.kb.embed import load_local
+    from ggd.capabilities.kb.minilm import MiniLM, model_dir
+    from ggd.capabilities.kb.minilm_ort import GRAPH_VERSION
+
+    folder = model_dir(tmp_path)
+    shutil.copytree(models["folder"], folder)
+    (folder / f"minilm-int8-v{GRAPH_VERSION}.onnx").write_bytes(b"not a model")
+    model, variant = load_local(tmp_path)
+    assert isinstance(model, MiniLM) and variant == "numpy float32"
+    assert model.embed(["a cat sits on the mat"]).shape == (1, DIM)
