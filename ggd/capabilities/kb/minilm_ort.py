@@ -50,11 +50,15 @@ BATCH_TOKENS = 512
 # padded in a batch, >= 0.996 from ~8 pieces on), and they cost little. Most queries are this
 # short, so their vectors are the float32 model's exactly.
 EXACT_BELOW = 32
+# What the int8 graph is checked on at load: prose, code and a full chunk, each long enough
+# (>= EXACT_BELOW pieces) to run int8.
 CHECK_TEXTS = (
-    "a cat sits on the mat",
-    "How do I roll back a release when the deploy fails half-way?",
-    "def lists(elements, *, min_size=0, max_size=None, unique=False):\n    return ListStrategy()",
-    "The index records the embedding model and its dimension; a different model fails closed. " * 6,
+    "How do I roll back a release when the deploy fails half-way? Run make rollback from the "
+    "release folder; it restores the previous build and restarts the services in order.",
+    "def lists(elements, *, min_size=0, max_size=None, unique_by=None, unique=False):\n"
+    "    check_valid_sizes(min_size, max_size)\n    return ListStrategy(elements, min_size)",
+    "The index records the embedding model and its dimension; a different model fails closed. "
+    * 12,
 )
 
 
