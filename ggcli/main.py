@@ -13,7 +13,7 @@ from ggcli.argtypes import close_command, workspace_dir
 
 __all__ = ["build_parser", "build_sub_parser", "main", "mistyped_command"]
 
-SUBCOMMANDS = ("daemon", "sessions", "rpc", "bridge")
+SUBCOMMANDS = ("daemon", "sessions", "models", "rpc", "bridge")
 # Options of the main parser that take a value: their value is never a subcommand name.
 _VALUE_OPTIONS = frozenset(
     {"-p", "--prompt", "-r", "--resume", "--name", "--model", "--approval", "--workspace"}
@@ -23,6 +23,7 @@ EPILOG = """\
 commands:
   gg daemon start|stop|status|logs|url   manage the background daemon (ggd)
   gg sessions [list]                 list this workspace's sessions
+  gg models                          the models the daemon offers (a local one with its state)
   gg init                            write your profile (~/.gg/USER.md)
   gg memory show|search|add          what gg remembers (sent to the model)
   gg skills list                     skills of this workspace (.agents/skills)
@@ -130,7 +131,9 @@ def build_sub_parser() -> argparse.ArgumentParser:
     ls.add_argument(
         "--all", action="store_true", help="every workspace's sessions, each with its folder"
     )
-    for q in (ls,):
+    m = sub.add_parser("models", help="the models the daemon offers, the default marked *")
+    m.add_argument("--json", action="store_true")
+    for q in (ls, m):
         q.add_argument("--no-daemon", action="store_true")
         q.add_argument("--workspace", type=workspace_dir)
     r = sub.add_parser(
@@ -288,6 +291,8 @@ def _run_sub(args: argparse.Namespace) -> int:
         return daemonctl.daemon_logs(args.lines, args.follow, args.json)
     if args.command == "sessions":
         return _sessions_list(args)
+    if args.command == "models":
+        return _models(args)
     from ggcli import relay
 
     if args.command == "rpc":
@@ -314,6 +319,30 @@ def _sessions_list(args: argparse.Namespace) -> int:
         print("no sessions in this workspace (gg sessions --all lists every workspace's)")
     else:
         print(format_sessions(sessions, Style(use_color(sys.stdout))))
+    return 0
+
+
+def _models(args: argparse.Namespace) -> int:
+    """`gg models`: one model a line, `*` before the default, a local server's state after it."""
+    import json
+
+    from ggcli.discovery import connect
+
+    client = connect(_workspace(args), args.no_daemon)
+    try:
+        info = client.request("gg/system.info", {}) or {}
+    finally:
+        client.close()
+    default = info.get("defaultModel")
+    states = info.get("modelStates") or {}
+    models = [str(m) for m in info.get("models") or []]
+    if args.json:
+        rows = [{"model": m, "default": m == default, "state": states.get(m)} for m in models]
+        print(json.dumps(rows, ensure_ascii=False))
+        return 0
+    for model in models:
+        state = f"  ({states[model]})" if model in states else ""
+        print(f"{'*' if model == default else ' '} {model}{state}")
     return 0
 
 

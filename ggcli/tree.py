@@ -3,6 +3,10 @@
 A linear run of messages stays in one column; a message with several children opens one branch per
 child (`├─` / `└─`). Long runs are collapsed to their ends (`┆ … N more messages`); the active
 path is drawn with `●`, other branches with `○`, and the head is marked once.
+
+A session can have several roots (a checkout before its first message, then a new prompt): each
+root is a separate history, drawn in a column of its own right of the earlier ones and opened by a
+`┌ root k of N` line, so two roots never read as one straight line.
 """
 
 from __future__ import annotations
@@ -51,8 +55,10 @@ def format_tree(tree: list[dict[str, Any]], style: Style | None = None, full: bo
             roots.append(nid)
     head = _head(tree, children)
     out: list[str] = []
+    used = [0]  # how many columns the graph has used so far (a dot sits after its lead)
 
     def line(nid: str, graph: str) -> str:
+        used[0] = max(used[0], len(graph) + 1)
         n = by_id[nid]
         dot = st("●", "green") if n.get("active") else st("○", "dim")
         text = _clip(str(n.get("text") or "").replace("\n", " "), TEXT_WIDTH)
@@ -90,6 +96,12 @@ def format_tree(tree: list[dict[str, Any]], style: Style | None = None, full: bo
             last = j == len(kids) - 1
             chain(kid, rest + ("└─" if last else "├─"), rest + ("  " if last else "│ "))
 
-    for r in roots:
-        chain(r, "", "")
+    if len(roots) == 1:
+        chain(roots[0], "", "")
+        return "\n".join(out)
+    for k, r in enumerate(roots):
+        # Root k sits right of every column root k-1 used (its indent plus its branches' width).
+        indent = " " * (used[0] + 1) if k else ""
+        out.append(st(f"{indent}┌ root {k + 1} of {len(roots)}", "dim"))
+        chain(r, indent, indent)
     return "\n".join(out)

@@ -437,6 +437,10 @@ export interface KbSkipped {
   ignored?: number;
   binary?: number;
   tooBig?: number;
+  /** credential locations, gg's own state and private keys */
+  private?: number;
+  /** files with several hard links */
+  linked?: number;
 }
 
 /** Add a file: from a path on the daemon's machine (local clients) or base64 content. */
@@ -683,6 +687,17 @@ export interface Message {
   error?: string | null;
 }
 
+/** A model reference to check: provider:model, or a bare model of the default provider. */
+export interface ModelCheckParams {
+  model: string;
+}
+
+/** Whether a run could use the model; the problem when it could not. */
+export interface ModelCheckResult {
+  ok: boolean;
+  problem?: string | null;
+}
+
 /** The artifact now published, and its copy in the library. */
 export interface PublishResult {
   artifact: Artifact;
@@ -898,6 +913,8 @@ export interface SessionSummary {
   messageCount: number;
   preview: string;
   activeRunId?: string | null;
+  /** some lines of the session file are not valid entries: the session opens without them, and they are kept on disk */
+  damaged?: boolean;
   workspace?: WorkspaceRef | null;
 }
 
@@ -965,6 +982,7 @@ export interface SystemInfoResult {
   demo?: boolean;
   models?: Array<string>;
   defaultModel?: string | null;
+  modelStates?: Record<string, string> | null;
 }
 
 /** Assistant text as it streams. */
@@ -1069,6 +1087,11 @@ export interface WorkspaceListResult {
   workspaces: Array<WorkspaceRef>;
 }
 
+/** An absolute folder on the daemon's machine (a leading ~ is the user's home). */
+export interface WorkspaceOpenParams {
+  root: string;
+}
+
 /** A workspace as clients see it: a stable id and a display name (never its path). */
 export interface WorkspaceRef {
   id: string;
@@ -1083,6 +1106,7 @@ export type RunEventType = RunEvent["type"];
 export interface GgMethods {
   "gg/system.info": { params: Empty; result: SystemInfoResult };
   "gg/workspace.list": { params: Empty; result: WorkspaceListResult };
+  "gg/workspace.open": { params: WorkspaceOpenParams; result: WorkspaceRef };
   "gg/session.list": { params: SessionListParams; result: SessionListResult };
   "gg/session.create": { params: SessionCreateParams; result: Snapshot };
   "gg/session.open": { params: SessionIdParams; result: Snapshot };
@@ -1103,6 +1127,7 @@ export interface GgMethods {
   "gg/run.approve": { params: RunApproveParams; result: EmptyResult };
   "gg/run.steer": { params: RunSteerParams; result: EmptyResult };
   "gg/media.get": { params: MediaGetParams; result: MediaGetResult };
+  "gg/model.check": { params: ModelCheckParams; result: ModelCheckResult };
   "gg/run.event": { params: RunEvent; result: void };
   "gg/session.event": { params: SessionEvent; result: void };
   "gg/client.readTextFile": { params: ClientReadTextFileParams; result: ClientReadTextFileResult };

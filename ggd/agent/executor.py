@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ggd.providers.types import ToolCall
-from ggd.tools.base import ApprovalInfo, Tool, ToolContext, ToolError, ToolResult
+from ggd.tools.base import TOOL_APPROVED, ApprovalInfo, Tool, ToolContext, ToolError, ToolResult
 from ggd.tools.client import TOOL_CALL_ID
 
 from .approval import Approver, needs_asking
@@ -40,6 +40,7 @@ class _Item:
     appended: bool = False
     announced: bool = False
     saving: asyncio.Future[str] | None = None  # the append of the result, once started
+    approved: bool = False  # the approver was asked and allowed it
 
 
 def _error(text: str) -> ToolResult:
@@ -142,6 +143,7 @@ class ToolExecutor:
             return
         if not decision.allow:
             item.result = _error(f"denied: {decision.reason}" if decision.reason else "denied")
+        item.approved = decision.allow
 
     def _groups(self, items: list[_Item]) -> Iterator[list[_Item]]:
         group: list[_Item] = []
@@ -187,6 +189,7 @@ class ToolExecutor:
         self._emit_start(item)
         args = item.call.arguments
         TOOL_CALL_ID.set(item.call.id)  # this task's own context: parallel calls do not mix
+        TOOL_APPROVED.set(item.approved)
         try:
             paths = item.tool.write_paths(args, self._ctx)
             async with self._locks.hold(paths):

@@ -17,6 +17,7 @@ from ggd.providers.types import (
     ProviderError,
     TextDelta,
     ThinkingDelta,
+    ToolCall,
     Usage,
 )
 from ggd.tools.base import Tool, ToolContext
@@ -36,6 +37,7 @@ from .events import (
 )
 from .executor import ToolExecutor
 from .locks import PathLocks
+from .loopguard import LoopAsk, LoopGuard, LoopGuardSettings
 from .messages import (
     INTERRUPTED,
     assistant_message,
@@ -75,6 +77,7 @@ class AgentOptions:
     prompt_sections: Sequence[PromptSection] = ()
     max_parallel: int = 4
     display_limit: int = DISPLAY_LIMIT
+    loop_guard: LoopGuardSettings = field(default_factory=LoopGuardSettings)
 
 
 @dataclass
@@ -116,6 +119,7 @@ class AgentLoop:
         steering: SteeringQueue,
         path_locks: PathLocks,
         options: AgentOptions | None = None,
+        loop_ask: LoopAsk | None = None,
     ) -> None:
         self.provider = provider
         self.model = model
@@ -126,13 +130,21 @@ class AgentLoop:
         self.steering = steering
         self.options = options or AgentOptions()
         self._system: str | None = self.options.system_prompt
+        self._sent: ChatRequest | None = None
+        # --- loop guard (ggd/agent/loopguard.py): sees every batch and every tool result ---
+        self._guard = LoopGuard(self.options.loop_guard, loop_ask)
+
+        async def append_result(message: dict[str, Any]) -> str:
+            return await transcript.append_message(self._guard.result(message))
+
+        # --- end loop guard ---
         self._executor = ToolExecutor(
             self.tools,
             tool_ctx,
             sink,
             approver,
             path_locks,
-            transcript.append_message,
+            append_result,
             max_parallel=self.options.max_parallel,
             display_limit=self.options.display_limit,
         )
@@ -165,6 +177,7 @@ class AgentLoop:
             completed = await self._request(totals)
             requests += 1
             if completed.tool_calls:
+                await self._guarded(completed.tool_calls)  # loop guard, then the batch
                 await self._executor.run_batch(completed.tool_calls)
                 continue
             # Steering that arrived during the last request was never taken: treat it like a
@@ -179,6 +192,16 @@ class AgentLoop:
                 stop_reason=completed.stop_reason,
                 requests=requests,
             )
+
+    async def _guarded(self, calls: list[ToolCall]) -> None:
+        """Loop guard: a stopped run still answers every call it was given (as not run)."""
+        try:
+            await self._guard.check(calls)
+        except AgentError as exc:
+            for call in calls:
+                note = f"not run: {exc.message}"
+                await self.transcript.append_message(tool_message(call.id, call.name, note, True))
+            raise
 
     async def compact(self, instructions: str | None = None) -> str | None:
         """Compact the conversation now (`/compact`); returns the summary or None."""
@@ -233,6 +256,7 @@ class AgentLoop:
         request = ChatRequest(
             model=self.model, messages=msgs, tools=specs, max_tokens=self.options.max_tokens
         )
+        self._sent = request  # its parameters are recorded with its usage
         return request, estimate
 
     async def _request(self, totals: Usage) -> Completed:
@@ -313,6 +337,10 @@ class AgentLoop:
         }
         if self.options.context_window:
             record["contextWindow"] = self.options.context_window
+        # The sampling fields the request carried (temperature, seed, ...): enough to replay it.
+        params = self.provider.request_params(self._sent) if self._sent is not None else {}
+        if params:
+            record["request"] = params
         await self.transcript.append_usage(record)
         safe_emit(
             self.sink,

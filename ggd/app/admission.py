@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
+from ggd.agent.loopguard import LoopGuardSettings
 from ggd.protocol import errors as E
 
 from .policy import start_refusal
@@ -23,6 +24,7 @@ class RunOptions:
     default_approval_mode: str = "auto"
     # bash -l re-reads /etc/profile, which resets PATH (a venv's python vanishes): opt-in only.
     bash_login_shell: bool = False
+    loop_guard: LoopGuardSettings = field(default_factory=LoopGuardSettings)
 
 
 def admit(

@@ -14,6 +14,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Protocol
 
 from ggd.agent import ApprovalDecision
+from ggd.agent.loopguard import LoopAsk
 from ggd.protocol import Approval
 from ggd.providers.types import ToolCall
 from ggd.tools import ApprovalInfo, Tool
@@ -96,4 +97,38 @@ class UnattendedApprover:
         )
 
 
-__all__ = ["Approver", "InteractiveApprover", "UnattendedApprover", "approval_for"]
+LOOP_GUARD_TOOL = "loop_guard"
+
+
+def loop_asker(run: Run) -> LoopAsk | None:
+    """How the loop guard asks whether a repeating run may go on: an interactive run asks its
+    clients as an approval (tool name `loop_guard`, so any client can answer it); a run nobody
+    watches is stopped (None)."""
+    if not run.interactive:
+        return None
+
+    async def ask(call: ToolCall, message: str) -> bool:
+        approval = Approval(
+            id=run.new_approval_id(),
+            tool_call_id=call.id,
+            tool_name=LOOP_GUARD_TOOL,
+            summary=f"The run repeats {call.name} with the same arguments: let it go on?",
+            details=message,
+            arguments={"tool": call.name, "arguments": call.arguments},
+            risk="normal",
+            risk_reason="loop guard",
+        )
+        allow, _scope, _by = await run.add_approval(approval).future
+        return allow
+
+    return ask
+
+
+__all__ = [
+    "LOOP_GUARD_TOOL",
+    "Approver",
+    "InteractiveApprover",
+    "UnattendedApprover",
+    "approval_for",
+    "loop_asker",
+]

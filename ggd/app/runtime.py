@@ -121,6 +121,7 @@ class Runtime:
                 message_count=int(r.message_count),
                 preview=r.preview or "",
                 active_run_id=active.get(r.id),
+                damaged=r.damaged,
                 workspace=None if ws else self.workspace_ref(r.workspace_id, roots=roots),
             )
             for r in rows

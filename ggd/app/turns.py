@@ -25,7 +25,7 @@ from ggd.providers.types import ChatProvider, ToolCall
 from ggd.tools import ApprovalInfo, Tool, ToolContext
 
 from .admission import RunOptions
-from .approvers import Approver
+from .approvers import Approver, loop_asker
 from .bus import SessionBus
 from .capabilities import CapabilityRegistry
 from .delegate import ClientDelegate
@@ -139,7 +139,9 @@ class TurnAssembler:
                 gg_home=self.home,
                 context_window=self.models.context_window(run.model),
                 prompt_sections=turn.sections,
+                loop_guard=self.opts.loop_guard,
             ),
+            loop_ask=loop_asker(run),
         )
 
     async def compact(self, svc: Service, instructions: str | None) -> str | None:

@@ -27,7 +27,6 @@ from .instance import AlreadyRunningError, InstanceLock, remove_discovery, write
 from .logs import setup_logging
 from .problems import bind_problem, home_problem, probe_writable, socket_problem
 from .takeover import TakeoverError, take_over
-from .warmup import warm_when_quiet
 
 if TYPE_CHECKING:
     from ggd.transport.websocket import WebSocketListener
@@ -155,6 +154,7 @@ class DaemonApp:
                         host=ws_addr[0],
                         port=ws_addr[1],
                         allow_remote=ns.allow_remote,
+                        allowed_origins=frozenset(ns.allow_origin or ()),
                         web_root=WEB_ROOT,
                         version=__version__,
                     ),
@@ -208,8 +208,6 @@ class DaemonApp:
                 tasks.append(asyncio.create_task(self._watch_stdin()))
             if ns.idle_exit:
                 tasks.append(asyncio.create_task(self._idle_watch(hub, ns.idle_exit * 60)))
-            # What the first run would build (the wire models), built in the first quiet moment.
-            tasks.append(asyncio.create_task(warm_when_quiet(hub)))
             await self.stop.wait()
         except BaseException as exc:
             log.info("stopping on %s", type(exc).__name__)

@@ -11,6 +11,7 @@ from pathlib import Path
 from pydantic import BaseModel
 
 from ggd import __version__
+from ggd.agent.loopguard import LoopGuardSettings
 from ggd.app import (
     CORE_CAPABILITIES,
     Capability,
@@ -57,6 +58,11 @@ def run_options(config: Config, ns: argparse.Namespace) -> RunOptions:
         default_approval_mode=config.approvalMode,
         max_turns=ns.max_turns or config.maxTurns,
         bash_login_shell=config.bashLoginShell,
+        loop_guard=LoopGuardSettings(
+            enabled=config.loopGuard.enabled,
+            identical_calls=config.loopGuard.identicalCalls,
+            identical_failures=config.loopGuard.identicalFailures,
+        ),
     )
 
 
@@ -76,7 +82,11 @@ async def compose(
     caps = tuple(capabilities) if capabilities is not None else all_capabilities(os.environ)
     try:
         models = build_registry(
-            config.providers_dict(), dict(os.environ), ns.model, home / "credentials.json"
+            config.providers_dict(),
+            dict(os.environ),
+            ns.model,
+            home / "credentials.json",
+            home=home,
         )
     except ValueError as exc:
         raise ComposeError(str(exc)) from None
@@ -100,6 +110,7 @@ async def compose(
         demo=bool(models.is_demo),
         models=list(models.models()),
         default_model=models.default_model,
+        model_states=models.model_states,
     )
     return core, info
 

@@ -15,14 +15,43 @@ class ConfigError(Exception):
 
 
 class ProviderEntry(BaseModel):
-    """One model provider (an OpenAI-compatible endpoint)."""
+    """One model provider: an OpenAI-compatible endpoint, or a local GGUF (kind "llamacpp").
+
+    Values are range-checked by the provider registry, whose errors name the key
+    (docs/providers.md lists them).
+    """
 
     model_config = ConfigDict(extra="forbid")
+    kind: Literal["openai", "llamacpp"] | None = None
     baseUrl: str | None = None
     apiKey: str | None = None
     apiKeyEnv: str | None = None
     models: list[str] | None = None
     contextWindow: int | None = Field(default=None, gt=0)
+    # Request parameters (ggd/providers/params.py), and the same keys per model.
+    temperature: float | None = None
+    topP: float | None = None
+    maxTokens: int | None = None
+    seed: int | None = None
+    toolChoice: str | dict[str, Any] | None = None
+    extraBody: dict[str, Any] | None = None
+    modelParams: dict[str, dict[str, Any]] | None = None
+    # kind "llamacpp" (ggd/providers/kinds.py)
+    modelPath: str | None = None
+    threads: int | None = None
+    chatTemplate: str | None = None
+    idleSeconds: float | None = None
+    port: int | None = None
+    startTimeout: float | None = None
+
+
+class LoopGuardConfig(BaseModel):
+    """`loopGuard`: stop a run that repeats the same tool call (docs/agent.md)."""
+
+    model_config = ConfigDict(extra="forbid")
+    enabled: bool = True
+    identicalCalls: int = Field(default=3, ge=2, le=1000)
+    identicalFailures: int = Field(default=3, ge=2, le=1000)
 
 
 class Config(BaseModel):
@@ -38,6 +67,7 @@ class Config(BaseModel):
     maxTurns: int = Field(default=500, ge=1, le=100_000)
     bashLoginShell: bool = False
     approvalMode: Literal["auto", "on-request", "yolo", "never"] = "auto"
+    loopGuard: LoopGuardConfig = Field(default_factory=LoopGuardConfig)
 
     def providers_dict(self) -> dict[str, Any]:
         """The raw provider section, for the provider registry."""
@@ -110,6 +140,8 @@ def _explain(err: Any, model: type[BaseModel], prefix: str) -> str:
         where: type[BaseModel] = model
         if model is Config and loc[:1] == ["providers"]:
             where = ProviderEntry
+        elif model is Config and loc[:1] == ["loopGuard"]:
+            where = LoopGuardConfig
         known = ", ".join(where.model_fields)
         return f"unknown key {key!r} (known: {known})"
     got = err.get("input")

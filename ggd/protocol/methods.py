@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from .base import Empty
 from .client import CLIENT_READ_TEXT_FILE, CLIENT_RUN_COMMAND, CLIENT_WRITE_TEXT_FILE
-from .dto import RunStatus, SessionUpdate, Snapshot
+from .dto import RunStatus, SessionUpdate, Snapshot, WorkspaceRef
 from .events import RunEvent, SessionEvent
 from .run import (
     RunActiveParams,
@@ -36,7 +36,15 @@ from .session import (
     SessionRenameParams,
 )
 from .spec import MethodSpec
-from .system import MediaGetParams, MediaGetResult, SystemInfoResult, WorkspaceListResult
+from .system import (
+    MediaGetParams,
+    MediaGetResult,
+    ModelCheckParams,
+    ModelCheckResult,
+    SystemInfoResult,
+    WorkspaceListResult,
+    WorkspaceOpenParams,
+)
 
 SYSTEM_INFO = MethodSpec(
     "gg/system.info",
@@ -56,12 +64,36 @@ SYSTEM_INFO = MethodSpec(
         },
     },
 )
+MODEL_CHECK = MethodSpec(
+    "gg/model.check",
+    "Whether a run could use a model reference: gg/run.start's check, without a run.",
+    ModelCheckParams,
+    ModelCheckResult,
+    example={
+        "params": {"model": "openai:gpt-4.1-mnii"},
+        "result": {
+            "ok": False,
+            "problem": "model 'gpt-4.1-mnii' is not offered by openai (https://api.openai.com/v1"
+            "/models lists: gpt-4.1, gpt-4.1-mini, ...); use --model openai:MODEL",
+        },
+    },
+)
 WORKSPACE_LIST = MethodSpec(
     "gg/workspace.list",
     "Workspaces this daemon serves (ids and names, never paths).",
     Empty,
     WorkspaceListResult,
     example={"params": {}, "result": {"workspaces": [{"id": "w_3f2a", "name": "app"}]}},
+)
+WORKSPACE_OPEN = MethodSpec(
+    "gg/workspace.open",
+    "Serve a folder on this machine as a workspace (clients on this machine only); its ref.",
+    WorkspaceOpenParams,
+    WorkspaceRef,
+    example={
+        "params": {"root": "/home/ada/code/app"},
+        "result": {"id": "w_3f2a", "name": "app", "root": "/home/ada/code/app"},
+    },
 )
 SESSION_LIST = MethodSpec(
     "gg/session.list",
@@ -371,6 +403,7 @@ MEDIA_GET = MethodSpec(
 METHODS: tuple[MethodSpec, ...] = (
     SYSTEM_INFO,
     WORKSPACE_LIST,
+    WORKSPACE_OPEN,
     SESSION_LIST,
     SESSION_CREATE,
     SESSION_OPEN,
@@ -391,6 +424,7 @@ METHODS: tuple[MethodSpec, ...] = (
     RUN_APPROVE,
     RUN_STEER,
     MEDIA_GET,
+    MODEL_CHECK,
     RUN_EVENT,
     SESSION_EVENT,
     CLIENT_READ_TEXT_FILE,

@@ -20,12 +20,34 @@ class SystemInfoResult(Result):
     demo: bool = False
     models: list[str] = []
     default_model: str | None = None
+    # Models whose provider runs a server of its own (kind "llamacpp"): "provider:model" ->
+    # "stopped", "starting", "ready" or "failed: <reason>". Absent when there are none.
+    model_states: dict[str, str] | None = None
 
 
 class WorkspaceListResult(Result):
     """Workspaces this daemon serves."""
 
     workspaces: list[WorkspaceRef]
+
+
+class ModelCheckParams(Params):
+    """A model reference to check: provider:model, or a bare model of the default provider."""
+
+    model: str = Field(min_length=1, max_length=200)
+
+
+class ModelCheckResult(Result):
+    """Whether a run could use the model; the problem when it could not."""
+
+    ok: bool
+    problem: str | None = None
+
+
+class WorkspaceOpenParams(Params):
+    """An absolute folder on the daemon's machine (a leading ~ is the user's home)."""
+
+    root: str = Field(min_length=1, max_length=4096)
 
 
 class MediaGetParams(Params):

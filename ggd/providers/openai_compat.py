@@ -14,6 +14,7 @@ import httpx
 from ggd.providers import tls
 from ggd.providers.assembly import SSEStream, StreamAssembler
 from ggd.providers.errors import from_httpx, from_status, retry_after_seconds
+from ggd.providers.params import RequestParams
 from ggd.providers.types import ChatProvider, ChatRequest, ProviderError, StreamEvent
 
 __all__ = ["OpenAICompatProvider", "ProviderOptions"]
@@ -65,6 +66,9 @@ class OpenAICompatProvider(ChatProvider):
         # Compatibility fallbacks learnt from 400 answers, remembered for this provider.
         self.send_stream_options = True
         self.max_tokens_field = "max_tokens"
+        # Request parameters from config: the provider's, and per model (which win).
+        self.params = RequestParams()
+        self.model_params: dict[str, RequestParams] = {}
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(name={self.name!r}, base_url={self.base_url!r})"
@@ -111,19 +115,30 @@ class OpenAICompatProvider(ChatProvider):
             client, self._client = self._client, None
             await client.aclose()
 
+    def params_for(self, model: str) -> RequestParams:
+        """The configured parameters of `model`: its modelParams over the provider's."""
+        own = self.model_params.get(model)
+        return own.over(self.params) if own is not None else self.params
+
+    def request_params(self, request: ChatRequest) -> dict[str, Any]:
+        """The sampling and limit fields the body of `request` carries, as sent."""
+        params = self.params_for(request.model)
+        out = params.chat_fields()
+        if not request.tools:
+            out.pop("tool_choice", None)  # a tool_choice without tools is refused by servers
+        max_tokens = params.max_tokens if params.max_tokens is not None else request.max_tokens
+        if max_tokens is not None:
+            out[self.max_tokens_field] = max_tokens
+        return out
+
     def build_body(self, request: ChatRequest) -> dict[str, Any]:
         """The JSON body for `request`, honouring the learnt compatibility fallbacks."""
-        body: dict[str, Any] = {
-            "model": request.model,
-            "messages": request.messages,
-            "stream": True,
-        }
+        body: dict[str, Any] = self.request_params(request)
+        body.update(model=request.model, messages=request.messages, stream=True)
         if self.send_stream_options:
             body["stream_options"] = {"include_usage": True}
         if request.tools:
             body["tools"] = request.tools
-        if request.max_tokens is not None:
-            body[self.max_tokens_field] = request.max_tokens
         return body
 
     async def stream(self, request: ChatRequest) -> AsyncIterator[StreamEvent]:
@@ -193,7 +208,8 @@ class OpenAICompatProvider(ChatProvider):
             self.send_stream_options = False
             return True
         mentions = "max_tokens" in low or "max_completion_tokens" in low
-        if mentions and request.max_tokens is not None and "max_tokens" not in tried:
+        sends = request.max_tokens is not None or self.params_for(request.model).max_tokens
+        if mentions and sends and "max_tokens" not in tried:
             tried.add("max_tokens")
             other = (
                 "max_completion_tokens" if self.max_tokens_field == "max_tokens" else "max_tokens"

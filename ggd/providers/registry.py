@@ -18,7 +18,9 @@ from pathlib import Path
 from typing import Any
 
 from ggd.providers.demo import DEMO_MODEL, DemoProvider
+from ggd.providers.kinds import LOCAL_KEYS, make_local, provider_params
 from ggd.providers.openai_compat import OpenAICompatProvider, ProviderOptions
+from ggd.providers.params import PARAM_KEYS
 from ggd.providers.types import ChatProvider
 
 __all__ = ["WELL_KNOWN", "ProviderRegistry", "build_registry", "resolve_provider"]
@@ -35,7 +37,12 @@ _KEY_ENV = {
     "openrouter": "OPENROUTER_API_KEY",
     "deepseek": "DEEPSEEK_API_KEY",
 }
-_PROVIDER_KEYS = frozenset({"baseUrl", "apiKey", "apiKeyEnv", "models", "contextWindow"})
+_PROVIDER_KEYS = frozenset(
+    {"kind", "baseUrl", "apiKey", "apiKeyEnv", "models", "contextWindow", "modelParams"}
+    | set(PARAM_KEYS)
+    | LOCAL_KEYS
+)
+KINDS = ("openai", "llamacpp")
 _OPENAI_DEFAULT_MODEL = "gpt-4.1-mini"
 
 
@@ -161,6 +168,15 @@ class ProviderRegistry:
             out.extend(f"{name}:{m}" for m in models if f"{name}:{m}" not in out)
         return out
 
+    def model_states(self) -> dict[str, str]:
+        """ "provider:model" -> state, for providers that run a server of their own (`state`)."""
+        out: dict[str, str] = {}
+        for name, provider in self.providers.items():
+            state = getattr(provider, "state", None)
+            if isinstance(state, str):
+                out.update({f"{name}:{m}": state for m in self.model_lists.get(name, [])})
+        return out
+
     def context_window(self, model_ref: str | None = None) -> int | None:
         """The configured context window of a model's provider, if any."""
         return self.context_windows.get(self.split(model_ref)[0])
@@ -218,7 +234,15 @@ def _check_entry(name: Any, entry: Any) -> dict[str, Any]:
         not isinstance(window, int) or isinstance(window, bool) or window <= 0
     ):
         raise ValueError(f"{where}.contextWindow must be a positive integer")
-    if "baseUrl" not in entry and name not in WELL_KNOWN:
+    kind = entry.get("kind", "openai")
+    if kind not in KINDS:
+        raise ValueError(f"{where}.kind must be one of {', '.join(KINDS)} (got {kind!r})")
+    local = sorted(k for k in entry if k in LOCAL_KEYS)
+    if kind != "llamacpp" and local:
+        raise ValueError(f'{where}.{local[0]} needs "kind": "llamacpp"')
+    if kind == "llamacpp" and "baseUrl" in entry:
+        raise ValueError(f"{where}.baseUrl: a llamacpp provider runs its own server; drop it")
+    if "baseUrl" not in entry and name not in WELL_KNOWN and kind == "openai":
         raise ValueError(f"{where}.baseUrl is required (not a well-known provider)")
     return entry
 
@@ -237,6 +261,7 @@ def build_registry(
     credentials_path: Path | None = None,
     *,
     options: ProviderOptions | None = None,
+    home: Path | None = None,
 ) -> ProviderRegistry:
     """Resolve providers and the default model; ValueError names the bad config key."""
     model = cli_model or env.get("GG_MODEL") or config.get("model")
@@ -251,6 +276,13 @@ def build_registry(
     windows: dict[str, int] = {}
     for name, entry in raw.items():
         entry = _check_entry(name, entry)
+        if entry.get("kind") == "llamacpp":
+            local = make_local(name, entry, home, options)
+            local.params, local.model_params = provider_params(name, entry)
+            providers[name] = local
+            lists[name] = list(local.models)
+            windows[name] = local.settings.context_window
+            continue
         base = entry.get("baseUrl") or (env.get("OPENAI_BASE_URL") if name == "openai" else None)
         key = (
             entry.get("apiKey")
@@ -258,7 +290,9 @@ def build_registry(
             or _cred_key(creds, name)
             or (env.get(_KEY_ENV[name]) if name in _KEY_ENV else None)
         )
-        providers[name] = _make(name, base or WELL_KNOWN[name], key, options)
+        made = _make(name, base or WELL_KNOWN[name], key, options)
+        made.params, made.model_params = provider_params(name, entry)
+        providers[name] = made
         lists[name] = list(entry.get("models", []))
         if "contextWindow" in entry:
             windows[name] = entry["contextWindow"]

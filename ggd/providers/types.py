@@ -94,5 +94,12 @@ class ChatProvider(abc.ABC):
     def stream(self, request: ChatRequest) -> AsyncIterator[StreamEvent]:
         """Stream the answer; raises ProviderError on any failure."""
 
+    def request_params(self, request: ChatRequest) -> dict[str, Any]:
+        """The sampling and limit fields sent with `request`, in the API's own names.
+
+        Recorded with each request in the session so a run can be reproduced.
+        """
+        return {}
+
     async def aclose(self) -> None:  # noqa: B027 - optional hook, nothing to release by default
         """Release connections."""

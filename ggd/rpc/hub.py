@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -25,6 +26,8 @@ class HubInfo:
     demo: bool = False
     models: list[str] = field(default_factory=list)
     default_model: str | None = None
+    # The states of models served by a local server, asked at each gg/system.info.
+    model_states: Callable[[], dict[str, str]] | None = None
 
 
 class InitializeParams(Protocol):

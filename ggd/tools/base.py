@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import abc
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
@@ -42,6 +43,13 @@ class ToolResult:
     output: str
     is_error: bool = False
     details: dict[str, Any] | None = None
+
+
+# Whether the approver allowed the running call (set per call by the executor, each call its own
+# task; None when a caller runs tools without it). A tool whose describe() waived approval from
+# what it saw (a write of content the file already has) checks it again when it runs: what it
+# saw may have changed in between, and a change must not land unapproved.
+TOOL_APPROVED: ContextVar[bool | None] = ContextVar("gg_tool_approved", default=None)
 
 
 @dataclass

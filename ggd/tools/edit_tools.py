@@ -7,7 +7,7 @@ import difflib
 from pathlib import Path
 from typing import Any
 
-from ggd.tools.base import ApprovalInfo, Tool, ToolContext, ToolError, ToolResult
+from ggd.tools.base import TOOL_APPROVED, ApprovalInfo, Tool, ToolContext, ToolError, ToolResult
 from ggd.tools.client_io import buffer_text, push_text
 from ggd.tools.fs_tools import SNIFF_BYTES, is_binary
 from ggd.tools.paths import (
@@ -96,6 +96,20 @@ def unified_diff(before: str, after: str, rel: str) -> str:
         tofile=f"b/{rel}",
     )
     return "".join(line if line.endswith("\n") else line + "\n" for line in lines)
+
+
+def _same(path: Path, content: str, limit: int | None = None) -> bool:
+    """Whether the file holds exactly `content` (a size check first: most writes change it).
+
+    `limit` bounds what describe() reads on the event loop; a bigger file just asks as usual.
+    """
+    data = content.encode("utf-8")
+    if limit is not None and len(data) > limit:
+        return False
+    try:
+        return path.stat().st_size == len(data) and path.read_bytes() == data
+    except OSError:
+        return False
 
 
 def _buffered(raw: str, ctx: ToolContext) -> bool:
@@ -249,10 +263,26 @@ class WriteTool(Tool):
         return f"write {args.get('path', '')}"
 
     def describe(self, args: dict[str, Any], ctx: ToolContext) -> ApprovalInfo:
-        """Needs approval with a preview; says create or overwrite."""
+        """Needs approval with a preview; says create or overwrite (or unchanged: no approval)."""
         raw = arg_str(args, "path")
         content = arg_str(args, "content")
         exists = is_inside(raw, ctx) and candidate(raw, ctx).is_file()
+        if (
+            exists
+            and not _buffered(raw, ctx)
+            and _same(candidate(raw, ctx), content, MAX_DIFF_BYTES)
+        ):
+            # Nothing to approve: the run does nothing (and checks again, see _write).
+            rel = relative(candidate(raw, ctx), ctx)
+            info = ApprovalInfo(
+                f"write {raw} (unchanged)",
+                "read_only",
+                "",
+                False,
+                f"(no change: {rel} already has this content)",
+            )
+            info.extra.update({"action": "unchanged", "bytes": len(content.encode("utf-8"))})
+            return info
         action = "overwrite" if exists else "create"
         details = _overwrite_diff(raw, content, ctx) if exists else None
         if details is None:
@@ -301,12 +331,25 @@ class WriteTool(Tool):
     ) -> ToolResult:
         if path.is_dir():
             raise ToolError(f"'{raw}' is a directory")
+        rel = relative(path, ctx)
+        size = len(content.encode("utf-8"))
+        if before is None and path.is_file() and _same(path, content):
+            return ToolResult(
+                f"Unchanged {rel}: it already has exactly this content ({size} bytes).",
+                details={"path": rel, "bytes": size, "created": False, "unchanged": True},
+            )
+        if TOOL_APPROVED.get() is False and _write_info("", raw, ctx, "").needs_approval:
+            # describe() saw this content already there and asked nobody; the file has changed
+            # since, so this is a real write that was never approved.
+            raise ToolError(
+                f"the file changed; call write again ('{raw}' had exactly this content when the "
+                "call was checked, so no approval was asked)"
+            )
         created = not path.exists()
         diff = None if created else _overwrite_diff(raw, content, ctx, before)
         path.parent.mkdir(parents=True, exist_ok=True)
         data = content.encode("utf-8")
         atomic_write(path, data)
-        rel = relative(path, ctx)
         verb = "Created" if created else "Overwrote"
         details: dict[str, Any] = {"path": rel, "bytes": len(data), "created": created}
         if diff and diff.startswith("--- "):

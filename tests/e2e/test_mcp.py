@@ -363,6 +363,11 @@ async def test_cli_add_list_remove_and_workspace_trust(
     assert (gg_home / "mcp.json").stat().st_mode & 0o777 == 0o600
     tested = run("mcp", "test", "time")
     assert tested.returncode == 0 and "get_current_time" in tested.stdout, tested
+    # The test's result is what `gg mcp list` shows next (docs/mcp.md), not "idle".
+    listed = json.loads(run("mcp", "list", "--json").stdout)
+    (time_server,) = listed["servers"]
+    assert time_server["state"] == "connected" and "get_current_time" in time_server["tools"]
+    assert "get_current_time" in run("mcp", "list").stdout
     # A workspace file adds nothing until trusted, and an edit needs trusting again.
     (workspace / ".gg").mkdir()
     ws_file = workspace / ".gg" / "mcp.json"
@@ -370,7 +375,8 @@ async def test_cli_add_list_remove_and_workspace_trust(
     listed = json.loads(run("mcp", "list", "--json").stdout)
     states = {s["name"]: s["state"] for s in listed["servers"]}
     assert (
-        states == {"time": "idle", "wtime": "untrusted"} and listed["workspaceFile"] == "untrusted"
+        states == {"time": "connected", "wtime": "untrusted"}
+        and listed["workspaceFile"] == "untrusted"
     )
     assert run("mcp", "test", "wtime").returncode != 0
     assert run("mcp", "trust").returncode == 0
@@ -383,3 +389,83 @@ async def test_cli_add_list_remove_and_workspace_trust(
     assert json.loads((gg_home / "mcp.json").read_text())["servers"] == {}
     gone = run("mcp", "remove", "time")
     assert gone.returncode != 0 and "no MCP server" in gone.stderr
+
+
+async def test_cli_test_failures_name_the_command_and_the_log(
+    fake_daemon, gg_home: Path, workspace: Path
+) -> None:
+    d, _fm = fake_daemon([{"text": "hi"}])
+    missing = str(workspace / "tools" / "bin" / "mcp-nowhere")
+    write_mcp(
+        gg_home,
+        {
+            "crash": {"command": "sh", "args": ["-c", "echo crash-reason-42 >&2; exit 3"]},
+            "gone": {"command": missing},
+            "offpath": {"command": "mcp-not-installed-anywhere"},
+        },
+    )
+
+    def run(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [str(BIN / "gg"), *args],
+            env=d.env,
+            cwd=workspace,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+
+    log = gg_home / "logs" / "mcp" / "crash.log"
+    crash = run("mcp", "test", "crash")
+    assert crash.returncode == 1
+    # Where to look: the server's own stderr, named in full for this machine's user.
+    assert f"its log: {log}" in crash.stderr, crash.stderr
+    assert "crash-reason-42" in log.read_text()
+    gone = run("mcp", "test", "gone")
+    assert gone.returncode == 1
+    # The command as configured, not its last component.
+    assert f"command not found: {missing} (no executable file at that path)" in gone.stderr
+    offpath = run("mcp", "test", "offpath")
+    assert "command not found: mcp-not-installed-anywhere (not on PATH)" in offpath.stderr
+    # gg mcp list shows what the tests found.
+    listed = {s["name"]: s for s in json.loads(run("mcp", "list", "--json").stdout)["servers"]}
+    assert {n: s["state"] for n, s in listed.items()} == {
+        "crash": "failed",
+        "gone": "failed",
+        "offpath": "failed",
+    }
+    assert "not on PATH" in listed["offpath"]["lastError"]
+
+
+async def test_a_huge_structured_result_is_capped_in_events(fake_daemon, gg_home: Path) -> None:
+    """A 10 MB structuredContent reaches live clients capped, and the run stays replayable."""
+    write_mcp(
+        gg_home,
+        {"big": {"command": sys.executable, "args": [str(FAKES / "mcp_big_structured.py")]}},
+    )
+    call = {"id": "b1", "name": "mcp_big_rows", "arguments": {"count": 100_000}}
+    # 100,000 characters reach the model: the fake's small window may compact first (a step).
+    d, _fm = fake_daemon([{"toolCalls": [call]}, {"text": "Counted."}, {"text": "Counted."}])
+    c = await d.connect("unix")
+    try:
+        sid = await new_session(c)
+        rid = await start(c, sid, "count the rows", approvalMode="yolo")
+        done = await finish(c, rid, timeout=120)
+        assert done["type"] == "run_completed", done
+        (fin,) = tool_finishes(c, rid)  # delivered live
+        assert not fin["isError"], fin["output"][:500]
+        details = fin["details"]
+        assert details["truncated"]["chars"] > 9_000_000
+        rows = details["structuredContent"]["rows"]
+        assert rows[0] == {"id": 0, "text": "row 0000000 " + "x" * 72}
+        assert rows[-1].startswith("[... ") and "more items cut" in rows[-1]
+        assert len(json.dumps(fin)) < 200_000
+        # The whole run is still replayable from its first event.
+        waited = await c.request("gg/run.wait", {"runId": rid, "afterSequence": 0, "timeoutMs": 0})
+        seqs = [e["sequence"] for e in waited["events"]]
+        assert (
+            seqs == list(range(1, len(seqs) + 1))
+            and waited["events"][-1]["type"] == "run_completed"
+        )
+    finally:
+        await c.close()

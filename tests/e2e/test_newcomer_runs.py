@@ -106,8 +106,10 @@ async def test_a_hundred_step_task_finishes_under_the_default_limit(
     model_daemon: Any, workspace: Path
 ) -> None:
     (workspace / "a.txt").write_text("x\n")
+    # Each step a different call: 100 identical ones would be a loop, which the loop guard stops.
     steps: list[dict[str, Any]] = [
-        {"toolCalls": [{"name": "read", "arguments": {"path": "a.txt"}}]} for _ in range(100)
+        {"toolCalls": [{"name": "read", "arguments": {"path": "a.txt", "limit": i + 1}}]}
+        for i in range(100)
     ]
     steps.append({"text": "all 100 steps done"})
     d, _ = model_daemon(steps)

@@ -36,3 +36,22 @@ async def test_initialize_with_an_existing_folder_uses_it(
         assert result["capabilities"]["experimental"]["gg"]["workspace"]["name"] == "other"
     finally:
         await c.close()
+
+
+async def test_workspace_open_serves_a_new_folder_and_refuses_bad_ones(
+    daemon: Daemon, transport: str, tmp_path: Path
+) -> None:
+    other = tmp_path / "other-project"
+    other.mkdir()
+    c = await daemon.connect(transport)
+    try:
+        ref = await c.request("gg/workspace.open", {"root": str(other)})
+        assert ref["name"] == "other-project" and ref["root"] == str(other.resolve())
+        listed = await c.request("gg/workspace.list")
+        assert ref["id"] in [w["id"] for w in listed["workspaces"]]
+        for bad in (str(tmp_path / "nope"), "relative/folder"):
+            with pytest.raises(RpcError) as err:
+                await c.request("gg/workspace.open", {"root": bad})
+            assert err.value.code == -32602
+    finally:
+        await c.close()

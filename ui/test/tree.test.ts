@@ -74,3 +74,44 @@ describe("treeGraph", () => {
     expect(at.z.head).toBe(true);
   });
 });
+
+describe("treeGraph with several roots", () => {
+  it("draws each root in a lane of its own, right of every lane an earlier root used", () => {
+    // a - b - c          (first history, branching at a)
+    //  \- d
+    // z - y              (a second root: a checkout before the first message, then a new prompt)
+    //  \- w
+    const tree = [
+      node("a", null),
+      node("b", "a"),
+      node("c", "b"),
+      node("d", "a"),
+      node("z", null, true),
+      node("y", "z", true),
+      node("w", "z"),
+    ];
+    const { rows, lanes } = treeGraph(tree, new Set(), 99);
+    const at = byKey(rows);
+    expect(rows.map((r) => r.key)).toEqual(["a", "b", "c", "d", "z", "y", "w"]);
+    expect([at.a.lane, at.b.lane, at.c.lane, at.d.lane]).toEqual([0, 0, 0, 1]);
+    // Not lane 0 again (that read as one straight line): z starts right of the first history.
+    expect(at.z.lane).toBe(2);
+    expect(at.y.lane).toBe(2);
+    expect(at.w.lane).toBe(3); // its branches stay right of it too
+    expect(at.z.through).toEqual([]); // no rail of the first history passes into it
+    expect(lanes).toBe(4);
+    expect(rows.filter((r) => r.root).map((r) => r.key)).toEqual(["a", "z"]);
+  });
+
+  it("puts two plain chains side by side", () => {
+    const tree = [node("a", null), node("b", "a"), node("z", null, true), node("y", "z", true)];
+    const { rows, lanes } = treeGraph(tree);
+    expect(rows.map((r) => [r.key, r.lane])).toEqual([
+      ["a", 0],
+      ["b", 0],
+      ["z", 1],
+      ["y", 1],
+    ]);
+    expect(lanes).toBe(2);
+  });
+});

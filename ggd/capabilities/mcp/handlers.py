@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import os
 from typing import Any
 
 from ggd.app import Handler, HandlerContext, sanitize_reason
@@ -13,6 +14,7 @@ from .config import (
     HttpServer,
     McpConfigError,
     McpSection,
+    ServerSpec,
     StdioServer,
     add_server,
     load_servers,
@@ -32,7 +34,7 @@ from .protocol import (
     McpTestResult,
     McpTrustResult,
 )
-from .provider import probe, status_book
+from .provider import ServerStatus, probe, status_book
 from .session import set_session_servers
 
 
@@ -105,9 +107,36 @@ async def mcp_test(ctx: HandlerContext, params: McpServerParams) -> McpTestResul
         )
         raise E.InvalidParamsError(f"invalid params: server: no MCP server {params.server!r}{hint}")
     out: dict[str, Any] = await probe(spec, home, _section(ctx).list_timeout_seconds)
+    # gg/mcp.list shows what the test found (docs/mcp.md): the tools, or why it failed.
+    status_book(home).set(
+        ctx.workspace.id,
+        spec.name,
+        ServerStatus(
+            "connected" if out["ok"] else "failed", out["tools"], out["error"], spec.fingerprint
+        ),
+    )
     if out["error"]:
-        out["error"] = sanitize_reason(out["error"])
+        out["error"] = _failure(ctx, spec, out["error"])
     return McpTestResult(server=params.server, **out)
+
+
+def _failure(ctx: HandlerContext, spec: ServerSpec, error: str) -> str:
+    """A failed test's reason, naming the server's log; full paths for this machine's clients."""
+    home = ctx.services.home
+    cfg = spec.config
+    log = home / "logs" / "mcp" / f"{spec.name}.log"
+    if ctx.remote:
+        # Another machine learns no paths (sanitize_reason), only where to look: GG_HOME/...
+        reason = sanitize_reason(error, gg_home=home)
+        return f"{reason}; its log: GG_HOME/logs/mcp/{log.name}" if log.exists() else reason
+    # The user of this machine wrote the command and owns the log: both are shown in full
+    # (sanitize_reason would cut a path to its last component), secrets still masked.
+    keep = cfg.command if isinstance(cfg, StdioServer) and os.sep in cfg.command else None
+    mark = "\ue000"  # stands in for the configured command while paths are cut elsewhere
+    reason = sanitize_reason(error.replace(keep, mark) if keep else error)
+    if keep:
+        reason = reason.replace(mark, keep)
+    return f"{reason}; its log: {log}" if log.exists() else reason
 
 
 def _server_config(params: McpAddParams | McpSessionServer) -> StdioServer | HttpServer:

@@ -4,6 +4,10 @@ It is a gg protocol client, not a second agent core: every call goes to the runn
 private `ggd --stdio` child) through gg/session.create, gg/run.start and gg/run.wait. Approvals
 follow the non-interactive policy, unless the MCP client supports elicitation: then the run is
 interactive and each approval_requested is asked through the client, answered with gg/run.approve.
+
+The calling agent is another model, so it does not get to decide that nobody approves: an
+`approvalMode` that allows writes and commands without asking (`yolo`, `never`) is refused as a
+tool error unless the person who configured the server started it with `ggd --mcp --allow-yolo`.
 This module imports the `mcp` SDK at the top; only `ggd --mcp` imports it.
 """
 
@@ -15,6 +19,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
 from pydantic import BaseModel, Field
 
 from ggd.app.ggclient import GgClient, GgRpcError, gg_home
@@ -22,6 +27,23 @@ from ggd.app.ggclient import GgClient, GgRpcError, gg_home
 TERMINAL = ("run_completed", "run_failed", "run_canceled")
 WAIT_MS = 25_000
 ApprovalMode = Literal["auto", "on-request", "yolo", "never"]
+# Modes in which approval-gated calls run with nobody approving them (policy.py's table).
+UNATTENDED_MODES = ("yolo", "never")
+
+
+class ModeRefused(ToolError):
+    """The calling agent asked for an approval mode this server may not grant."""
+
+
+def check_mode(approval_mode: str | None, allow_yolo: bool) -> None:
+    """Refuse a mode that lets nobody approve, unless the server was started to allow it."""
+    if approval_mode in UNATTENDED_MODES and not allow_yolo:
+        raise ModeRefused(
+            f"approvalMode '{approval_mode}' runs writes and commands without anyone approving "
+            "them, and the calling agent may not choose that; leave approvalMode out (approvals "
+            "are asked through the MCP client, or denied), or have the user start the server as "
+            "`ggd --mcp --allow-yolo`"
+        )
 
 
 class ApprovalAnswer(BaseModel):
@@ -136,15 +158,15 @@ async def _elicit_approval(
         pass  # already answered by another client, or expired
 
 
-def build_server(backend: Backend) -> MCPServer:
-    """The MCP server with gg's three tools."""
+def build_server(backend: Backend, allow_yolo: bool = False) -> MCPServer:
+    """The MCP server with gg's three tools; `allow_yolo` lets callers pick yolo/never."""
     server: MCPServer = MCPServer(
         "gg",
         instructions="gg is a coding agent working in one workspace. gg_ask runs it on a prompt.",
     )
 
     @server.tool(
-        description="Ask the gg coding agent to do something in its workspace; returns its final answer and the session id (pass it back to continue the conversation)."
+        description="Ask the gg coding agent to do something in its workspace; returns its final answer and the session id (pass it back to continue the conversation). approvalMode 'yolo' and 'never' are refused unless the server runs with --allow-yolo."
     )
     async def gg_ask(
         prompt: str,
@@ -152,10 +174,11 @@ def build_server(backend: Backend) -> MCPServer:
         sessionId: str | None = None,
         approvalMode: ApprovalMode | None = None,
     ) -> str:
+        check_mode(approvalMode, allow_yolo)
         try:
             out = await ask(backend, prompt, sessionId, approvalMode, ctx)
         except GgRpcError as exc:
-            raise ValueError(str(exc)) from None
+            raise ToolError(str(exc)) from None
         return json.dumps(out, ensure_ascii=False)
 
     @server.tool(description="List gg's sessions in this workspace, newest first.")
@@ -168,7 +191,7 @@ def build_server(backend: Backend) -> MCPServer:
         try:
             snap = await backend.request("gg/session.open", {"sessionId": sessionId})
         except GgRpcError as exc:
-            raise ValueError(str(exc)) from None
+            raise ToolError(str(exc)) from None
         messages = [
             {k: m[k] for k in ("role", "content", "toolName", "isError") if k in m}
             for m in snap.get("messages", [])
@@ -181,25 +204,25 @@ def build_server(backend: Backend) -> MCPServer:
     return server
 
 
-async def serve(workspace: Path) -> int:
+async def serve(workspace: Path, allow_yolo: bool = False) -> int:
     """Serve MCP on stdin/stdout until the client closes it."""
     backend = Backend(workspace)
     try:
-        await build_server(backend).run_stdio_async()
+        await build_server(backend, allow_yolo).run_stdio_async()
     finally:
         await backend.aclose()
     return 0
 
 
-def main(workspace: Path | None) -> int:
-    """Entry of `ggd --mcp`."""
+def main(workspace: Path | None, allow_yolo: bool = False) -> int:
+    """Entry of `ggd --mcp` (`--allow-yolo`: callers may pick approvalMode yolo or never)."""
     import anyio
 
     root = (workspace or Path.cwd()).resolve()
     try:
-        return int(anyio.run(serve, root))
+        return int(anyio.run(serve, root, allow_yolo))
     except KeyboardInterrupt:
         return 130
 
 
-__all__ = ["Backend", "ask", "build_server", "main", "serve"]
+__all__ = ["Backend", "ModeRefused", "ask", "build_server", "check_mode", "main", "serve"]

@@ -8,7 +8,6 @@ from .protocol import DEFAULT_TIMEOUT_SECONDS, Job, JobAddParams, JobUpdateParam
 from .schedule import ScheduleError, from_ms, next_cron, once_time, to_ms, zone
 from .store import new_job_id
 
-
 # A once job whose time passed this recently is still taken, and fires at once: `gg job add --at`
 # a few seconds ahead reaches a daemon that `gg` may first have to start.
 MISFIRE_GRACE_SECONDS = 60

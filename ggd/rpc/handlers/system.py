@@ -4,16 +4,21 @@ from __future__ import annotations
 
 import asyncio
 import base64
+from pathlib import Path
 
 from ggd.app.media import MediaError, MediaStore
+from ggd.app.workspaces import Workspace, WorkspaceRegistry
 from ggd.protocol import PROTOCOL_VERSION, ChannelStatus, DegradedProvider, Empty, WorkspaceRef
 from ggd.protocol import errors as E
 from ggd.protocol import methods as M
 from ggd.protocol.system import (
     MediaGetParams,
     MediaGetResult,
+    ModelCheckParams,
+    ModelCheckResult,
     SystemInfoResult,
     WorkspaceListResult,
+    WorkspaceOpenParams,
 )
 
 from ..dispatch import CallContext, handler
@@ -34,7 +39,15 @@ async def system_info(ctx: CallContext, params: Empty) -> SystemInfoResult:
         demo=hub.info.demo,
         models=hub.info.models,
         default_model=hub.info.default_model,
+        model_states=(hub.info.model_states() or None) if hub.info.model_states else None,
     )
+
+
+@handler(M.MODEL_CHECK)
+async def model_check(ctx: CallContext, params: ModelCheckParams) -> ModelCheckResult:
+    """The model check a run start makes, alone: a client checks a /model choice at once."""
+    problem = await ctx.app.runs.turns.models.check_model(params.model)
+    return ModelCheckResult(ok=problem is None, problem=problem)
 
 
 @handler(M.WORKSPACE_LIST)
@@ -45,6 +58,27 @@ async def workspace_list(ctx: CallContext, params: Empty) -> WorkspaceListResult
     return WorkspaceListResult(
         workspaces=[runtime.workspace_ref(w.id, roots=local) for w in runtime.workspaces.all()]
     )
+
+
+@handler(M.WORKSPACE_OPEN)
+async def workspace_open(ctx: CallContext, params: WorkspaceOpenParams) -> WorkspaceRef:
+    """Serve a folder on this machine as a workspace (the web UI's "Open folder")."""
+    if ctx.conn.remote:
+        # A remote client naming folders would read the daemon's disk: this machine's clients only.
+        raise E.CapabilityUnavailableError(
+            "gg/workspace.open is refused over a remote connection; open folders on the daemon's machine"
+        )
+    ws = await asyncio.to_thread(_open_folder, ctx.app.runtime.workspaces, params.root)
+    return ctx.app.runtime.workspace_ref(ws.id, roots=True)
+
+
+def _open_folder(registry: WorkspaceRegistry, raw: str) -> Workspace:
+    root = Path(raw).expanduser()
+    if not root.is_absolute():
+        raise E.InvalidParamsError("invalid params: root: give an absolute folder (or one under ~)")
+    if not root.is_dir():
+        raise E.InvalidParamsError(f"invalid params: root: no such folder: {raw}")
+    return registry.add(root)
 
 
 @handler(M.MEDIA_GET)

@@ -30,7 +30,7 @@ def test_workspace_before_sessions_and_sessions_alone_lists(real_env: CliEnv) ->
     other.mkdir()
     r = real_env.run("--no-daemon", "--workspace", str(other), "sessions")
     assert r.returncode == 0, r.stderr
-    assert r.stdout.strip() == "no sessions in this workspace"
+    assert r.stdout.startswith("no sessions in this workspace")
     r = real_env.run("--json", "sessions", "--no-daemon")
     assert r.returncode == 0, r.stderr
     assert json.loads(r.stdout) == []

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from .conftest import CliEnv
@@ -62,3 +64,38 @@ def test_a_run_refused_for_its_model_leaves_no_session_behind(real_env: CliEnv) 
     r = real_env.run("-c", "-p", "hi")  # nothing to continue: a new session, default model
     assert (r.returncode, r.stdout) == (0, "fresh start\n"), r.stderr
     assert [q["model"] for q in real_env.model.requests] == ["fake-model"]
+
+
+def test_the_cli_prints_why_the_loop_guard_stopped_a_run(real_env: CliEnv) -> None:
+    call = {"toolCalls": [{"name": "list", "arguments": {"path": "no/such/folder"}}]}
+    real_env.model.add_steps([call] * 10)
+    r = real_env.run("--no-daemon", "-p", "list no/such/folder")
+    assert r.returncode == 1, (r.stdout, r.stderr)
+    assert "gg: error: loop detected: list(" in r.stderr, r.stderr
+    assert "loopGuard" in r.stderr  # says which setting changes it
+    assert len(real_env.model.requests) == 4
+
+
+def test_gg_models_shows_a_local_model_with_its_state(cli_env: CliEnv) -> None:
+    cli_env.home.mkdir(mode=0o700, exist_ok=True)
+    config = {
+        "model": "local:tiny",
+        "providers": {
+            "local": {"kind": "llamacpp", "modelPath": "~/gone.gguf", "models": ["tiny"]}
+        },
+    }
+    (cli_env.home / "config.json").write_text(json.dumps(config))
+    r = cli_env.run("models")
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.splitlines() == ["* local:tiny  (stopped)", "  demo:gg-demo"], r.stdout
+    r = cli_env.run("-p", "hi")
+    assert r.returncode == 1
+    assert "providers.local.modelPath: the model file 'gone.gguf' does not exist" in r.stderr
+    r = cli_env.run("models", "--json")
+    rows = json.loads(r.stdout)
+    assert rows[0] == {
+        "model": "local:tiny",
+        "default": True,
+        "state": "failed: providers.local.modelPath: the model file 'gone.gguf' does not exist",
+    }
+    assert rows[1] == {"model": "demo:gg-demo", "default": False, "state": None}

@@ -32,7 +32,7 @@ def test_session_commands_before_any_turn(real_env: CliEnv, mode: list[str]) -> 
         ("/context", r"context: \d+ of [\d,]+ tokens \(\d+%\) · 0 messages in context"),
         ("/compact", "nothing to compact yet"),
         ("/bogus", r"unknown command /bogus \(try /help\)"),
-        ("/clone", "cloned into session renamed"),
+        ("/clone", r"Cloned into “renamed \(clone\)”"),
         ("/new other", "new session other"),
         ("/resume nope", "gg: no session"),
         ("/checkout", "usage: /checkout ID"),
@@ -123,3 +123,56 @@ def test_turns_context_compact_tree_checkout_fork_and_new(real_env: CliEnv) -> N
         "my work (fork)",
         "scratch",
     ]
+
+
+def test_tree_draws_a_second_root_in_a_column_of_its_own(real_env: CliEnv) -> None:
+    real_env.model.add_steps([{"text": "first answer"}, {"text": "second answer"}])
+    p = real_env.pty("--name", "roots")
+    p.expect("gg> ")
+    p.send("first question\r")
+    p.expect("first answer")
+    p.expect("gg> ")
+    p.send("/tree\r")
+    first = p.expect(r"\n● (\S+) user: first question").group(1)
+    p.expect("gg> ")
+    # Checking out the very first message leaves nothing before the next prompt: a second root.
+    p.send(f"/checkout {first}\r")
+    p.expect("gg> first question")
+    p.send("\x15")  # Ctrl+U: clear the draft
+    p.send("second question\r")
+    p.expect("second answer")
+    p.expect("gg> ")
+    assert users(real_env.model.requests[-1]) == ["second question"]
+    p.send("/tree\r")
+    p.expect(r"\n┌ root 1 of 2\r?\n○ \S+ user: first question\r?\n○ \S+ assistant: first answer")
+    # Right of the first history, not under it: one straight line would read as one history.
+    p.expect(r"\n  ┌ root 2 of 2\r?\n  ● \S+ user: second question\r?\n")
+    p.expect(r"  ● \S+ assistant: second answer ◀ head")
+    p.expect("gg> ")
+    p.send("/quit\r")
+    assert p.wait() == 0
+    assert not real_env.model.mismatches
+
+
+def test_model_typo_is_refused_at_once_and_changes_nothing(real_env: CliEnv) -> None:
+    real_env.model.add_steps([{"text": "still the old model"}])
+    p = real_env.pty("--name", "typo")
+    p.expect("gg> ")
+    p.send("/model openai:typo\r")
+    # Said right away, before any send: the endpoint's list has no such model.
+    p.expect(r"gg: model 'typo' is not offered by openai .*fake-model, other")
+    p.expect("model unchanged: openai:fake-model")
+    p.expect("gg> ")
+    p.send("/model\r")
+    p.expect("model: openai:fake-model")
+    p.expect("gg> ")
+    p.send("hello\r")
+    p.expect("still the old model")
+    p.expect("gg> ")
+    assert real_env.model.requests[-1]["model"] == "fake-model"
+    p.send("/model openai:other\r")
+    p.expect("model for the next turns: openai:other")
+    p.expect("gg> ")
+    p.send("/quit\r")
+    assert p.wait() == 0
+    assert "was not used" not in strip_ansi(p.text)

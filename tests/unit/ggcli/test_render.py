@@ -128,7 +128,13 @@ def test_approval_prompt_without_details_or_risk() -> None:
 def test_tree_and_sessions() -> None:
     tree = [
         {"id": "m1", "depth": 0, "role": "user", "text": "hi", "active": True},
-        {"id": "m2", "depth": 1, "role": "assistant", "text": "hello\nthere", "active": False},
+        {
+            "id": "m2",
+            "parentId": "m1",
+            "role": "assistant",
+            "text": "hello\nthere",
+            "active": False,
+        },
     ]
     assert format_tree(tree) == "● m1 user: hi ◀ head\n○ m2 assistant: hello there"
     assert format_tree([]) == "(empty session)"
@@ -253,3 +259,29 @@ def test_tree_branches_where_it_splits_and_collapses_straight_runs() -> None:
         "└─● ub user: other ◀ head",
     ]
     assert len(format_tree(tree, full=True).splitlines()) == 13
+
+
+def test_tree_draws_separate_roots_in_columns_of_their_own() -> None:
+    # A checkout of the first message, then a new prompt: a second root, a separate history.
+    tree: list[dict[str, object]] = [
+        {"id": "u0", "parentId": None, "role": "user", "text": "q0"},
+        {"id": "a0", "parentId": "u0", "role": "assistant", "text": "r0"},
+        {"id": "b1", "parentId": "u0", "role": "assistant", "text": "retry"},
+        {"id": "b2", "parentId": "b1", "role": "user", "text": "more"},
+        {"id": "z0", "parentId": None, "role": "user", "text": "again", "active": True},
+        {"id": "z1", "parentId": "z0", "role": "assistant", "text": "fresh", "active": True},
+        {"id": "y0", "role": "user", "text": "third"},
+    ]
+    assert format_tree(tree).splitlines() == [
+        "┌ root 1 of 3",
+        "○ u0 user: q0",
+        "├─○ a0 assistant: r0",
+        "└─○ b1 assistant: retry",
+        "  ○ b2 user: more",
+        # Right of every column the first history used, so it never continues a rail above.
+        "    ┌ root 2 of 3",
+        "    ● z0 user: again",
+        "    ● z1 assistant: fresh ◀ head",
+        "      ┌ root 3 of 3",
+        "      ○ y0 user: third",
+    ]

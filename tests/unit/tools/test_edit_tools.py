@@ -134,6 +134,11 @@ async def test_write_overwrite_approval_shows_a_diff_not_the_whole_file(
     assert done.details and done.details["diff"] == info.details
     same = WriteTool().describe({"path": "big.txt", "content": new}, ctx)
     assert same.details == "(no change: big.txt already has this content)"
+    # Nothing to approve, and running it changes nothing (issue 32 item 14).
+    assert not same.needs_approval and same.extra["action"] == "unchanged"
+    again = await WriteTool().run({"path": "big.txt", "content": new}, ctx)
+    assert again.output.startswith("Unchanged big.txt") and again.details
+    assert again.details["unchanged"] is True
     (ws / "blob.bin").write_bytes(b"\x00\x01binary")
     binary = WriteTool().describe({"path": "blob.bin", "content": "text"}, ctx)
     assert binary.details == "text"

@@ -1,6 +1,7 @@
 import { useMemo, useState } from "react";
 import type { TreeItem } from "../protocol";
 import { treeGraph, type GraphRow } from "../state/treeGraph";
+import "./TreeView.css";
 
 const ROW = 30;
 const LANE = 16;
@@ -9,7 +10,7 @@ const LANE_COLORS = 6;
 const x = (lane: number) => LANE / 2 + lane * LANE;
 
 /** The rails of one row: lines passing by, the dot, and curves into the lanes that open here. */
-function Rails({ row, lanes }: { row: GraphRow; lanes: number }) {
+function Rails({ row, lanes, roots }: { row: GraphRow; lanes: number; roots: number }) {
   const mid = ROW / 2;
   const own = `lane-${row.lane % LANE_COLORS}`;
   const run = row.kind === "run";
@@ -32,6 +33,10 @@ function Rails({ row, lanes }: { row: GraphRow; lanes: number }) {
           fill="none"
         />
       ))}
+      {row.root && roots > 1 ? (
+        // A separate history starts here: a bar caps its rail, as nothing leads into it.
+        <line className={`${own} root-cap`} x1={x(row.lane) - 5} y1={mid - 9} x2={x(row.lane) + 5} y2={mid - 9} />
+      ) : null}
       {row.top && !run ? <line className={own} x1={x(row.lane)} y1={0} x2={x(row.lane)} y2={mid} /> : null}
       {row.bottom && !run ? <line className={own} x1={x(row.lane)} y1={mid} x2={x(row.lane)} y2={ROW} /> : null}
       {run ? (
@@ -61,6 +66,7 @@ export interface TreeViewProps {
 export function TreeView({ tree, busy, onCheckout, onFork, onClone }: TreeViewProps) {
   const [expanded, setExpanded] = useState<ReadonlySet<string>>(new Set());
   const graph = useMemo(() => treeGraph(tree, expanded), [tree, expanded]);
+  const roots = graph.rows.filter((row) => row.root).length;
   return (
     <section className="tree-view" aria-label="Conversation tree">
       <div className="tree-head">
@@ -77,13 +83,18 @@ export function TreeView({ tree, busy, onCheckout, onFork, onClone }: TreeViewPr
         </span>
       </div>
       {tree.length === 0 ? <p className="empty">No messages yet.</p> : null}
-      <ul className="tree" data-lanes={graph.lanes}>
+      {roots > 1 ? (
+        <p className="tree-roots-note" data-testid="tree-roots-note">
+          This session has {roots} separate starts (a checkout before the first message); each has its own lane.
+        </p>
+      ) : null}
+      <ul className="tree" data-lanes={graph.lanes} data-roots={roots}>
         {graph.rows.map((row) => {
           if (row.kind === "run") {
             const count = row.hidden.length;
             return (
               <li key={row.key} className="tree-row tree-run" data-testid="tree-run" data-lane={row.lane}>
-                <Rails row={row} lanes={graph.lanes} />
+                <Rails row={row} lanes={graph.lanes} roots={roots} />
                 <button
                   type="button"
                   className="btn small ghost tree-run-toggle"
@@ -102,10 +113,11 @@ export function TreeView({ tree, busy, onCheckout, onFork, onClone }: TreeViewPr
               className={`tree-row tree-node role-${node.role}${node.active ? " active" : ""}${row.head ? " head" : ""}`}
               data-testid="tree-node"
               data-lane={row.lane}
+              data-root={row.root ? "true" : undefined}
               data-head={row.head ? "true" : undefined}
               aria-current={row.head ? "step" : undefined}
             >
-              <Rails row={row} lanes={graph.lanes} />
+              <Rails row={row} lanes={graph.lanes} roots={roots} />
               <span className="tree-role">{node.role}</span>
               <span className="tree-text" title={node.text}>
                 {node.text || "…"}

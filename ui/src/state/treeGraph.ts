@@ -20,6 +20,8 @@ export interface GraphRow {
   through: number[];
   /** The head: the last message of the active branch, marked once. */
   head: boolean;
+  /** A root: a message with no parent (a session has several after a checkout before its first). */
+  root: boolean;
 }
 
 export interface TreeGraph {
@@ -44,6 +46,8 @@ export function headOf(tree: TreeItem[], children: Map<string, TreeItem[]>): str
  * Lay the tree out like `git log --graph`: depth first, the first child continuing its parent's
  * lane, later children opening new lanes whose rails run down to where they start; chains of
  * single-child messages (not the head) fold into one expandable row unless `expanded` names them.
+ * Separate roots are separate histories: each starts in a lane right of every lane an earlier root
+ * used, and its branches stay right of it, so two roots never read as one straight line.
  */
 export function treeGraph(tree: TreeItem[], expanded: ReadonlySet<string> = new Set(), minRun = MIN_RUN): TreeGraph {
   const ids = new Set(tree.map((n) => n.id));
@@ -62,8 +66,10 @@ export function treeGraph(tree: TreeItem[], expanded: ReadonlySet<string> = new 
   const parentKids = (node: TreeItem) => (node.parentId ? (children.get(node.parentId)?.length ?? 0) : 0);
 
   const lanes: Array<string | null> = [];
+  // The first lane the current root's messages may use: lanes left of it belong to earlier roots.
+  let base = 0;
   const freeLane = (): number => {
-    const at = lanes.indexOf(null);
+    const at = lanes.indexOf(null, base);
     if (at >= 0) return at;
     lanes.push(null);
     return lanes.length - 1;
@@ -77,6 +83,12 @@ export function treeGraph(tree: TreeItem[], expanded: ReadonlySet<string> = new 
     .map((node) => ({ node, lane: null }));
   while (stack.length > 0) {
     const { node, lane: given } = stack.pop() as { node: TreeItem; lane: number | null };
+    const root = given === null;
+    if (root && laid.length > 0) {
+      // A later root: start right of everything drawn so far (depth first, earlier roots are done).
+      base = width;
+      while (lanes.length < base) lanes.push(null);
+    }
     const lane = given ?? freeLane();
     lanes[lane] = node.id;
     const through = lanes.flatMap((owner, i) => (owner !== null && i !== lane ? [i] : []));
@@ -108,6 +120,7 @@ export function treeGraph(tree: TreeItem[], expanded: ReadonlySet<string> = new 
       branches,
       through,
       head: node.id === head,
+      root,
     });
   }
 
