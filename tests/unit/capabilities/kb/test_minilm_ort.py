@@ -4,7 +4,9 @@ cosine 0.99 on real text, built once into a private file, chosen by the local em
 from __future__ import annotations
 
 import os
-import stat
+import shutil
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -18,7 +20,8 @@ pytestmark = [
     pytest.mark.skipif(ort_reason() is not None, reason="onnxruntime not installed"),
 ]
 
-DOCS = Path(__file__).resolve().parents[4] / "docs"
+REPO = Path(__file__).resolve().parents[4]
+DOCS = REPO / "docs"
 
 
 @pytest.fixture(scope="module")
@@ -28,7 +31,6 @@ def models(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
 
     home = tmp_path_factory.mktemp("home")
     folder = ensure_extracted(home)
-    (folder / "minilm-int8-v0.onnx").write_bytes(b"an older gg's graph")
     ref = MiniLM(folder)
     return {
         "folder": folder,
@@ -78,17 +80,16 @@ def test_order_and_batching_keep_each_texts_vector(models: dict[str, Any]) -> No
     assert m.embed([]).shape == (0, DIM)
 
 
-def test_the_graph_is_built_once_into_a_private_file(models: dict[str, Any]) -> None:
-    from ggd.capabilities.kb.minilm_ort import GRAPH_VERSION, ensure_graph
-
-    folder = models["folder"]
-    path = folder / f"minilm-int8-v{GRAPH_VERSION}.onnx"
-    assert stat.S_IMODE(os.stat(path).st_mode) == 0o600
-    before = path.stat().st_mtime_ns
-    assert ensure_graph(folder, True) == path
-    assert path.stat().st_mtime_ns == before
-    assert not [p for p in folder.iterdir() if p.name.startswith(".graph-")]
-    assert not (folder / "minilm-int8-v0.onnx").exists()  # replaced, not left behind
+def test_no_graph_is_left_on_disk(models: dict[str, Any]) -> None:
+    # built in memory from the extracted weights: only the published model's files are kept
+    files = {p.relative_to(models["folder"]).as_posix() for p in models["folder"].rglob("*")}
+    assert files == {
+        "model.safetensors",
+        "tokenizer.json",
+        "config.json",
+        "1_Pooling",
+        "1_Pooling/config.json",
+    }
 
 
 def test_the_local_embedder_runs_the_checked_int8_graph(tmp_path: Path) -> None:
@@ -100,18 +101,30 @@ def test_the_local_embedder_runs_the_checked_int8_graph(tmp_path: Path) -> None:
     assert variant.startswith("onnxruntime int8 (cosine to float32 >= 0.99")
 
 
-def test_a_broken_graph_file_falls_back_to_the_numpy_model(
+def test_a_broken_onnxruntime_falls_back_to_the_numpy_model(
     models: dict[str, Any], tmp_path: Path
 ) -> None:
-    import shutil
-
-    from ggd.capabilities.kb.embed import load_local
-    from ggd.capabilities.kb.minilm import MiniLM, model_dir
-    from ggd.capabilities.kb.minilm_ort import GRAPH_VERSION
-
-    folder = model_dir(tmp_path)
-    shutil.copytree(models["folder"], folder)
-    (folder / f"minilm-int8-v{GRAPH_VERSION}.onnx").write_bytes(b"not a model")
-    model, variant = load_local(tmp_path)
-    assert isinstance(model, MiniLM) and variant == "numpy float32"
-    assert model.embed(["a cat sits on the mat"]).shape == (1, DIM)
+    # a real process whose onnxruntime is importable by name but broken (a shadowing package
+    # first on PYTHONPATH), as a half-installed or wrong-platform wheel would be
+    broken = tmp_path / "broken" / "onnxruntime"
+    broken.mkdir(parents=True)
+    (broken / "__init__.py").write_text("raise ImportError('libonnxruntime.so: cannot open')\n")
+    home = tmp_path / "home"
+    shutil.copytree(models["folder"].parent.parent.parent, home)  # GG_HOME with the model
+    code = (
+        "import sys; from pathlib import Path\n"
+        "from ggd.capabilities.kb.embed import load_local\n"
+        "m, variant = load_local(Path(sys.argv[1]))\n"
+        "print(variant, m.embed(['a cat sits on the mat']).shape)\n"
+    )
+    env = {**os.environ, "PYTHONPATH": f"{broken.parent}{os.pathsep}{REPO}"}
+    out = subprocess.run(
+        [sys.executable, "-c", code, str(home)],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+    )
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == f"numpy float32 (1, {DIM})"
+    assert "onnxruntime MiniLM unavailable" in out.stderr and "cannot open" in out.stderr
