@@ -157,7 +157,8 @@ def build_graph(weights: dict[str, Any], heads: int, layers: int, eps: float, in
             p + "attention.output.LayerNorm",
         )
         h = op("Gelu", [dense(x, p + "intermediate.dense")], "com.microsoft")
-        # the GELU output's long tail loses the most to per-tensor uint8: float32 but at the end
+        # the GELU output's long tail loses the most to per-tensor uint8: float32 but in the last
+        # layers (INT8_FFN_DOWN)
         down = dense(h, p + "output.dense", int8 and i in INT8_FFN_DOWN)
         x = norm(op("Add", [x, down]), p + "output.LayerNorm")
     m = op("Unsqueeze", [op("Cast", [mask], to=TensorProto.FLOAT), const("c2b", i64(2))])
