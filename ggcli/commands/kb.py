@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -63,16 +64,23 @@ def run(args: argparse.Namespace) -> int:
 
 
 class _Bar:
-    """One status line on stderr: redrawn in place on a terminal, a line per phase elsewhere."""
+    """One status line on stderr: redrawn in place on a terminal; elsewhere (a log, a pipe) plain
+    lines, each phase's first and last state and at most one line per PLAIN_EVERY seconds."""
 
-    def __init__(self) -> None:
+    PLAIN_EVERY = 10.0
+
+    def __init__(self, clock: Any = time.monotonic) -> None:
         self.tty = sys.stderr.isatty()
+        self.clock = clock
         self.phase = ""
         self.last = ""
         self.shown = ""
+        self.shown_at = 0.0
+        self.rate = _Rate()
 
     def show(self, p: dict[str, Any]) -> None:
         phase = p.get("phase", "")
+        now = self.clock()
         if phase == "waiting":
             text = "waiting for another indexer of this knowledge base..."
         elif phase == "scan":
@@ -80,23 +88,64 @@ class _Bar:
             text = f"files  {_bar(done, total)} {done}/{total}  chunks {p.get('chunks', 0)}"
         elif phase == "embed":
             done, total = p.get("embedded", 0), p.get("embedTotal", 0)
-            text = f"embed  {_bar(done, total)} {done}/{total}"
+            if phase != self.phase:
+                self.rate = _Rate()
+            self.rate.add(now, done)
+            text = f"embed  {_bar(done, total)} {done}/{total}  {self.rate.describe(total)}"
         else:
             text = ""
         if self.tty:
             sys.stderr.write("\r\x1b[2K" + text)
             if phase == "done":
                 sys.stderr.write("\r\x1b[2K")
-        elif phase != self.phase:
+        elif phase != self.phase or (text and now - self.shown_at >= self.PLAIN_EVERY):
             # a log, not a terminal: each phase's last state, then the next phase's first
-            if self.last and self.last != self.shown:
+            if phase != self.phase and self.last and self.last != self.shown:
                 sys.stderr.write(self.last + "\n")
             if text:
                 sys.stderr.write(text + "\n")
+                self.shown_at = now
             self.shown = text
         sys.stderr.flush()
         self.phase = phase
         self.last = text or self.last
+
+
+class _Rate:
+    """Chunks per second and the time left: over the updates after the first batch (the first
+    includes loading the model), or from the start while there is only one."""
+
+    def __init__(self) -> None:
+        self.points: list[tuple[float, int]] = []
+
+    def add(self, t: float, done: int) -> None:
+        self.points.append((t, done))
+
+    def per_second(self) -> float | None:
+        started = [pt for pt in self.points if pt[1] > 0]
+        if len(started) >= 2:
+            (t0, n0), (t1, n1) = started[0], started[-1]
+        elif started and len(self.points) > len(started):
+            (t0, n0), (t1, n1) = self.points[0], started[-1]
+        else:
+            return None
+        return (n1 - n0) / (t1 - t0) if t1 > t0 and n1 > n0 else None
+
+    def describe(self, total: int) -> str:
+        rate = self.per_second()
+        if rate is None:
+            return "ETA --"
+        done = self.points[-1][1]
+        return f"{rate:.1f} chunks/s  ETA {_duration(max(0, total - done) / rate)}"
+
+
+def _duration(seconds: float) -> str:
+    s = round(seconds)
+    if s < 60:
+        return f"{s}s"
+    if s < 3600:
+        return f"{s // 60}m{s % 60:02d}s"
+    return f"{s // 3600}h{s % 3600 // 60:02d}m"
 
 
 def _bar(done: int, total: int, width: int = 24) -> str:

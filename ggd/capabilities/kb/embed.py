@@ -3,6 +3,7 @@ because indexing and query embedding run in a worker thread, never on the event 
 
 from __future__ import annotations
 
+import logging
 import threading
 from collections.abc import Mapping
 from pathlib import Path
@@ -13,6 +14,8 @@ import httpx
 from . import minilm  # noqa: F401 - sets the BLAS thread count before numpy loads
 from .config import Endpoint, KbConfig, resolve
 from .minilm import MODEL_NAME, local_model_reason
+
+log = logging.getLogger(__name__)
 
 
 class EmbedError(Exception):
@@ -71,11 +74,16 @@ class HttpEmbedder:
 
 
 class LocalEmbedder:
-    """The offline MiniLM, loaded once per process (its weights are 90 MB)."""
+    """The offline MiniLM, loaded once per process (its weights are 90 MB).
+
+    On onnxruntime (int8, checked against the float32 model; see minilm_ort) when it is
+    installed, else the numpy float32 forward pass. `variant` says which one runs.
+    """
 
     model = f"{MODEL_NAME} (local)"
     _lock = threading.Lock()
     _loaded: Any = None
+    variant = ""
 
     def __init__(self, home: Path) -> None:
         self.home = home
@@ -84,11 +92,30 @@ class LocalEmbedder:
         """Unit vectors (numpy float32)."""
         with LocalEmbedder._lock:
             if LocalEmbedder._loaded is None:
-                from .minilm import MiniLM, ensure_extracted
-
-                LocalEmbedder._loaded = MiniLM(ensure_extracted(self.home))
+                LocalEmbedder._loaded, LocalEmbedder.variant = load_local(self.home)
             model = LocalEmbedder._loaded
         return model.embed(texts)
+
+
+def load_local(home: Path) -> tuple[Any, str]:
+    """The fastest offline model that gives the float32 model's vectors (cosine >= 0.99)."""
+    from .minilm import MiniLM, ensure_extracted
+    from .minilm_ort import MIN_COSINE, OrtMiniLM, check, ort_reason
+
+    folder = ensure_extracted(home)
+    ref = MiniLM(folder)
+    if ort_reason() is not None:
+        return ref, "numpy float32"
+    try:
+        fast = OrtMiniLM(folder, ref.tok, int8=True)
+        cos = check(fast, ref)
+        if cos >= MIN_COSINE:
+            return fast, f"onnxruntime int8 (cosine to float32 >= {cos:.3f})"
+        log.warning("int8 MiniLM strays from float32 here (cosine %.3f): using float32", cos)
+        return OrtMiniLM(folder, ref.tok, int8=False), "onnxruntime float32"
+    except Exception as exc:  # a broken onnxruntime install or graph file: slower, not down
+        log.warning("onnxruntime MiniLM unavailable (%s): using the numpy pass", exc)
+        return ref, "numpy float32"
 
 
 def choose(home: Path, cfg: KbConfig, env: Mapping[str, str]) -> tuple[Embedder | None, str]:
