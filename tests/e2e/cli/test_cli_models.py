@@ -44,7 +44,6 @@ def test_slash_model_typo_is_reported_and_does_not_stick(real_env: CliEnv) -> No
     p.expect("model unchanged: openai:fake-model")
     p.expect("gg> ")
     p.send("hello\r")
-    p.send("hello again\r")
     p.expect("default answered")
     p.expect("gg> ")
     assert [r["model"] for r in real_env.model.requests] == ["fake-model"]
