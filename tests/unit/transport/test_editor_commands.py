@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 from lsprotocol import types as lsp
+from pygls.workspace import PositionCodec, TextDocument
 
 from ggd.rpc.dispatch import GgRpcError
 from ggd.rpc.editor.client import EditorCaps
@@ -29,7 +30,26 @@ def _range(a: int, b: int, c: int, d: int) -> Range:
     ],
 )
 def test_selected_cuts_the_lsp_range(rng: Range, expected: str) -> None:
-    assert _selected(TEXT, rng) == expected
+    assert _selected(TextDocument("file:///t", TEXT), rng) == expected
+
+
+@pytest.mark.parametrize(
+    ("encoding", "rng", "expected"),
+    [
+        # U+1F600 is two UTF-16 code units and four UTF-8 bytes: `b` starts at 3 or 5
+        (lsp.PositionEncodingKind.Utf16, _range(0, 3, 0, 4), "b"),
+        (lsp.PositionEncodingKind.Utf8, _range(0, 5, 0, 6), "b"),
+        (lsp.PositionEncodingKind.Utf32, _range(0, 2, 0, 3), "b"),
+        (lsp.PositionEncodingKind.Utf16, _range(0, 1, 1, 1), "\U0001f600b = 1\nx"),
+    ],
+)
+def test_selected_counts_characters_in_the_negotiated_encoding(
+    encoding: lsp.PositionEncodingKind, rng: Range, expected: str
+) -> None:
+    doc = TextDocument(
+        "file:///t", "a\U0001f600b = 1\nxyz\n", position_codec=PositionCodec(encoding)
+    )
+    assert _selected(doc, rng) == expected
 
 
 def test_arguments_are_a_prompt_string_or_one_object() -> None:
@@ -51,4 +71,6 @@ def test_caps_follow_the_lsp_window_capabilities() -> None:
         show_document=lsp.ShowDocumentClientCapabilities(support=False),
     )
     caps = EditorCaps.from_initialize(lsp.ClientCapabilities(window=window))
-    assert caps == EditorCaps(message_request=True, work_done_progress=True, show_document=False)
+    assert caps == EditorCaps(work_done_progress=True, show_document=False)
+    later = EditorCaps.from_initialize(lsp.ClientCapabilities(), {"asyncApprovals": True})
+    assert later == EditorCaps(async_approvals=True)
