@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -161,7 +162,8 @@ class GgAgent:
         """session/new: a gg session in the folder cwd names."""
         ws = workspace_of(params)
         servers = mcp_servers(params)
-        created = await self.backends.request(ws, "gg/session.create", {"name": "ACP session"})
+        # Unnamed: the daemon names it from its first prompt, as for every other client.
+        created = await self.backends.request(ws, "gg/session.create", {})
         s = AcpSession(str(created["sessionId"]), ws)
         await self._set_mcp(s, servers)
         self.sessions[s.session_id] = s
@@ -333,6 +335,10 @@ class GgAgent:
         fs = self.client_caps.get("fs") or {}
         path = mapping.file_path(s.workspace, args.get("path"))
         if name not in mapping.EDIT_TOOLS or path is None or not fs.get("readTextFile"):
+            return None
+        if not await asyncio.to_thread(os.path.isfile, path):
+            # A new file: nothing to read (an editor reports a read of a missing file as an
+            # error); the diff is against nothing.
             return None
         assert self.conn is not None
         try:
