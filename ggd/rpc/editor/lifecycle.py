@@ -51,6 +51,11 @@ def watch_client_process(conn: Connection, pid: int | None, every: float = PAREN
     """Close a stdio connection once the process `initialize` named has died."""
     if pid is None or pid <= 0 or conn.transport != "stdio":
         return
+    if not alive(pid):
+        # Not visible from here (an editor in a sandbox or container names its own pid
+        # namespace): watching it would end the server at once.
+        log.info("the client's process %d is not visible: not watched", pid)
+        return
     task = asyncio.get_running_loop().create_task(_watch(conn, pid, every))
 
     def stop(_c: Connection) -> None:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+
 import pytest
 from lsprotocol import types as lsp
 from pygls.workspace import PositionCodec, TextDocument
@@ -74,3 +76,23 @@ def test_caps_follow_the_lsp_window_capabilities() -> None:
     assert caps == EditorCaps(work_done_progress=True, show_document=False)
     later = EditorCaps.from_initialize(lsp.ClientCapabilities(), {"asyncApprovals": True})
     assert later == EditorCaps(async_approvals=True)
+
+
+async def test_a_client_process_that_is_not_visible_is_not_watched() -> None:
+    """A pid from another namespace (a sandboxed editor) must not end the server at once."""
+    import subprocess
+    import sys
+
+    from ggd.rpc.connection import Connection
+    from ggd.rpc.editor.lifecycle import alive, watch_client_process
+
+    gone = subprocess.Popen([sys.executable, "-c", "pass"])
+    gone.wait()
+    assert not alive(gone.pid)
+    conn = Connection(transport="stdio")
+    watch_client_process(conn, gone.pid, every=0.01)
+    assert conn.on_close == []  # no watcher was started
+    live = Connection(transport="stdio")
+    watch_client_process(live, os.getpid(), every=0.01)
+    assert len(live.on_close) == 1
+    live.close()
