@@ -162,8 +162,7 @@ class GgAgent:
         """session/new: a gg session in the folder cwd names."""
         ws = workspace_of(params)
         servers = mcp_servers(params)
-        # Unnamed: the daemon names it from its first prompt, as for every other client.
-        created = await self.backends.request(ws, "gg/session.create", {})
+        created = await self.backends.request(ws, "gg/session.create", {})  # named by prompt 1
         s = AcpSession(str(created["sessionId"]), ws)
         await self._set_mcp(s, servers)
         self.sessions[s.session_id] = s
@@ -337,9 +336,7 @@ class GgAgent:
         if name not in mapping.EDIT_TOOLS or path is None or not fs.get("readTextFile"):
             return None
         if not await asyncio.to_thread(os.path.isfile, path):
-            # A new file: nothing to read (an editor reports a read of a missing file as an
-            # error); the diff is against nothing.
-            return None
+            return None  # a new file: editors answer a read of it with an error
         assert self.conn is not None
         try:
             res = await self.conn.request(
