@@ -13,9 +13,9 @@ sends `gg/run.approve` with the `approve` params carried by the chosen action.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 from typing import TYPE_CHECKING, Any
 
-from ggd.agent import ApprovalDecision
 from ggd.app.asking import AskingApprover
 from ggd.protocol import Approval
 
@@ -23,8 +23,6 @@ from .client import ClientRequestError, ClientRequests, EditorCaps
 
 if TYPE_CHECKING:
     from ggd.app import Run, RunManager
-    from ggd.providers.types import ToolCall
-    from ggd.tools import ApprovalInfo, Tool
 
 ALLOW = "Allow"
 DENY = "Deny"
@@ -66,17 +64,19 @@ class EditorApprover:
         self._inner = AskingApprover(runs, self._ask)
         self._failed: dict[str, str] = {}  # tool call id -> the editor's error
 
-    async def decide(
-        self, run: Run, call: ToolCall, tool: Tool, info: ApprovalInfo
-    ) -> ApprovalDecision:
-        """The policy table; ask the editor when it says ask; name a dialog that failed."""
+    async def decide(self, run: Run, call: Any, tool: Any, info: Any) -> Any:
+        """The policy table; ask the editor when it says ask; name a dialog that failed.
+
+        The `Approver` protocol of ggd.app; its call, tool and decision types belong to
+        packages the rpc layer does not import, so they pass through untyped here.
+        """
         try:
             decision = await self._inner.decide(run, call, tool, info)
         finally:
             failed = self._failed.pop(call.id, None)
         if failed is not None and not decision.allow:
             why = cannot_show(failed, run.session_id)
-            return ApprovalDecision(allow=False, reason=f"{tool.name} was denied: {why}")
+            return dataclasses.replace(decision, reason=f"{tool.name} was denied: {why}")
         return decision
 
     async def _ask(self, run: Run, approval: Approval) -> tuple[bool, str] | None:
