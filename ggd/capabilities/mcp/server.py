@@ -15,7 +15,9 @@ This module imports the `mcp` SDK at the top; only `ggd --mcp` imports it.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
+import threading
 from pathlib import Path
 from typing import Any, Literal
 
@@ -352,8 +354,18 @@ async def serve(workspace: Path) -> int:
     os.dup2(read_end, 0)
     os.close(read_end)
 
+    loop, eof = asyncio.get_running_loop(), asyncio.Event()
+
+    def pump() -> None:
+        _pump(client_in, write_end)
+        with contextlib.suppress(RuntimeError):  # the loop already closed: nothing to cancel
+            loop.call_soon_threadsafe(eof.set)
+
+    # A daemon thread: a read blocked on a stdin that never ends must not hold the exit.
+    threading.Thread(target=pump, name="mcp-stdin", daemon=True).start()
+
     async def client_gone() -> None:
-        await anyio.to_thread.run_sync(_pump, client_in, write_end, abandon_on_cancel=True)
+        await eof.wait()
         await backend.cancel_all()
 
     try:
