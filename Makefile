@@ -9,6 +9,9 @@ PORT    ?= 8765
 APT_PKGS := chromium neovim emacs-nox elpa-eglot bubblewrap ripgrep xvfb xclip espeak-ng
 # The demo's first write must not land in the gg checkout: make run works in a folder of its own.
 WORKSPACE ?= $(HOME)/gg-workspace
+# `make run WORKSPACE=~/code/x` under sh/zsh passes the tilde through unexpanded: expand it here,
+# or mkdir would create a folder literally named "~".
+WS_DIR := $(patsubst ~/%,$(HOME)/%,$(patsubst ~,$(HOME),$(WORKSPACE)))
 GG_HOME_DIR := $(or $(GG_HOME),$(HOME)/.gg)
 # pip and npm chatter (and setuptools' licence deprecation banner) go to logs, shown on failure.
 INSTALL_LOG := $(VENV)/install.log
@@ -23,10 +26,15 @@ NPM_DIRS := ui electron clients/vscode tests/mcp tests/acp
 ## run: install and start the daemon with its web UI (prints the URL with the token)
 ## (WORKSPACE=DIR to work elsewhere; a second make run prints the running daemon's URL)
 run: install ui
-	@mkdir -p "$(WORKSPACE)"
-	@echo "gg: starting ggd on $(HOST):$(PORT), workspace $(WORKSPACE) (WORKSPACE=DIR to change);"
+	@mkdir -p "$(WS_DIR)"
+ifeq ($(origin WORKSPACE),file)
+	@# The default workspace starts as gg's small sample project, so the demo has code to show.
+	@[ -n "$$(ls -A "$(WS_DIR)")" ] || { cp -R examples/demo-project/. "$(WS_DIR)/" && \
+	  echo "gg: $(WS_DIR) was empty: copied the sample project (examples/demo-project) into it"; }
+endif
+	@echo "gg: starting ggd on $(HOST):$(PORT), workspace $(WS_DIR) (WORKSPACE=DIR to change);"
 	@echo "    logs: $(GG_HOME_DIR)/logs/ggd.log (gg daemon logs), stop with Ctrl+C or gg daemon stop"
-	@$(BIN)/ggd --ws $(HOST):$(PORT) --workspace "$(WORKSPACE)" --log-file "$(GG_HOME_DIR)/logs/ggd.log"
+	@$(BIN)/ggd --ws $(HOST):$(PORT) --workspace "$(WS_DIR)" --log-file "$(GG_HOME_DIR)/logs/ggd.log"
 
 ## test: install everything and run every check CI runs
 test: deps ui lint typecheck protocol-check node-tests pytest

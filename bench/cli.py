@@ -2,8 +2,8 @@
 
     .venv/bin/python bench/cli.py [--runs N] [--json]
 
-The model is the zero-latency scripted fake (tests/fakes/fake_openai.py); GG_HOME is a temp dir
-whose first daemon start writes the code cache (ggd/daemon/codecache.py), as a user's first does.
+The model is the zero-latency scripted fake (tests/fakes/fake_openai.py). Every sample that starts
+a daemon (auto-started or --no-daemon) gets a fresh GG_HOME: a first start, as a new user meets it.
 "First request" is from spawning gg to the fake model receiving its first chat request (issue
 19's launch -> first model request); "first delta" to the first byte on gg's (piped) stdout. Three
 setups: a daemon already running, no daemon running (gg auto-starts one), and `--no-daemon`.
@@ -17,6 +17,7 @@ import contextlib
 import json
 import os
 import select
+import shutil
 import signal
 import statistics
 import subprocess
@@ -121,18 +122,6 @@ def stop_daemon(home: Path) -> None:
         time.sleep(0.01)
 
 
-def wait_for_image(home: Path, timeout: float = 30.0) -> None:
-    """The first start spawned the lsprotocol image's builder; the samples below are a later
-    start's, so they wait for its file (docs/internals.md "ggd start-up")."""
-    deadline = time.monotonic() + timeout
-    while not list((home / "cache").glob("lsp-types.*.bin")) and time.monotonic() < deadline:
-        time.sleep(0.1)
-    if not list((home / "cache").glob("lsp-types.*.bin")):
-        print(
-            f"note: no lsprotocol image after {timeout:.0f} s; samples import it", file=sys.stderr
-        )
-
-
 def summarize(samples: list[float]) -> dict[str, float]:
     """Median, p90 and min in milliseconds."""
     ms = sorted(s * 1000 for s in samples)
@@ -150,11 +139,6 @@ def main() -> int:
     ap.add_argument("--runs", type=int, default=20, help="samples per warm measurement")
     ap.add_argument("--cold-runs", type=int, default=5, help="samples with daemon start-up")
     ap.add_argument("--json", action="store_true", help="print JSON instead of a table")
-    ap.add_argument(
-        "--no-lsp-image",
-        action="store_true",
-        help="start ggd without lsprotocol's pre-built image (GG_LSP_IMAGE=off), for A/B runs",
-    )
     args = ap.parse_args()
 
     from tests.fakes.fake_openai import FakeModel
@@ -168,8 +152,6 @@ def main() -> int:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("GG_", "OPENAI_"))}
     env |= {"GG_HOME": str(home), "OPENAI_BASE_URL": model.base_url, "OPENAI_API_KEY": "test"}
     env |= {"GG_MODEL": "fake-model", "NO_COLOR": "1"}
-    if args.no_lsp_image:
-        env["GG_LSP_IMAGE"] = "off"
     results: dict[str, Any] = {}
     n_cold = max(1, args.cold_runs)
     try:
@@ -177,22 +159,26 @@ def main() -> int:
         results["gg --version"] = summarize([time_version(env, ws) for _ in range(args.runs)])
 
         cold = []
-        for _ in range(n_cold):
-            stop_daemon(home)
-            cold.append(time_first_delta(env, ws, [], model))
+        for i in range(n_cold):
+            fresh = tmp / f"home-auto-{i}"
+            cold.append(time_first_delta(env | {"GG_HOME": str(fresh)}, ws, [], model))
+            stop_daemon(fresh)
         results["first request, daemon auto-started"] = summarize([c[0] for c in cold])
         results["first delta, daemon auto-started"] = summarize([c[1] for c in cold])
 
-        time_first_delta(env, ws, [], model)  # the daemon is up and warm now
+        time_first_delta(env, ws, [], model)  # starts the daemon of GG_HOME; it is up now
         warm = [time_first_delta(env, ws, [], model) for _ in range(args.runs)]
         results["first request, daemon running"] = summarize([w[0] for w in warm])
         results["first delta, daemon running"] = summarize([w[1] for w in warm])
         results["whole gg -p, daemon running"] = summarize([w[2] for w in warm])
         stop_daemon(home)
-        if not args.no_lsp_image:
-            wait_for_image(home)
 
-        private = [time_first_delta(env, ws, ["--no-daemon"], model) for _ in range(n_cold)]
+        def fresh(i: int, kind: str, base: dict[str, str] = env) -> dict[str, str]:
+            return base | {"GG_HOME": str(tmp / f"home-{kind}-{i}")}
+
+        private = [
+            time_first_delta(fresh(i, "private"), ws, ["--no-daemon"], model) for i in range(n_cold)
+        ]
         results["first request, --no-daemon"] = summarize([p[0] for p in private])
         results["first delta, --no-daemon"] = summarize([p[1] for p in private])
         results["whole gg -p, --no-daemon"] = summarize([p[2] for p in private])
@@ -201,13 +187,14 @@ def main() -> int:
             results["private ggd CPU to first request"] = summarize(ticks)
         # The same with an https provider in config.json (not the one answering): start-up then
         # parses the CA bundle, as every user of a hosted model's does (ggd/providers/tls.py).
-        config = home / "config.json"
-        config.write_text(json.dumps({"providers": {"hosted": HOSTED}}))
-        try:
-            pinned = env | {"GG_MODEL": "openai:fake-model"}  # the fake, not the hosted one
-            tls = [time_first_delta(pinned, ws, ["--no-daemon"], model) for _ in range(n_cold)]
-        finally:
-            config.unlink()
+        pinned = env | {"GG_MODEL": "openai:fake-model"}  # the fake, not the hosted one
+        tls = []
+        for i in range(n_cold):
+            e = fresh(i, "https", pinned)
+            Path(e["GG_HOME"]).mkdir(mode=0o700)
+            config = Path(e["GG_HOME"]) / "config.json"
+            config.write_text(json.dumps({"providers": {"hosted": HOSTED}}))
+            tls.append(time_first_delta(e, ws, ["--no-daemon"], model))
         results["first request, --no-daemon, https configured"] = summarize([t[0] for t in tls])
         ticks = [t[3] for t in tls if t[3] is not None]
         if ticks:
@@ -215,6 +202,7 @@ def main() -> int:
     finally:
         stop_daemon(home)
         model.stop()
+        shutil.rmtree(tmp, ignore_errors=True)
 
     if args.json:
         print(json.dumps(results, indent=2))

@@ -79,6 +79,19 @@ def _reaped_or_zombie(pid: int) -> bool:
     return stat.rsplit(")", 1)[-1].split()[0] == "Z"
 
 
+def daemon_url() -> int:
+    """Print the running daemon's web UI link; exit 1 (saying how to get one) when there is none."""
+    disc = live_daemon(gg_home())
+    if disc is not None and disc.http and disc.token:
+        print(f"{disc.http}#token={disc.token}")
+        return 0
+    why = "ggd is not running" if disc is None else "the running ggd serves no web UI"
+    sys.stderr.write(
+        f"gg: {why}; start it with the web UI: make run, or gg daemon start --ws 127.0.0.1:8765\n"
+    )
+    return 1
+
+
 def daemon_status(as_json: bool = False) -> int:
     """Print whether a daemon runs; exit 0 when it does, 1 when not."""
     disc = live_daemon(gg_home())

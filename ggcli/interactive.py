@@ -179,8 +179,14 @@ class Repl:
     def _switch(self, snap: dict[str, Any], verb: str) -> None:
         self.snapshot = snap
         name, sid = snap.get("name"), snap.get("sessionId")
-        self.ui.note(f"{verb} session {name} ({sid})" if name else f"{verb} session {sid}", "green")
-        self._take_update(snap)
+        if snap.get("notice"):  # the daemon's own line says it ("Forked into ..."): once only
+            self.ui.note(str(snap["notice"]), "green")
+        else:
+            self.ui.note(
+                f"{verb} session {name} ({sid})" if name else f"{verb} session {sid}", "green"
+            )
+        if snap.get("draft"):
+            self.draft = str(snap["draft"])
 
     def _take_update(self, update: dict[str, Any]) -> None:
         if update.get("notice"):

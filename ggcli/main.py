@@ -9,8 +9,9 @@ from pathlib import Path
 from typing import Any
 
 from ggcli import __version__
+from ggcli.argtypes import close_command, workspace_dir
 
-__all__ = ["build_parser", "build_sub_parser", "main"]
+__all__ = ["build_parser", "build_sub_parser", "main", "mistyped_command"]
 
 SUBCOMMANDS = ("daemon", "sessions", "rpc", "bridge")
 # Options of the main parser that take a value: their value is never a subcommand name.
@@ -20,13 +21,14 @@ _VALUE_OPTIONS = frozenset(
 
 EPILOG = """\
 commands:
-  gg daemon start|stop|status|logs   manage the background daemon (ggd)
+  gg daemon start|stop|status|logs|url   manage the background daemon (ggd)
   gg sessions [list]                 list this workspace's sessions
   gg init                            write your profile (~/.gg/USER.md)
   gg memory show|search|add          what gg remembers (sent to the model)
   gg skills list                     skills of this workspace (.agents/skills)
-  gg job|mcp|artifact|library|media|browser ...   capability commands (gg COMMAND -h)
-  gg rpc                             NDJSON JSON-RPC relay on stdin/stdout (for scripts)
+  gg job|mcp|kb|artifact|library|media|browser|connect ...   capability commands (gg COMMAND -h)
+  gg rpc                             NDJSON JSON-RPC relay on stdin/stdout (for scripts):
+                                     (gg rpc -h shows an example)
   gg bridge                          raw LSP byte pump stdio <-> daemon (for stdio LSP clients)
 
 Without a prompt, gg reads it from stdin when stdin is not a terminal, and opens an
@@ -94,7 +96,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--no-daemon", action="store_true", help="use a private ggd child instead of the daemon"
     )
-    p.add_argument("--workspace", type=Path, help="workspace folder (default: the current one)")
+    p.add_argument(
+        "--workspace", type=workspace_dir, help="workspace folder (default: the current one)"
+    )
     p.add_argument(
         "-v", "--verbose", action="store_true", help="show all of each tool's output, not 5 lines"
     )
@@ -111,6 +115,7 @@ def build_sub_parser() -> argparse.ArgumentParser:
     start.add_argument("--ws", metavar="HOST:PORT", help="also serve WebSocket + web UI")
     start.add_argument("--idle-exit", type=int, metavar="MINUTES", help="exit when idle this long")
     dsub.add_parser("stop", help="stop the running ggd")
+    dsub.add_parser("url", help="print the web UI link (with its token) of the running ggd")
     status = dsub.add_parser("status", help="is ggd running, and where")
     status.add_argument("--json", action="store_true")
     logs = dsub.add_parser("logs", help="print the daemon log")
@@ -122,12 +127,30 @@ def build_sub_parser() -> argparse.ArgumentParser:
     ls = ssub.add_parser("list", help="list sessions, newest first")
     ls.add_argument("--limit", type=int, default=50)
     ls.add_argument("--json", action="store_true")
+    ls.add_argument(
+        "--all", action="store_true", help="every workspace's sessions, each with its folder"
+    )
     for q in (ls,):
         q.add_argument("--no-daemon", action="store_true")
-        q.add_argument("--workspace", type=Path)
-    r = sub.add_parser("rpc", help="NDJSON JSON-RPC relay on stdin/stdout")
+        q.add_argument("--workspace", type=workspace_dir)
+    r = sub.add_parser(
+        "rpc",
+        help="NDJSON JSON-RPC relay on stdin/stdout",
+        description=(
+            "A JSON-RPC relay for scripts: one JSON request per line on stdin, one JSON "
+            "message per line on stdout (responses and gg/run.event notifications). The "
+            "connection is initialized for the workspace first unless your first line is an "
+            "initialize request (docs/cli.md)."
+        ),
+        epilog=(
+            "example:\n"
+            '  echo \'{"jsonrpc":"2.0","id":1,"method":"gg/session.list"}\' | gg rpc\n'
+            "  gg rpc < requests.ndjson > replies.ndjson"
+        ),
+        formatter_class=_HelpFormatter,
+    )
     r.add_argument("--no-daemon", action="store_true")
-    r.add_argument("--workspace", type=Path)
+    r.add_argument("--workspace", type=workspace_dir)
     sub.add_parser("bridge", help="raw LSP byte pump between stdio and the daemon")
     from ggcli import commands
 
@@ -158,6 +181,25 @@ def split_subcommand(argv: list[str]) -> list[str] | None:
     return None
 
 
+def mistyped_command(argv: list[str]) -> tuple[str, str] | None:
+    """(word, command) when the prompt's first word is a near miss of a command name.
+
+    `gg sesions` must not start an agent run named "sesions"; a prompt given with -p is never
+    second-guessed.
+    """
+    i = 0
+    while i < len(argv):
+        tok = argv[i]
+        if tok == "--" or tok in ("-p", "--prompt") or tok.startswith("--prompt="):
+            return None
+        if tok.startswith("-") and tok != "-":
+            i += 2 if tok in _VALUE_OPTIONS else 1
+            continue
+        command = close_command(tok, _subcommands())
+        return (tok, command) if command else None
+    return None
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run gg; returns the process exit code."""
     args_list = sys.argv[1:] if argv is None else argv
@@ -165,6 +207,14 @@ def main(argv: list[str] | None = None) -> int:
         sub_argv = split_subcommand(args_list)
         if sub_argv is not None:
             return _run_sub(_parse_sub(sub_argv))
+        meant = mistyped_command(args_list)
+        if meant is not None:
+            word, command = meant
+            sys.stderr.write(
+                f"gg: '{word}' is not a gg command; did you mean `gg {command}`? "
+                f'(use -p for a prompt: gg -p "{word} ...")\n'
+            )
+            return 2
         return _run_main(build_parser().parse_args(args_list))
     except KeyboardInterrupt:
         sys.stderr.write("\n")
@@ -233,6 +283,8 @@ def _run_sub(args: argparse.Namespace) -> int:
             return daemonctl.daemon_stop()
         if args.action == "status":
             return daemonctl.daemon_status(args.json)
+        if args.action == "url":
+            return daemonctl.daemon_url()
         return daemonctl.daemon_logs(args.lines, args.follow, args.json)
     if args.command == "sessions":
         return _sessions_list(args)
@@ -251,12 +303,15 @@ def _sessions_list(args: argparse.Namespace) -> int:
 
     client = connect(_workspace(args), args.no_daemon)
     try:
-        page = client.request("gg/session.list", {"limit": args.limit}) or {}
+        params = {"limit": args.limit, "allWorkspaces": True} if args.all else {"limit": args.limit}
+        page = client.request("gg/session.list", params) or {}
     finally:
         client.close()
     sessions = page.get("sessions") or []
     if args.json:
         print(json.dumps(sessions, ensure_ascii=False))
+    elif not sessions and not args.all:
+        print("no sessions in this workspace (gg sessions --all lists every workspace's)")
     else:
         print(format_sessions(sessions, Style(use_color(sys.stdout))))
     return 0

@@ -135,8 +135,19 @@ def format_tool_result(
         if not ok:
             body = body[1:]  # its first line is on the tool line already
     if name == "read" and ok:
-        return line + ("" if not body else " " + st(f"({len(body)} lines)", "dim"))
+        return line + ("" if not body else " " + st(f"({_read_extent(details, body)})", "dim"))
     return "\n".join([line, *_preview(body, st, verbose)])
+
+
+def _read_extent(details: dict[str, Any] | None, body: list[str]) -> str:
+    """How much of the file a read showed: all N lines, or lines A-B of N (from its details)."""
+    d = details or {}
+    total, first, last = d.get("lines"), d.get("from"), d.get("to")
+    if not all(isinstance(v, int) and not isinstance(v, bool) for v in (total, first, last)):
+        return f"{len(body)} lines"
+    if first == 1 and last == total:
+        return f"{total} lines"
+    return f"lines {first}-{last} of {total}"
 
 
 def _preview(body: list[str], st: Style, verbose: bool) -> list[str]:
@@ -216,9 +227,13 @@ def format_sessions(sessions: list[dict[str, Any]], style: Style | None = None) 
         name = str(s.get("name") or "-")
         busy = " (running)" if s.get("activeRunId") else ""
         preview = _clip(str(s.get("preview") or "").replace("\n", " "), 50)
+        ws = s.get("workspace")
+        where = ""
+        if isinstance(ws, dict):  # an all-workspace listing: say where each one lives
+            where = "  " + st(f"[{ws.get('root') or ws.get('name')}]", "cyan")
         rows.append(
             f"{st(str(s.get('id')), 'bold')}  {name}{busy}  {s.get('messageCount', 0)} msgs  "
-            f"{when}  {st(preview, 'dim')}".rstrip()
+            f"{when}{where}  {st(preview, 'dim')}".rstrip()
         )
     return "\n".join(rows)
 

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from typing import Any, NamedTuple
 
-from ggcli.rpc import Client
+from ggcli.rpc import Client, RpcError
+
+WORKSPACE_MISMATCH = -32008
 
 __all__ = ["SessionChoice", "demo_notice", "open_session", "start_run"]
 
@@ -22,7 +24,12 @@ def open_session(client: Client, choice: SessionChoice) -> dict[str, Any]:
     """The Snapshot of the chosen session (created when nothing is to be resumed)."""
     snap: dict[str, Any] | None = None
     if choice.resume:
-        snap = client.request("gg/session.open", {"sessionId": choice.resume})
+        try:
+            snap = client.request("gg/session.open", {"sessionId": choice.resume})
+        except RpcError as exc:
+            if exc.code == WORKSPACE_MISMATCH:
+                raise RpcError(exc.code, elsewhere(client, choice.resume) or exc.message) from None
+            raise
     elif choice.continue_last:
         page = client.request("gg/session.list", {"limit": 1}) or {}
         sessions = page.get("sessions") or []
@@ -40,6 +47,31 @@ def open_session(client: Client, choice: SessionChoice) -> dict[str, Any]:
             "gg/session.rename", {"sessionId": snap["sessionId"], "name": choice.name}
         )
     return dict(snap or {})
+
+
+def elsewhere(client: Client, session_id: str, pages: int = 20) -> str | None:
+    """Where a session of another workspace lives, as the command that resumes it there."""
+    import shlex  # only on this error path: the one-shot path stays lean
+
+    cursor: str | None = None
+    for _ in range(pages):
+        params: dict[str, Any] = {"limit": 500, "allWorkspaces": True}
+        if cursor:
+            params["cursor"] = cursor
+        page = client.request("gg/session.list", params) or {}
+        for row in page.get("sessions") or []:
+            ws = row.get("workspace") or {}
+            if row.get("id") == session_id and ws.get("root"):
+                root = str(ws["root"])
+                shown = shlex.quote(root)
+                return (
+                    f"session {session_id} belongs to the workspace {root}; "
+                    f"resume it there: gg --workspace {shown} -r {session_id}"
+                )
+        cursor = page.get("nextCursor")
+        if not cursor:
+            return None
+    return None
 
 
 def start_run(

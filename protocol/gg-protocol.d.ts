@@ -437,6 +437,10 @@ export interface KbSkipped {
   ignored?: number;
   binary?: number;
   tooBig?: number;
+  /** credential locations, gg's own state and private keys */
+  private?: number;
+  /** files with several hard links */
+  linked?: number;
 }
 
 /** Add a file: from a path on the daemon's machine (local clients) or base64 content. */
@@ -875,6 +879,7 @@ export interface SessionIdParams {
 export interface SessionListParams {
   limit?: number;
   cursor?: string | null;
+  allWorkspaces?: boolean;
 }
 
 /** One page of sessions. */
@@ -897,6 +902,9 @@ export interface SessionSummary {
   messageCount: number;
   preview: string;
   activeRunId?: string | null;
+  /** some lines of the session file are not valid entries: the session opens without them, and they are kept on disk */
+  damaged?: boolean;
+  workspace?: WorkspaceRef | null;
 }
 
 /** A snapshot after a tree action, with a draft to put back into the composer. */
@@ -1067,10 +1075,16 @@ export interface WorkspaceListResult {
   workspaces: Array<WorkspaceRef>;
 }
 
+/** An absolute folder on the daemon's machine (a leading ~ is the user's home). */
+export interface WorkspaceOpenParams {
+  root: string;
+}
+
 /** A workspace as clients see it: a stable id and a display name (never its path). */
 export interface WorkspaceRef {
   id: string;
   name: string;
+  root?: string | null;
 }
 
 export type RunEvent = RunStartedEvent | TextDeltaEvent | ThinkingDeltaEvent | ToolCallStartEvent | ToolCallFinishEvent | UserMessageEvent | ApprovalRequestedEvent | ApprovalResolvedEvent | UsageEvent | CompactionEvent | RunCompletedEvent | RunFailedEvent | RunCanceledEvent;
@@ -1080,6 +1094,7 @@ export type RunEventType = RunEvent["type"];
 export interface GgMethods {
   "gg/system.info": { params: Empty; result: SystemInfoResult };
   "gg/workspace.list": { params: Empty; result: WorkspaceListResult };
+  "gg/workspace.open": { params: WorkspaceOpenParams; result: WorkspaceRef };
   "gg/session.list": { params: SessionListParams; result: SessionListResult };
   "gg/session.create": { params: SessionCreateParams; result: Snapshot };
   "gg/session.open": { params: SessionIdParams; result: Snapshot };

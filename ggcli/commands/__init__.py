@@ -58,7 +58,11 @@ def run(args: argparse.Namespace) -> int | None:
 def add_connection_flags(p: argparse.ArgumentParser) -> None:
     """--no-daemon and --workspace, accepted by every command that talks to the daemon."""
     p.add_argument("--no-daemon", action="store_true", help="use a private ggd child")
-    p.add_argument("--workspace", type=Path, help="workspace folder (default: the current one)")
+    from ggcli.argtypes import workspace_dir
+
+    p.add_argument(
+        "--workspace", type=workspace_dir, help="workspace folder (default: the current one)"
+    )
 
 
 def connect(args: argparse.Namespace) -> Any:

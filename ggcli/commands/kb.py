@@ -126,6 +126,8 @@ def _index(client: Any, args: argparse.Namespace) -> int:
         f"{s['deleted']} deleted), {s['chunks']} chunks written, {s['embedded']} embedded"
         + (f" with {s['model']}" if s["model"] else " (BM25 only)")
         + f"; skipped {sk['ignored']} ignored, {sk['binary']} binary, {sk['tooBig']} too big"
+        + (f", {sk['private']} private (credentials, keys)" if sk.get("private") else "")
+        + (f", {sk['linked']} hard-linked" if sk.get("linked") else "")
         + f"; {s['seconds']:.2f}s"
     )
     return 0

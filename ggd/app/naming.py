@@ -17,7 +17,13 @@ _COPY_SUFFIX = re.compile(r" \((?:fork|clone)(?: \d+)?\)$")
 
 def _cut(text: str, limit: int) -> str:
     text = " ".join(text[: limit * 4].split())
-    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
+    if len(text) <= limit:
+        return text
+    cut = text[: limit - 1]
+    space = cut.rfind(" ")
+    if space >= limit // 2:  # end on a whole word when one ends in the second half
+        cut = cut[:space]
+    return cut.rstrip(" ,.;:-") + "…"
 
 
 def session_name(explicit: str | None, first_prompt: str | None) -> str:

@@ -90,6 +90,7 @@ class RunManager:
         if approver is None:
             raise E.InternalError("a run needs an approver; none was given")
         mode = mode or self.opts.default_approval_mode
+        await svc.refresh()  # another process (a private ggd --stdio) may have appended
         await svc.ensure_loaded()  # check_model reads the session's model on the loop
         # An unknown provider or a model the endpoint does not list is an error before the run
         # starts (it used to fall through to the demo model). Checked first: nothing may await

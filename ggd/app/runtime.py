@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
-from ggd.protocol import SessionEvent, SessionSummary
+from ggd.protocol import SessionEvent, SessionSummary, WorkspaceRef
 from ggd.protocol import errors as E
 from ggd.session import SessionRepository
 
@@ -65,10 +65,18 @@ class Runtime:
                 shown = workspace_id if len(workspace_id) <= 80 else workspace_id[:80] + "..."
                 raise E.WorkspaceMismatchError(f"unknown workspace id {shown!r}")
             return ws
+        named = False
         for uri in [*folders, root_uri or ""]:
             path = root_from_uri(uri) if uri else None
+            named = named or path is not None
             if path is not None and path.is_dir():
                 return self.workspaces.add(path)
+        if named:
+            # A mistyped folder must never fall back to the default workspace, where a run would
+            # read (and with yolo write) another project. The client knows which path it sent.
+            raise E.WorkspaceMismatchError(
+                "the workspace folder named in initialize does not exist or is not a folder"
+            )
         return self.workspaces.default
 
     # -- sessions ----------------------------------------------------------------------------
@@ -78,16 +86,29 @@ class Runtime:
         svc = await self.manager.get(session_id, load=load)
         if svc.workspace.id != ws.id:
             raise E.WorkspaceMismatchError(
-                "that session belongs to another workspace; connect with its workspace to open it"
+                f"that session belongs to workspace {svc.workspace.name!r} "
+                f"(id {svc.workspace.id}), not this connection's; connect with that workspace "
+                "to open it (gg sessions --all lists every workspace's sessions)"
             )
         return svc
 
     async def list_sessions(
-        self, ws: Workspace, limit: int, cursor: str | None, active: dict[str, str]
+        self,
+        ws: Workspace | None,
+        limit: int,
+        cursor: str | None,
+        active: dict[str, str],
+        *,
+        roots: bool = False,
     ) -> tuple[list[SessionSummary], str | None]:
-        """A page of the workspace's sessions, newest first."""
+        """A page of the workspace's sessions (every workspace's for None), newest first.
+
+        Rows of an all-workspace page name their workspace (with its folder when `roots`).
+        """
         try:
-            rows, nxt = await asyncio.to_thread(self.repo.list, ws.id, limit, cursor)
+            rows, nxt = await asyncio.to_thread(
+                self.repo.list, ws.id if ws else None, limit, cursor
+            )
         except ValueError:
             raise E.InvalidParamsError(
                 "invalid params: cursor: not a cursor from session.list"
@@ -100,10 +121,19 @@ class Runtime:
                 message_count=int(r.message_count),
                 preview=r.preview or "",
                 active_run_id=active.get(r.id),
+                damaged=r.damaged,
+                workspace=None if ws else self.workspace_ref(r.workspace_id, roots=roots),
             )
             for r in rows
         ]
         return out, nxt
+
+    def workspace_ref(self, workspace_id: str, *, roots: bool) -> WorkspaceRef:
+        """A workspace as a client sees it (its folder only for clients on this machine)."""
+        known = self.workspaces.get(workspace_id)
+        if known is None:  # a session of a folder that no longer exists
+            return WorkspaceRef(id=workspace_id, name="(folder gone)")
+        return WorkspaceRef(id=known.id, name=known.name, root=str(known.root) if roots else None)
 
     async def create_session(
         self, ws: Workspace, name: str | None, model: str | None

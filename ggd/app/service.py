@@ -118,12 +118,37 @@ class Service:
     async def _cached(self, cls: type[Snapshot], **extra: Any) -> SnapshotView:
         # The entries need not be loaded: a hit never reads them, a miss loads them in the
         # thread; a released file replaced behind our back is re-read as ensure_loaded does.
+        # Idle, the file may have moved on under another process (a private `ggd --stdio`
+        # appended a run): serve what is on disk, not our older view. During our own run the
+        # run owns the view, and a foreign append surfaces as its next write's conflict.
+        fresh = self.active_run_id is None
         async with self.lock:
             try:
-                return await asyncio.to_thread(self.cached_view, cls, **extra)
+                return await asyncio.to_thread(self._view_of_disk, fresh, cls, **extra)
             except SessionConflictError:
                 await self._reread()
                 return await asyncio.to_thread(self.cached_view, cls, **extra)
+
+    async def refresh(self) -> None:
+        """Re-read the file if another process moved it on while we were idle (before a run)."""
+        if self.active_run_id is not None:
+            return
+        async with self.lock:
+            await asyncio.to_thread(self._reload_if_moved)
+
+    def _reload_if_moved(self) -> None:
+        if self.file.moved_on():
+            log.info("session file changed on disk; re-read", extra={"session": self.id})
+            try:
+                self.file.reload()
+            except SessionNotFoundError:
+                raise E.SessionNotFoundError(f"no session with id {self.id!r}") from None
+
+    def _view_of_disk(self, fresh: bool, cls: type[Snapshot], **extra: Any) -> SnapshotView:
+        """cached_view, after re-reading a file another process changed (worker thread)."""
+        if fresh:
+            self._reload_if_moved()
+        return self.cached_view(cls, **extra)
 
     async def warm(self) -> None:
         """Bring the derived snapshot file up to date (after a run), so the next open is a hit.

@@ -67,9 +67,11 @@ class TurnAssembler:
 
     async def check_model(self, svc: Service, model: str | None) -> None:
         """Invalid params when the provider is unknown or its endpoint does not list the model."""
-        problem = await self.models.check_model(
-            model or svc.file.model or self.models.default_model
-        )
+        await self.check_model_ref(model or svc.file.model or self.models.default_model)
+
+    async def check_model_ref(self, model_ref: str) -> None:
+        """Invalid params when no run could use this provider:model reference."""
+        problem = await self.models.check_model(model_ref)
         if problem:
             raise E.InvalidParamsError(problem)
 

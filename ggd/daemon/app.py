@@ -7,7 +7,6 @@ import asyncio
 import contextlib
 import logging
 import os
-import secrets
 import signal
 import sys
 import time
@@ -28,7 +27,6 @@ from .instance import AlreadyRunningError, InstanceLock, remove_discovery, write
 from .logs import setup_logging
 from .problems import bind_problem, home_problem, probe_writable, socket_problem
 from .takeover import TakeoverError, take_over
-from .warmup import warm_when_quiet
 
 if TYPE_CHECKING:
     from ggd.transport.websocket import WebSocketListener
@@ -99,7 +97,12 @@ class DaemonApp:
                 # Reuse a daemon with the web UI (print its URL) or replace the one
                 # gg auto-started without it; see takeover.py.
                 try:
-                    await take_over(lock, home / "run" / "ggd.json", want_ws=ws_addr is not None)
+                    await take_over(
+                        lock,
+                        home / "run" / "ggd.json",
+                        want_ws=ws_addr is not None,
+                        ws_addr=ws_addr,
+                    )
                 except TakeoverError as exc:
                     raise StartupError(str(exc), exit_code=1) from None
         workspace = (ns.workspace or Path.cwd()).resolve()
@@ -138,7 +141,9 @@ class DaemonApp:
                 except OSError as exc:  # say what and how, no traceback
                     raise StartupError(socket_problem(sock_path, exc)) from None
             # GG_TOKEN keeps the token out of /proc/<pid>/cmdline, which other local users can read.
-            token = ns.token or os.environ.get("GG_TOKEN") or secrets.token_urlsafe(32)
+            from .token import ws_token
+
+            token = ws_token(home, ns.token or os.environ.get("GG_TOKEN"), rotate=ns.rotate_token)
             if ws_addr is not None:
                 from ggd.transport.websocket import WebSocketListener, WsOptions
 
@@ -149,6 +154,7 @@ class DaemonApp:
                         host=ws_addr[0],
                         port=ws_addr[1],
                         allow_remote=ns.allow_remote,
+                        allowed_origins=frozenset(ns.allow_origin or ()),
                         web_root=WEB_ROOT,
                         version=__version__,
                     ),
@@ -202,8 +208,6 @@ class DaemonApp:
                 tasks.append(asyncio.create_task(self._watch_stdin()))
             if ns.idle_exit:
                 tasks.append(asyncio.create_task(self._idle_watch(hub, ns.idle_exit * 60)))
-            # What the first run would build (the wire models), built in the first quiet moment.
-            tasks.append(asyncio.create_task(warm_when_quiet(hub)))
             await self.stop.wait()
         except BaseException as exc:
             log.info("stopping on %s", type(exc).__name__)

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import contextlib
 import gc
 import logging
 import sys
@@ -31,8 +30,23 @@ def build_parser() -> argparse.ArgumentParser:
     ap.add_argument("--private", action="store_true", help="no socket, lock or discovery file")
     ap.add_argument("--socket", type=Path, help="Unix socket path (default GG_HOME/run/ggd.sock)")
     ap.add_argument("--ws", metavar="HOST:PORT", help="serve WebSocket JSON-RPC and the web UI")
-    ap.add_argument("--token", help="bearer token for --ws (default: $GG_TOKEN, else random)")
+    ap.add_argument(
+        "--token",
+        help="bearer token for --ws (default: $GG_TOKEN, else GG_HOME/ws-token, made once)",
+    )
+    ap.add_argument(
+        "--rotate-token",
+        action="store_true",
+        help="replace GG_HOME/ws-token: web UI links and tabs opened with the old one stop working",
+    )
     ap.add_argument("--allow-remote", action="store_true", help="allow a non-loopback --ws bind")
+    ap.add_argument(
+        "--allow-origin",
+        action="append",
+        type=parse_origin,
+        metavar="ORIGIN",
+        help="let web pages of ORIGIN (scheme://host[:port]) use --ws besides ggd's own; repeatable",
+    )
     ap.add_argument(
         "--workspace", type=Path, help="default workspace (default: the current folder)"
     )
@@ -56,9 +70,27 @@ def build_parser() -> argparse.ArgumentParser:
         "--mcp", action="store_true", help="serve gg as an MCP server on stdin/stdout (gg_ask, ...)"
     )
     ap.add_argument(
+        "--allow-yolo",
+        action="store_true",
+        help="with --mcp: let the calling agent pick approvalMode yolo or never (default: refused)",
+    )
+    ap.add_argument(
         "--acp", action="store_true", help="serve gg as an ACP agent on stdin/stdout (editors)"
     )
     return ap
+
+
+def parse_origin(value: str) -> str:
+    """An --allow-origin value as browsers send it in `Origin`: scheme://host[:port], lower case."""
+    from ggd.transport.origins import normalize_origin
+
+    origin = normalize_origin(value)
+    if origin is None:
+        raise argparse.ArgumentTypeError(
+            f"{value!r} is not an origin: give scheme://host[:port] (no path; `null` and `*` "
+            "are never allowed)"
+        )
+    return origin
 
 
 def parse_hostport(value: str) -> tuple[str, int]:
@@ -66,6 +98,8 @@ def parse_hostport(value: str) -> tuple[str, int]:
     host, sep, port = value.rpartition(":")
     if not sep or not port.isdigit():
         raise ValueError(f"--ws expects HOST:PORT, got {value!r}")
+    if int(port) > 65535:
+        raise ValueError(f"--ws port must be 0-65535 (0 picks a free one), got {port}")
     return host.strip("[]") or "127.0.0.1", int(port)
 
 
@@ -77,66 +111,32 @@ def _import_app() -> None:
     scanned again), so later full collections in the serving daemon skip it too.
     """
     gc.disable()
-    # httpx imports its own command line (click, pygments: ~10 ms, click comes with mcp's
-    # uvicorn) when those are installed; ggd never runs it. A None entry makes httpx skip it.
-    sys.modules.setdefault("httpx._main", None)  # type: ignore[arg-type]
-    folder = None
     try:
-        from . import lspimage
-        from .codecache import cache_folder, startup_code_cache
+        from ggd.compat.httpx import skip_cli
+
+        skip_cli()
+        from ggd.providers import tls
+
         from .home import resolve_home
 
-        home = resolve_home()
-        folder = cache_folder(home)
-        # lsprotocol's ~550 attrs classes come finished from their image when it is there
-        # (lspimage.py); else attrs makes them as usual below.
-        lspimage.load(folder)
-        # attrs, cattrs and dataclasses take their generated code from here.
-        with startup_code_cache(home):
-            from ggd.providers import tls
+        # The CA bundle is parsed on another core while the imports below run, unless the
+        # model is plain http (a local server) and no client will speak TLS.
+        tls.warm_early(resolve_home() / "config.json")
+        # Besides the daemon itself, what the first connection and the first model request
+        # import anyway, here with the collector off: the gg/* handlers and editor commands
+        # (bind) and httpx's transport (the first client).
+        import httpcore  # noqa: F401
 
-            # The CA bundle is parsed on another core while the imports below run, unless the
-            # model is plain http (a local server) and no client will speak TLS.
-            tls.warm_early(home / "config.json")
-            _no_pydantic_plugins()
-            # Besides the daemon itself, what the first connection and the first model request
-            # import anyway, here with the collector off and their generated code cached: the
-            # gg/* handlers and editor commands (bind) and httpx's transport (the first client).
-            import httpcore  # noqa: F401
+        from ggd.rpc import handlers  # noqa: F401
+        from ggd.rpc.editor import commands  # noqa: F401
+        from ggd.transport.endpoint import prepare
 
-            # httpcore's first connection under asyncio imports anyio's asyncio backend
-            # (dataclasses and namedtuples): here, with their code cached and the collector off.
-            with contextlib.suppress(ImportError):
-                import anyio._backends._asyncio  # noqa: F401
+        from . import app  # noqa: F401 - imported here, used by main()
 
-            from ggd.rpc import handlers  # noqa: F401
-            from ggd.rpc.editor import commands  # noqa: F401
-            from ggd.transport.endpoint import prepare
-
-            from . import app  # noqa: F401 - imported here, used by main()
-
-            prepare()
+        prepare()
     finally:
         gc.freeze()
         gc.enable()
-    # A missing or old image is rebuilt by a detached child for the next start.
-    lspimage.build_later(folder)
-
-
-def _no_pydantic_plugins() -> None:
-    """Tell pydantic the daemon loads no plugins, so its first model skips the entry-point scan.
-
-    pydantic looks for plugins (an observability hook for validation) by reading the entry
-    points of every installed distribution, ~80 in a dev venv, at the first schema it builds,
-    inside the start-up window. ggd's models are its own wire format, not something to
-    instrument, so the scan finds nothing ggd wants; its result is preset to "none".
-    """
-    try:
-        from pydantic.plugin import _loader
-    except ImportError:  # pydantic moved it: the scan runs as before, nothing breaks
-        return
-    if getattr(_loader, "_plugins", False) is None:
-        _loader._plugins = {}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -146,11 +146,14 @@ def main(argv: list[str] | None = None) -> int:
         from .service import main as service_main
 
         return service_main(args)
-    ns = build_parser().parse_args(args)
+    parser = build_parser()
+    ns = parser.parse_args(args)
+    if ns.allow_yolo and not ns.mcp:
+        parser.error("--allow-yolo only applies to --mcp")
     if ns.mcp:
         from ggd.capabilities.mcp.server import main as mcp_main
 
-        return mcp_main(ns.workspace)
+        return mcp_main(ns.workspace, ns.allow_yolo)
     if ns.acp:
         from ggd.capabilities.acp import main as acp_main
 

@@ -11,11 +11,13 @@ import asyncio
 import json
 import os
 import signal
+import socket
 import sys
 from pathlib import Path
 from typing import Any
 
 from .instance import AlreadyRunningError, InstanceLock
+from .problems import bind_problem
 
 STOP_WAIT = 15.0
 START_WAIT = 5.0
@@ -66,7 +68,22 @@ async def _acquire_within(lock: InstanceLock, seconds: float) -> bool:
         await asyncio.sleep(0.05)  # the other daemon is exiting: nothing to wait on but the lock
 
 
-async def take_over(lock: InstanceLock, discovery: Path, want_ws: bool) -> None:
+def _port_problem(addr: tuple[str, int]) -> str | None:
+    """Why the WebSocket port cannot be bound now (None when it can)."""
+    host, port = addr
+    try:
+        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+        with socket.socket(infos[0][0], socket.SOCK_STREAM) as probe:
+            probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            probe.bind(infos[0][4])
+    except OSError as exc:
+        return bind_problem(host, port, exc)
+    return None
+
+
+async def take_over(
+    lock: InstanceLock, discovery: Path, want_ws: bool, ws_addr: tuple[str, int] | None = None
+) -> None:
     """Return holding the lock, or raise AlreadyServing (with the URL) / TakeoverError."""
     disc = _read(discovery)
     if disc is None or not _alive(disc["pid"]):
@@ -90,6 +107,10 @@ async def take_over(lock: InstanceLock, discovery: Path, want_ws: bool) -> None:
             f"ggd (pid {pid}) is already running without the web UI; stop it with "
             "`gg daemon stop`, then rerun"
         )
+    # Stopping the background daemon for a port we then cannot bind would leave nothing running.
+    problem = _port_problem(ws_addr) if ws_addr is not None and ws_addr[1] else None
+    if problem is not None:
+        raise TakeoverError(f"{problem}\n(the background ggd, pid {pid}, keeps running)")
     print(
         f"gg: restarting the background ggd (pid {pid}) that gg started, now with the web UI",
         file=sys.stderr,

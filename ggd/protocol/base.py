@@ -8,6 +8,10 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict
 from pydantic.alias_generators import to_camel
 
+# The largest integer every JSON reader holds exactly; the upper bound of counters and offsets in
+# params, so a client's 10^18 is a -32602 from the model, not an overflow inside a handler.
+MAX_SAFE_INT = 2**53 - 1
+
 
 class WireModel(BaseModel):
     """Base of every wire object: snake_case in Python, camelCase on the wire."""

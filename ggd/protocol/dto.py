@@ -20,6 +20,8 @@ class WorkspaceRef(WireModel):
 
     id: str
     name: str
+    # The folder, for clients on this machine only (never sent over a remote connection).
+    root: str | None = None
 
 
 class ToolCallRef(WireModel):
@@ -86,6 +88,13 @@ class SessionSummary(WireModel):
     message_count: int
     preview: str
     active_run_id: str | None = None
+    damaged: bool = Field(
+        default=False,
+        description="some lines of the session file are not valid entries: the session opens "
+        "without them, and they are kept on disk",
+    )
+    # Set when the list spans every workspace (allWorkspaces).
+    workspace: WorkspaceRef | None = None
 
 
 class Approval(WireModel):

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from .base import Empty
 from .client import CLIENT_READ_TEXT_FILE, CLIENT_RUN_COMMAND, CLIENT_WRITE_TEXT_FILE
-from .dto import RunStatus, SessionUpdate, Snapshot
+from .dto import RunStatus, SessionUpdate, Snapshot, WorkspaceRef
 from .events import RunEvent, SessionEvent
 from .run import (
     RunActiveParams,
@@ -36,7 +36,13 @@ from .session import (
     SessionRenameParams,
 )
 from .spec import MethodSpec
-from .system import MediaGetParams, MediaGetResult, SystemInfoResult, WorkspaceListResult
+from .system import (
+    MediaGetParams,
+    MediaGetResult,
+    SystemInfoResult,
+    WorkspaceListResult,
+    WorkspaceOpenParams,
+)
 
 SYSTEM_INFO = MethodSpec(
     "gg/system.info",
@@ -62,6 +68,16 @@ WORKSPACE_LIST = MethodSpec(
     Empty,
     WorkspaceListResult,
     example={"params": {}, "result": {"workspaces": [{"id": "w_3f2a", "name": "app"}]}},
+)
+WORKSPACE_OPEN = MethodSpec(
+    "gg/workspace.open",
+    "Serve a folder on this machine as a workspace (clients on this machine only); its ref.",
+    WorkspaceOpenParams,
+    WorkspaceRef,
+    example={
+        "params": {"root": "/home/ada/code/app"},
+        "result": {"id": "w_3f2a", "name": "app", "root": "/home/ada/code/app"},
+    },
 )
 SESSION_LIST = MethodSpec(
     "gg/session.list",
@@ -371,6 +387,7 @@ MEDIA_GET = MethodSpec(
 METHODS: tuple[MethodSpec, ...] = (
     SYSTEM_INFO,
     WORKSPACE_LIST,
+    WORKSPACE_OPEN,
     SESSION_LIST,
     SESSION_CREATE,
     SESSION_OPEN,

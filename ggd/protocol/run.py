@@ -6,7 +6,7 @@ from typing import Any, Literal
 
 from pydantic import Field
 
-from .base import Params, Result
+from .base import MAX_SAFE_INT, Params, Result
 from .dto import ApprovalMode
 
 
@@ -41,7 +41,7 @@ class RunSubscribeParams(Params):
     """Replay a run's events after a sequence, then stream live ones."""
 
     run_id: str = Field(min_length=1)
-    after_sequence: int = Field(default=0, ge=0)
+    after_sequence: int = Field(default=0, ge=0, le=MAX_SAFE_INT)
 
 
 class RunIdParams(Params):
@@ -54,7 +54,7 @@ class RunWaitParams(Params):
     """Long-poll a run's events after a sequence."""
 
     run_id: str = Field(min_length=1)
-    after_sequence: int = Field(default=0, ge=0)
+    after_sequence: int = Field(default=0, ge=0, le=MAX_SAFE_INT)
     timeout_ms: int = Field(default=30_000, ge=0, le=300_000)
 
 

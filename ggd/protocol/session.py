@@ -15,6 +15,8 @@ class SessionListParams(Params):
 
     limit: int = Field(default=50, ge=1, le=500)
     cursor: str | None = None
+    # Every workspace's sessions, each row naming its workspace (`gg sessions --all`).
+    all_workspaces: bool = False
 
 
 class SessionListResult(Result):

@@ -28,6 +28,12 @@ class WorkspaceListResult(Result):
     workspaces: list[WorkspaceRef]
 
 
+class WorkspaceOpenParams(Params):
+    """An absolute folder on the daemon's machine (a leading ~ is the user's home)."""
+
+    root: str = Field(min_length=1, max_length=4096)
+
+
 class MediaGetParams(Params):
     """A stored media item by its opaque id."""
 

@@ -1,8 +1,10 @@
 """The offline demo model: a clearly labelled script that shows tools and approvals.
 
-It reacts to the conversation (tool-call turns since the last user message): list ".", read a file
-the listing showed (or grep for TODO), write gg-demo.md (needs approval), then explain how to
-configure a real model. A denied tool ends the script politely. Replies are planned by the shared
+It reacts to the conversation (tool calls since the last user message): list ".", read a file the
+listing showed, grep for TODO; in gg's sample project (examples/demo-project, what `make run`
+puts in its default workspace) it then fixes the bug with an edit (approval, with a diff) and runs
+the tests with bash. Its last reply says what it did, from the tool results alone. A denied
+write or command ends the script politely. Replies are planned by the shared
 script engine and served through httpx.MockTransport, so they go through the real SSE parser.
 """
 
@@ -71,48 +73,124 @@ def pick_file(listing: str) -> str | None:
     return None
 
 
+_SAMPLE_MARK = "# gg demo project"
+_BUGGY = "    return sum(values) / (len(values) - 1)\n"
+_FIXED = "    return sum(values) / len(values)\n"
+_TEST = "python3 test_stats.py"
+
+
+class _Call:
+    """A tool call of the current turn with the text its result gave the model."""
+
+    def __init__(self, name: str, args: dict[str, Any], result: str) -> None:
+        self.name, self.args, self.result = name, args, result
+
+    @property
+    def failed(self) -> bool:
+        head = self.result.lstrip().lower()
+        return head.startswith(("denied", "error", "canceled")) or "was denied" in head
+
+
+def _calls(turn: list[dict[str, Any]]) -> list[_Call]:
+    results = {str(m.get("tool_call_id")): _text(m) for m in turn if m.get("role") == "tool"}
+    out: list[_Call] = []
+    for m in turn:
+        for tc in m.get("tool_calls") or [] if m.get("role") == "assistant" else []:
+            fn = tc.get("function") or {}
+            try:
+                args = json.loads(fn.get("arguments") or "{}")
+            except ValueError:
+                args = {}
+            out.append(_Call(str(fn.get("name")), args, results.get(str(tc.get("id")), "")))
+    return out
+
+
+def _lines(text: str) -> int:
+    return len([ln for ln in text.splitlines() if ln.strip()])
+
+
+def _report(calls: list[_Call]) -> str:
+    """What the demo really did this turn, from the results its tools gave."""
+    done: list[str] = []
+    for c in calls:
+        what = {
+            "list": lambda c: f"listed {c.args.get('path', '.')} ({_lines(c.result)} entries)",
+            "read": lambda c: f"read {c.args.get('path')} ({_lines(c.result)} lines)",
+            "grep": lambda c: (
+                f"searched for {c.args.get('pattern')} "
+                f"({_lines(c.result) if 'no match' not in c.result.lower() else 0} matching lines)"
+            ),
+            "edit": lambda c: f"edited {c.args.get('path')}",
+            "bash": lambda c: f"ran `{c.args.get('command')}`",
+        }.get(c.name, lambda c: f"used {c.name}")(c)
+        if c.failed:
+            what += " (denied)" if "denied" in c.result.lower() else " (it failed)"
+        done.append(what)
+    return "; ".join(done) if done else "nothing yet"
+
+
 def demo_step(body: dict[str, Any]) -> dict[str, Any]:
-    """The script step the demo model answers `body` (a chat-completions request) with."""
-    turn = _since_last_user(list(body.get("messages") or []))
-    step = sum(1 for m in turn if m.get("role") == "assistant" and m.get("tool_calls"))
-    tools = [m for m in turn if m.get("role") == "tool"]
+    """The script step the demo model answers `body` (a chat-completions request) with.
+
+    Every claim in its replies comes from the tool results of the turn, so it never says it
+    read or changed something it did not.
+    """
+    calls = _calls(_since_last_user(list(body.get("messages") or [])))
     available = _tool_names(body)
-    if any("denied" in _text(m).lower() for m in tools):
+    last = calls[-1] if calls else None
+    if last is not None and last.failed and last.name in ("edit", "write", "bash"):
         return _say(
-            "Understood: that action was denied, so I left your files unchanged. "
+            f"Understood: that was not allowed, so I stopped there. What I did: {_report(calls)}. "
             "Approvals work this way for every write or risky command. This was gg's demo. "
             + _CONFIGURE
         )
-    if step == 0 and "list" in available:
+    if last is None and "list" in available:
         return _say(
-            "Hi! No AI model is configured, so this is gg's built-in scripted demo. I will list "
-            "your files, read one, and propose a small note so you can see tools and approvals.",
+            "Hi! No AI model is configured, so this is gg's built-in scripted demo. I will look "
+            "around your files with the same tools a real model uses.",
             {"name": "list", "arguments": {"path": "."}},
         )
-    if step == 1:
-        listing = _text(tools[-1]) if tools else ""
-        path = pick_file(listing)
+    if last is not None and last.name == "list":
+        path = pick_file(last.result)
         if path and "read" in available:
             return _say(f"Let me read {path}.", {"name": "read", "arguments": {"path": path}})
-        if "grep" in available:
-            return _say(
-                "I see no file to read, so let me search for TODO notes instead.",
-                {"name": "grep", "arguments": {"pattern": "TODO"}},
-            )
-    if step == 2 and "write" in available:
-        last = _text(tools[-1]) if tools else ""
-        note = (
-            "# gg demo\n\nThis note was written by gg's scripted demo model to show approvals.\n"
-            f"The file it looked at had {len(last.splitlines())} lines of output.\n\n"
-            "Configure a real model: set OPENAI_API_KEY and GG_MODEL, or edit GG_HOME/config.json.\n"
-        )
+    if last is not None and last.name in ("list", "read") and "grep" in available:
         return _say(
-            "Now I'll write gg-demo.md with a short note. Writes need your approval.",
-            {"name": "write", "arguments": {"path": "gg-demo.md", "content": note}},
+            "Now let me search the files for TODO notes.",
+            {"name": "grep", "arguments": {"pattern": "TODO"}},
+        )
+    sample = any(c.name == "read" and _SAMPLE_MARK in c.result for c in calls)
+    if last is not None and last.name == "grep" and sample and "edit" in available:
+        return _say(
+            "The TODO in stats.py says mean() divides by one too few. I'll fix it; edits need "
+            "your approval, and you see the diff first.",
+            {
+                "name": "edit",
+                "arguments": {
+                    "path": "stats.py",
+                    "edits": [{"oldText": _BUGGY, "newText": _FIXED}],
+                },
+            },
+        )
+    if last is not None and last.name == "edit" and "bash" in available:
+        return _say("Now let me run the tests.", {"name": "bash", "arguments": {"command": _TEST}})
+    ending = (
+        "To see an edit with a diff and a command with approvals, try the demo project: "
+        "`make run` in the gg checkout opens ~/gg-workspace with a small sample project. "
+        if not sample
+        else ""
+    )
+    outcome = ""
+    if last is not None and last.name == "bash":
+        printed = [ln for ln in last.result.strip().splitlines() if not ln.startswith("[exit code")]
+        code = re.search(r"\[exit code: (-?\d+)\]", last.result)
+        said = printed[-1][:200] if printed else "nothing"
+        outcome = f" The tests printed {said!r}" + (
+            f" (exit code {code.group(1)})." if code else "."
         )
     return _say(
-        "That was the demo: I listed files, read one and proposed a write that you approved or "
-        "denied. I am not a real model and cannot answer questions. " + _CONFIGURE
+        f"That was the demo. What I did: {_report(calls)}.{outcome} {ending}I am not a real "
+        "model and cannot answer questions. " + _CONFIGURE
     )
 
 

@@ -6,7 +6,7 @@ import contextlib
 import gc
 import json
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import msgspec
@@ -67,7 +67,11 @@ def header_from_json(obj: Any) -> SessionHeader:
 
 @dataclass(slots=True)
 class Parsed:
-    """A parsed file: valid_length bytes are good (torn tail excluded); tail ends them."""
+    """A parsed file: valid_length bytes are complete lines (torn tail excluded); tail ends them.
+
+    `damaged` names each complete line that was not a valid entry ("line 7: ..."): skipped, and
+    still counted in valid_length, so it and every line after it stay on disk.
+    """
 
     header: SessionHeader
     entries: list[Entry]
@@ -76,10 +80,22 @@ class Parsed:
     valid_length: int
     torn: bool
     tail: bytes
+    damaged: list[str] = field(default_factory=list)
 
 
 class _Malformed(Exception):
     """An entry object that decoded as JSON but is not a valid entry."""
+
+
+class _Orphan(_Malformed):
+    """A valid entry whose parent does not precede it (`entry` is the entry as written)."""
+
+    def __init__(self, why: str, entry: Entry) -> None:
+        super().__init__(why)
+        self.entry = entry
+
+
+_DAMAGED = object()  # a line that is not JSON at all
 
 
 def _add(obj: Any, entries: list[Entry], by_id: dict[str, Entry]) -> None:
@@ -102,15 +118,18 @@ def _add(obj: Any, entries: list[Entry], by_id: dict[str, Entry]) -> None:
         raise _Malformed("entry has a field of the wrong type")
     if eid in by_id:
         raise _Malformed("entry id is used twice")
-    if pid is not None and pid not in by_id:
-        raise _Malformed("entry refers to a parent that does not precede it")
     entry = Entry(kind, eid, pid, ts, data)
+    if pid is not None and pid not in by_id:
+        raise _Orphan("entry refers to a parent that does not precede it", entry)
     by_id[eid] = entry
     entries.append(entry)
 
 
-def _build_fast(objs: Any, entries: list[Entry], by_id: dict[str, Entry]) -> None:
-    """_add inlined for the common all-good file (a hot loop: 100k entries per open)."""
+def _build_fast(objs: Any, entries: list[Entry], by_id: dict[str, Entry]) -> bool:
+    """_add inlined for the common all-good file (a hot loop: 100k entries per open).
+
+    False at the first invalid entry: the caller re-reads line by line, skipping bad lines.
+    """
     append = entries.append
     for obj in objs:
         try:
@@ -134,13 +153,8 @@ def _build_fast(objs: Any, entries: list[Entry], by_id: dict[str, Entry]) -> Non
         by_id[eid] = entry
         append(entry)
     else:
-        return
-    # Re-run the bad object through the checked path for a precise message.
-    try:
-        _add(obj, [], dict(by_id))
-    except _Malformed as exc:
-        raise _corrupt(len(entries) + 2, str(exc)) from None
-    raise _corrupt(len(entries) + 2, "invalid entry")  # pragma: no cover - _add agrees
+        return True
+    return False
 
 
 def _chain_of(entries: list[Entry]) -> Chain:
@@ -148,10 +162,6 @@ def _chain_of(entries: list[Entry]) -> Chain:
     chain = Chain([])
     chain.extend(entries, 0)
     return chain
-
-
-def _corrupt(line_no: int, why: str) -> SessionFormatError:
-    return SessionFormatError(f"session file is corrupt at line {line_no}: {why}")
 
 
 @contextlib.contextmanager
@@ -173,9 +183,10 @@ def bulk_allocation() -> Iterator[None]:
 def parse(data: bytes) -> Parsed:
     """Parse a whole session file; a torn last line is reported (torn=True), not raised.
 
+    A complete line that is not a valid entry is skipped and named in `damaged`.
+
     Raises:
-        SessionFormatError: empty file, bad header, unsupported version, or a corrupt line
-            anywhere but at the end.
+        SessionFormatError: empty file, bad header or unsupported version.
     """
     end = data.rfind(b"\n") + 1
     nl = data.find(b"\n")
@@ -211,10 +222,11 @@ def parse(data: bytes) -> Parsed:
                 objs = json.loads(b"[" + body.replace(b"\n", b",") + b"]")
         except (ValueError, UnicodeDecodeError):
             objs = None
+        good = False
         if objs is not None:
             with bulk_allocation():
-                _build_fast(objs, entries, by_id)
-        else:
+                good = _build_fast(objs, entries, by_id)
+        if objs is None or not good:
             return _parse_slow(data, header, nl + 1, end)
     valid = end
     tail = data[max(0, valid - _TAIL_BYTES) : valid]
@@ -222,9 +234,16 @@ def parse(data: bytes) -> Parsed:
 
 
 def _parse_slow(data: bytes, header: SessionHeader, start: int, end: int) -> Parsed:
-    """Line-by-line parse to locate a bad line: the last one is torn, earlier ones corrupt."""
+    """Line-by-line parse: a bad last line is torn; a bad line before it is skipped as damaged.
+
+    A damaged line is never fatal and never removed: the session opens with what is valid,
+    appends go after it, and a torn-tail repair cuts only the incomplete last line. An entry
+    whose parent is missing (most often: the parent was the damaged line) is attached to the
+    valid entry before it, in memory only, so the conversation stays one connected tree.
+    """
     entries: list[Entry] = []
     by_id: dict[str, Entry] = {}
+    damaged: list[str] = []
     pos, line_no, valid = start, 1, start
     torn = end < len(data)
     while pos < end:
@@ -235,15 +254,26 @@ def _parse_slow(data: bytes, header: SessionHeader, start: int, end: int) -> Par
             try:
                 obj = json.loads(line)
             except (ValueError, UnicodeDecodeError):
-                if data[nxt + 1 : end].strip():
-                    raise _corrupt(line_no, "line is not valid JSON") from None
-                torn = True  # garbage on the final line: a write that never completed
-                break
-            try:
-                _add(obj, entries, by_id)
-            except _Malformed as exc:
-                raise _corrupt(line_no, str(exc)) from None
+                if not data[nxt + 1 : end].strip():
+                    torn = True  # garbage on the final line: a write that never completed
+                    break
+                obj = _DAMAGED
+            if obj is _DAMAGED:
+                damaged.append(f"line {line_no}: line is not valid JSON")
+            else:
+                try:
+                    _add(obj, entries, by_id)
+                except _Orphan as orphan:
+                    damaged.append(f"line {line_no}: {orphan}; attached to the entry before it")
+                    e = orphan.entry
+                    e = Entry(
+                        e.kind, e.id, entries[-1].id if entries else None, e.timestamp, e.data
+                    )
+                    by_id[e.id] = e
+                    entries.append(e)
+                except _Malformed as exc:
+                    damaged.append(f"line {line_no}: {exc}")
         pos = nxt + 1
         valid = pos
     tail = data[max(0, valid - _TAIL_BYTES) : valid]
-    return Parsed(header, entries, by_id, _chain_of(entries), valid, torn, tail)
+    return Parsed(header, entries, by_id, _chain_of(entries), valid, torn, tail, damaged)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import secrets
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
@@ -89,6 +90,14 @@ class SessionFile:
                     journal.truncate_to(self._path, parsed.valid_length)
         if parsed.header.id != self._path.stem:
             raise SessionFormatError("session header names another session id")
+        if parsed.damaged:
+            # Opened with what is valid; the damaged lines stay on disk for a person to mend.
+            log.warning(
+                "session %s: %d damaged line(s) skipped: %s",
+                parsed.header.id,
+                len(parsed.damaged),
+                "; ".join(parsed.damaged[:5]),
+            )
         self._header = parsed.header
         self._view = (parsed.entries, parsed.by_id, parsed.chain)
         self._active = None
@@ -141,6 +150,24 @@ class SessionFile:
         if payload is not None and stamp is not None:
             kind.store(self._path, stamp, payload)
         return payload
+
+    def moved_on(self) -> bool:
+        """Whether the file on disk is no longer the one this object last read or wrote.
+
+        Another process (a private `ggd --stdio`, the CLI without a daemon) appended to it,
+        repaired it, or replaced it: its device, inode, size or last bytes differ. One open,
+        fstat and pread of TAIL_BYTES; no lock (a writer mid-append just reads as moved on).
+        """
+        try:
+            fd = os.open(self._path, os.O_RDONLY | os.O_CLOEXEC)
+        except OSError:
+            return True  # gone: reload() says so precisely
+        try:
+            return journal.fingerprint_at(fd, os.fstat(fd)) != self._fp
+        except OSError:
+            return True
+        finally:
+            os.close(fd)
 
     # -- idle memory ---------------------------------------------------------------------
 

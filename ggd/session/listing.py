@@ -42,6 +42,7 @@ class _WireSummary(msgspec.Struct, rename="camel"):
     preview: str
     parent: dict[str, Any] | None = None
     first_prompt: str = ""
+    damaged: bool = False
 
 
 class _WireRow(msgspec.Struct):
@@ -80,6 +81,7 @@ def _load_typed(data: bytes) -> _Rows | None:
                 w.preview,
                 w.parent,
                 w.first_prompt,
+                w.damaged,
             ),
         )
         for sid, row in index.sessions.items()

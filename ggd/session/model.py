@@ -103,6 +103,8 @@ class SessionSummary:
     # The first user message in file order: the fallback name (ggd.app.naming), stable across
     # checkouts, unlike `preview` which follows the active branch.
     first_prompt: str = ""
+    # Some complete lines of the file are not valid entries (skipped when opened, kept on disk).
+    damaged: bool = False
 
     def to_json(self) -> dict[str, Any]:
         """camelCase JSON form (used by the list cache)."""
@@ -117,6 +119,7 @@ class SessionSummary:
             "preview": self.preview,
             "parent": self.parent,
             "firstPrompt": self.first_prompt,
+            "damaged": self.damaged,
         }
 
     @classmethod
@@ -133,6 +136,7 @@ class SessionSummary:
             preview=str(obj["preview"]),
             parent=obj.get("parent"),
             first_prompt=str(obj.get("firstPrompt") or ""),
+            damaged=obj.get("damaged") is True,
         )
 
 

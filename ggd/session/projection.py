@@ -130,7 +130,10 @@ def tree_nodes(
 
 
 def summarize(
-    header: SessionHeader, entries: Sequence[Entry], active: Sequence[Entry]
+    header: SessionHeader,
+    entries: Sequence[Entry],
+    active: Sequence[Entry],
+    damaged: bool = False,
 ) -> SessionSummary:
     """The list row of a session from its header, entries and active path."""
     return SessionSummary(
@@ -144,4 +147,5 @@ def summarize(
         preview=preview_of(active),
         parent=header.parent,
         first_prompt=first_prompt(entries),
+        damaged=damaged,
     )

@@ -130,7 +130,7 @@ class SessionRepository:
         if parsed.header.id != path.stem:
             raise SessionFormatError("session header names another session id")
         active = parsed.chain.path(parsed.entries, len(parsed.entries) - 1)
-        return projection.summarize(parsed.header, parsed.entries, active)
+        return projection.summarize(parsed.header, parsed.entries, active, bool(parsed.damaged))
 
     def list(
         self, workspace_id: str | None = None, limit: int = 50, cursor: str | None = None

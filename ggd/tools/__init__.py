@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from ggd.tools.base import ApprovalInfo, Risk, Tool, ToolContext, ToolError, ToolResult
 from ggd.tools.builtin import builtin_tools
-from ggd.tools.classifier import Classification, classify_command
 from ggd.tools.client import TOOL_CALL_ID
+from ggd.tools.shell.classifier import Classification, classify_command
 
 __all__ = [
     "TOOL_CALL_ID",

@@ -12,9 +12,9 @@ from typing import IO, Any
 
 from ggd.tools.base import ApprovalInfo, Tool, ToolContext, ToolError, ToolResult
 from ggd.tools.bash_client import UNREACHABLE, run_in_client, uses_client
-from ggd.tools.classifier import classify_command
 from ggd.tools.paths import arg_str
 from ggd.tools.sandbox import sandbox_prefix
+from ggd.tools.shell.classifier import classify_command
 
 DEFAULT_TIMEOUT = 120.0
 MAX_TIMEOUT = 24 * 3600.0

@@ -84,8 +84,11 @@ class Endpoint:
         self.protocol = proto
         self.known = bind(self.server, app, conn)
 
-    def feed(self, item: bytes | str | Oversized | BadHeader) -> None:
-        """Handle one message body (or a framing problem) from the client."""
+    def feed(self, item: bytes | Oversized | BadHeader) -> None:
+        """Handle one message body (or a framing problem) from the client.
+
+        A body is the bytes that came, on every transport: `guard.parse` decodes it once.
+        """
         if isinstance(item, Oversized):
             self.conn.respond_error(
                 None,
@@ -103,7 +106,7 @@ class Endpoint:
         if len(item) > MAX_MESSAGE_BYTES:
             self.feed(Oversized(len(item)))
             return
-        data = guard.parse(item if isinstance(item, bytes) else item.encode("utf-8", "replace"))
+        data = guard.parse(item)
         if isinstance(data, guard.Rejected):
             self.conn.respond_error(None, _err(data.code, data.symbol, data.message))
             return

@@ -22,12 +22,14 @@ from websockets.exceptions import ConnectionClosed
 from websockets.http11 import Request, Response
 from websockets.typing import Subprotocol
 
+from ggd.compat.websockets import write_frames, writes_frames
 from ggd.rpc import Connection
 from ggd.rpc.connection import SharedFramer
 from ggd.rpc.pieces import Buffer, Pieces, spans
 
 from .endpoint import Endpoint
 from .framing import MAX_MESSAGE_BYTES, HeaderTable
+from .origins import normalize_origin, origin_of
 
 log = logging.getLogger("ggd.transport")
 
@@ -64,6 +66,8 @@ class WsOptions:
     allow_remote: bool = False
     web_root: Path | None = None
     version: str = "0"
+    # Browser origins allowed besides the daemon's own (`--allow-origin`), already normalized.
+    allowed_origins: frozenset[str] = frozenset()
 
 
 def _host_of(value: str) -> str:
@@ -130,21 +134,24 @@ class WebSocketListener:
     # -- HTTP ---------------------------------------------------------------------------------
 
     def _own_origins(self) -> set[str]:
+        """The origins of the pages ggd serves itself (the web UI, Electron's window)."""
         port = self.port
-        hosts = {"127.0.0.1", "localhost", "[::1]", self.opts.host}
-        return {f"http://{h}:{port}" for h in hosts}
+        hosts = {"127.0.0.1", "localhost", "::1", self.opts.host}
+        return {origin_of("http", h, port) for h in hosts}
 
     def _origin_ok(self, origin: str | None) -> bool:
-        if origin is None or origin == "null":
+        """No Origin (not a browser), ggd's own, or one of `--allow-origin`; never `null`.
+
+        Another loopback port is another program's page (a dev server, a local app showing web
+        content), and `null` comes from any site's sandboxed iframe: both are refused. The token
+        still guards every connection; this stops a page from trying.
+        """
+        if origin is None:
             return True
-        if origin in self._own_origins():
-            return True
-        try:
-            parts = urlsplit(origin)
-            hostname = parts.hostname or ""
-        except ValueError:  # not a URL: refused like any foreign Origin
+        normal = normalize_origin(origin)  # `null` and anything unparsable give None
+        if normal is None:
             return False
-        return parts.scheme in ("http", "https") and is_loopback_host(hostname)
+        return normal in self._own_origins() or normal in self.opts.allowed_origins
 
     def _host_ok(self, host: str | None) -> bool:
         if host is None:
@@ -218,7 +225,7 @@ class WebSocketListener:
     async def _handle(self, ws: ServerConnection) -> None:
         remote_ip = (ws.remote_address or ("",))[0]
         conn = Connection(transport="ws", remote=not is_loopback_host(remote_ip))
-        if _prebuilt_frames(ws):
+        if writes_frames(ws):
             conn.wire = _FRAME  # until the client opts in to batchFrames
         endpoint = Endpoint(self.app, conn, self.opts.version)
         self.app.connection_opened(conn)
@@ -226,14 +233,10 @@ class WebSocketListener:
         writer = asyncio.create_task(self._writer(ws, conn))
         log.info("connection opened", extra={"conn": conn.id, "transport": "ws"})
         try:
-            async for message in ws:
-                if isinstance(message, bytes):
-                    endpoint.feed(message)
-                else:
-                    data = message.encode()
-                    endpoint.feed(data)
-                if conn.closed:
-                    break
+            while not conn.closed:
+                # A text frame's payload as the bytes that came (decode=False): the endpoint
+                # checks and decodes UTF-8 once, as for the other transports.
+                endpoint.feed(await ws.recv(decode=False))
         except ConnectionClosed:
             pass
         finally:
@@ -249,6 +252,7 @@ class WebSocketListener:
     async def _writer(self, ws: ServerConnection, conn: Connection) -> None:
         loop = asyncio.get_running_loop()
         last_write = -FLUSH_INTERVAL_S
+        own_frames = writes_frames(ws)
         while True:
             frames = await conn.next_frames()
             if frames is None:
@@ -262,24 +266,18 @@ class WebSocketListener:
                 frames += conn.take_frames()
             last_write = loop.time()
             try:
-                if conn.wire is None and not conn.batch_frames:  # pragma: no cover
-                    for frame in frames:  # a websockets without the sans-I/O core
-                        await ws.send(bytes(frame), text=True)
+                if not own_frames:
+                    await _send_messages(ws, frames, conn.batch_frames)
                 else:
                     # Runs of whole frames joined, or (batching) bodies joined into array
                     # frames; a big answer (Pieces, a bare body) as fragments.
                     join = _batched if conn.wire is None else b"".join
                     for buffers in spans(frames, join, fragments):
-                        await _write(ws, buffers)
+                        await write_frames(ws, buffers)
             except ConnectionClosed:
                 conn.close()
                 return
             conn.written(frames)
-
-
-def _prebuilt_frames(ws: ServerConnection) -> bool:
-    """Whether this websockets lets the writer send frames it built itself (send_context)."""
-    return hasattr(ws, "send_context") and hasattr(ws, "protocol")
 
 
 # Server frames are never masked and this listener negotiates no extension (compression=None),
@@ -373,16 +371,20 @@ def batch_frames(bodies: list[bytes]) -> list[bytes]:
     return out
 
 
-async def _write(ws: ServerConnection, buffers: list[Buffer]) -> None:
-    """Send whole text frames (or one fragment) with one drain.
-
-    The bodies are UTF-8 JSON already, so they go out as-is (no str round trip). send_context
-    checks the connection is open, then on exit writes whatever websockets itself queued (a
-    pong, a close) and waits for the socket's flow control; whole frames never interleave.
-    """
-    async with ws.send_context():
-        for data in buffers:
-            ws.transport.write(data)
+async def _send_messages(ws: ServerConnection, bodies: list[bytes | Pieces], batch: bool) -> None:
+    """The same messages through websockets' public `send()`, for a websockets on which
+    `ggd.compat.websockets` cannot write frames: one message per body (or array, batching),
+    a Pieces as a fragmented message."""
+    run: list[bytes] = []
+    for body in [*bodies, None]:
+        if isinstance(body, bytes):
+            run.append(body)
+            continue
+        for message in batch_frames(run) if batch else run:
+            await ws.send(message, text=True)
+        run = []
+        if body is not None:
+            await ws.send([b"".join(group) for group in body.groups()], text=True)
 
 
 def _text(status: HTTPStatus, body: str) -> Response:

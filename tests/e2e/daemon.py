@@ -8,7 +8,6 @@ import os
 import signal
 import subprocess
 import sys
-import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -17,9 +16,6 @@ from typing import Any
 from .rpc_client import RpcClient
 
 GGD = [sys.executable, "-m", "ggd.daemon"]
-# One start-up code cache for every test daemon (ggd/daemon/codecache.py): content-keyed, so
-# sharing it is safe, and each fresh GG_HOME would otherwise write its own 1.6 MB copy.
-SHARED_CODE_CACHE = Path(tempfile.gettempdir()) / f"gg-test-code-cache-{os.getuid()}"
 TOKEN = "test-token-0123456789"
 
 
@@ -28,7 +24,6 @@ def daemon_env(home: Path, extra: dict[str, str] | None = None) -> dict[str, str
     env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "GG_"))}
     env["GG_HOME"] = str(home)
     env["GG_LOG_LEVEL"] = "info"
-    env["GG_CODE_CACHE_DIR"] = str(SHARED_CODE_CACHE)
     env.update(extra or {})
     return env
 

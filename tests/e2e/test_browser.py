@@ -6,56 +6,23 @@ from __future__ import annotations
 import base64
 import json
 import shutil
-import threading
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from tests.fakes.fake_openai import FakeModel
 
+from .browser_server import Server
 from .daemon import Daemon, daemon_env
 from .runs_helpers import finish, new_session, start, until
 
 pytestmark = pytest.mark.browser
 
 
-class _Server:
-    """A loopback HTTP server whose routes are (status, headers, body); counts every hit."""
-
-    def __init__(self, routes: dict[str, tuple[int, dict[str, str], bytes]]) -> None:
-        self.routes = routes
-        self.hits: list[str] = []
-        outer = self
-
-        class H(BaseHTTPRequestHandler):
-            def log_message(self, *a: Any) -> None:
-                pass
-
-            def do_GET(self) -> None:
-                outer.hits.append(self.path)
-                status, headers, body = outer.routes.get(self.path, (404, {}, b"nope"))
-                self.send_response(status)
-                for k, v in headers.items():
-                    self.send_header(k, v)
-                self.send_header("Content-Length", str(len(body)))
-                self.end_headers()
-                self.wfile.write(body)
-
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), H)
-        self.port = self.httpd.server_address[1]
-        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
-
-    def close(self) -> None:
-        self.httpd.shutdown()
-        self.httpd.server_close()
-
-
 @pytest.fixture
-def servers() -> Iterator[tuple[_Server, _Server]]:
-    private = _Server({"/pixel.png": (200, {"Content-Type": "image/png"}, b"x")})
+def servers() -> Iterator[tuple[Server, Server]]:
+    private = Server({"/pixel.png": (200, {"Content-Type": "image/png"}, b"x")})
     base = f"http://127.0.0.1:{private.port}"
     page = (
         "<html><head><title>gg test page</title></head><body>"
@@ -63,7 +30,7 @@ def servers() -> Iterator[tuple[_Server, _Server]]:
         f'<img src="{base}/pixel.png"><script>fetch("{base}/fetched").catch(() => 0)</script>'
         "</body></html>"
     ).encode()
-    public = _Server(
+    public = Server(
         {
             "/page.html": (200, {"Content-Type": "text/html"}, page),
             "/redirect": (302, {"Location": f"{base}/secret"}, b""),
@@ -76,7 +43,7 @@ def servers() -> Iterator[tuple[_Server, _Server]]:
 
 @pytest.mark.skipif(shutil.which("chromium") is None, reason="Debian chromium is not installed")
 async def test_navigate_read_screenshot_and_the_guard_after_approval(
-    gg_home: Path, workspace: Path, tmp_path: Path, servers: tuple[_Server, _Server]
+    gg_home: Path, workspace: Path, tmp_path: Path, servers: tuple[Server, Server]
 ) -> None:
     public, private = servers
     page = f"http://127.0.0.1:{public.port}/page.html"
@@ -174,7 +141,7 @@ async def test_no_chromium_means_no_browser_tools_and_no_error(
 
 @pytest.mark.skipif(shutil.which("chromium") is None, reason="Debian chromium is not installed")
 def test_the_cli_reads_and_screenshots_a_page_and_refuses_private_ones(
-    gg_home: Path, workspace: Path, tmp_path: Path, servers: tuple[_Server, _Server]
+    gg_home: Path, workspace: Path, tmp_path: Path, servers: tuple[Server, Server]
 ) -> None:
     import subprocess
     import sys

@@ -48,3 +48,32 @@ async def test_process_kill_with_approval_and_its_refusals(
         if victim.poll() is None:
             victim.kill()
         victim.wait()
+
+
+async def test_process_kill_takes_sigterm_as_models_write_it(fake_daemon: Any) -> None:
+    victim = subprocess.Popen(["sleep", "300"])
+    try:
+        d, fm = fake_daemon([])
+        call = {
+            "id": "k1",
+            "name": "process_kill",
+            "arguments": {"pid": victim.pid, "signal": "SIGTERM"},
+        }
+        fm.add_steps([{"toolCalls": [call]}, {"text": "done"}])
+        c = await d.connect("unix")
+        sid = await new_session(c)
+        run_id = await start(c, sid, "stop the sleeper", interactive=True)
+        ev = await until(c, run_id, "approval_requested")
+        assert (
+            "SIGTERM" in ev["approval"]["details"] and "SIGSIGTERM" not in ev["approval"]["details"]
+        )
+        await c.request(
+            "gg/run.approve", {"runId": run_id, "approvalId": ev["approval"]["id"], "allow": True}
+        )
+        assert (await finish(c, run_id))["type"] == "run_completed"
+        assert victim.wait(timeout=10) == -15  # SIGTERM, not refused as an unknown signal
+        await c.close()
+    finally:
+        if victim.poll() is None:
+            victim.kill()
+        victim.wait()

@@ -14,7 +14,6 @@ from pathlib import Path
 
 from .daemon import GGD, TOKEN, Daemon, daemon_env
 from .rpc_client import RpcClient
-from .runs_helpers import finish, new_session, start
 
 
 def _mode(p: Path) -> int:
@@ -99,23 +98,6 @@ async def test_logs_are_json_lines_with_connection_fields(daemon: Daemon) -> Non
     assert (
         TOKEN not in daemon.logs().split("gg web UI:")[-1].split("\n", 1)[-1]
     )  # only the banner has it
-
-
-async def test_a_quiet_daemon_warms_up_once_and_serves_runs_after_it(daemon: Daemon) -> None:
-    # A client stays connected (the web UI's case); the warm-up waits only for quiet.
-    c = await daemon.connect("unix")
-    deadline = time.monotonic() + 15
-    while time.monotonic() < deadline and "warm-up done" not in daemon.logs():
-        await asyncio.sleep(0.05)
-    records = [json.loads(line) for line in daemon.logs().splitlines() if line.startswith("{")]
-    done = [r for r in records if r["msg"] == "warm-up done"]
-    assert len(done) == 1, daemon.logs()
-    # The core rows' params adapters and the wire models of a first run, at the least.
-    assert done[0]["steps"] >= 40 and done[0]["cpu_ms"] > 0
-    sid = await new_session(c)
-    rid = await start(c, sid, "hello")
-    assert (await finish(c, rid))["type"] == "run_completed"
-    await c.close()
 
 
 def _free_port() -> int:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -201,3 +202,59 @@ def test_the_cli_indexes_searches_evaluates_and_removes(
     assert out.returncode != 0 and "bad.jsonl:1" in out.stderr and "Traceback" not in out.stderr
     assert gg("kb", "remove", "notes").returncode == 0
     assert "no knowledge base yet" in gg("kb", "list").stdout
+
+
+async def test_credentials_gg_home_keys_and_links_never_reach_kb_search(
+    fake_daemon: Any, gg_home: Path, workspace: Path, tmp_path: Path
+) -> None:
+    # A home-like folder: GG_HOME (gg_home) and the workspace are inside tmp_path too.
+    user = tmp_path / "user"
+    (user / ".ssh").mkdir(parents=True)
+    key = (
+        "-----BEGIN OPENSSH PRIVATE KEY-----\n"
+        "b3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQAAAAAAAAABAAAAMwAAAAtzc2gtZW\n"
+        "-----END OPENSSH PRIVATE KEY-----\n"
+    )
+    (user / ".ssh" / "id_ed25519").write_text(key)
+    (user / ".aws").mkdir()
+    (user / ".aws" / "credentials").write_text("[default]\naws_secret_access_key = AKIAFAKE\n")
+    (user / "keys-backup.txt").write_text("PRIVATE KEY backup\n" + key)
+    (user / "notes.md").write_text("# Notes\n\nRotate the PRIVATE KEY of the deploy bot yearly.\n")
+    outside = tmp_path / "outside.txt"
+    outside.write_text("PRIVATE KEY of another folder\n")
+    os.link(outside, user / "linked.txt")
+    (user / "escape.md").symlink_to(outside)
+    script = [
+        {"toolCalls": [{"id": "k1", "name": "kb_search", "arguments": {"query": "PRIVATE KEY"}}]},
+        {"text": "done"},
+    ]
+    d, fm = fake_daemon(script)
+    c = await d.connect("unix")
+    res = await c.request("gg/kb.index", {"path": str(tmp_path), "name": "all"}, timeout=120)
+    q = {"query": "PRIVATE KEY", "name": "all", "topK": 50, "mode": "bm25"}
+    paths = [h["path"] for h in (await c.request("gg/kb.search", q))["hits"]]
+    assert "user/notes.md" in paths
+    denied = {"user/keys-backup.txt", "user/linked.txt", "user/escape.md", "outside.txt"}
+    assert not denied & set(paths)
+    assert not [p for p in paths if p.startswith(("user/.ssh", "user/.aws"))]
+    # .ssh, .aws, the key backup; both names of the hard-linked file (the folder holds both)
+    assert res["skipped"]["private"] >= 3 and res["skipped"]["linked"] == 2
+    # GG_HOME is under the folder: none of its files (the base itself, config) was indexed.
+    q = {"query": "session kb index", "name": "all", "topK": 50, "mode": "bm25"}
+    for h in (await c.request("gg/kb.search", q))["hits"]:
+        assert not h["path"].startswith(gg_home.name + "/")
+    with pytest.raises(RpcError) as err:
+        await c.request("gg/kb.index", {"path": str(user / ".ssh"), "name": "keys"})
+    assert err.value.code == -32602 and "credentials" in err.value.message
+    with pytest.raises(RpcError):
+        await c.request("gg/kb.index", {"path": str(gg_home), "name": "state"})
+    await c.close()
+    c = await d.connect("unix")
+    sid = await new_session(c)
+    run_id = await start(c, sid, "find the key", interactive=False)
+    assert (await finish(c, run_id))["type"] == "run_completed"
+    tool_msgs = [m for m in fm.wait_for_requests(2)[1]["messages"] if m.get("role") == "tool"]
+    assert "notes.md" in tool_msgs[0]["content"]
+    assert "BEGIN OPENSSH" not in tool_msgs[0]["content"]
+    assert "b3BlbnNzaC1rZXkt" not in json.dumps(fm.wait_for_requests(2))
+    await c.close()

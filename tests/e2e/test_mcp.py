@@ -383,3 +383,37 @@ async def test_cli_add_list_remove_and_workspace_trust(
     assert json.loads((gg_home / "mcp.json").read_text())["servers"] == {}
     gone = run("mcp", "remove", "time")
     assert gone.returncode != 0 and "no MCP server" in gone.stderr
+
+
+async def test_a_huge_structured_result_is_capped_in_events(fake_daemon, gg_home: Path) -> None:
+    """A 10 MB structuredContent reaches live clients capped, and the run stays replayable."""
+    write_mcp(
+        gg_home,
+        {"big": {"command": sys.executable, "args": [str(FAKES / "mcp_big_structured.py")]}},
+    )
+    call = {"id": "b1", "name": "mcp_big_rows", "arguments": {"count": 100_000}}
+    # 100,000 characters reach the model: the fake's small window may compact first (a step).
+    d, _fm = fake_daemon([{"toolCalls": [call]}, {"text": "Counted."}, {"text": "Counted."}])
+    c = await d.connect("unix")
+    try:
+        sid = await new_session(c)
+        rid = await start(c, sid, "count the rows", approvalMode="yolo")
+        done = await finish(c, rid, timeout=120)
+        assert done["type"] == "run_completed", done
+        (fin,) = tool_finishes(c, rid)  # delivered live
+        assert not fin["isError"], fin["output"][:500]
+        details = fin["details"]
+        assert details["truncated"]["chars"] > 9_000_000
+        rows = details["structuredContent"]["rows"]
+        assert rows[0] == {"id": 0, "text": "row 0000000 " + "x" * 72}
+        assert rows[-1].startswith("[... ") and "more items cut" in rows[-1]
+        assert len(json.dumps(fin)) < 200_000
+        # The whole run is still replayable from its first event.
+        waited = await c.request("gg/run.wait", {"runId": rid, "afterSequence": 0, "timeoutMs": 0})
+        seqs = [e["sequence"] for e in waited["events"]]
+        assert (
+            seqs == list(range(1, len(seqs) + 1))
+            and waited["events"][-1]["type"] == "run_completed"
+        )
+    finally:
+        await c.close()

@@ -258,3 +258,34 @@ async def test_a_client_closing_stdin_mid_ask_cancels_its_run(fake_daemon, works
             proc.kill()
             await proc.wait()
         await watcher.close()
+
+
+async def test_yolo_from_the_calling_agent_needs_allow_yolo(fake_daemon, workspace: Path) -> None:
+    write = {"name": "write", "arguments": {"path": "notes.md", "content": "hi\n"}}
+    d, fm = fake_daemon([{"toolCalls": [write]}, {"text": "written"}])
+    params = _params(d.env, workspace)
+    async with stdio_client(params) as (read, write_stream):
+        async with ClientSession(read, write_stream) as session:
+            await session.initialize()
+            for mode in ("yolo", "never"):  # both run writes with nobody approving
+                refused = await session.call_tool(
+                    "gg_ask", {"prompt": "write notes", "approvalMode": mode}
+                )
+                assert refused.is_error, refused
+                text = "".join(b.text for b in refused.content if b.type == "text")
+                assert f"approvalMode '{mode}'" in text and "--allow-yolo" in text, text
+            # gg's own errors reach the caller with their reason, not the SDK's bare notice.
+            missing = await session.call_tool("gg_session_read", {"sessionId": "s_0000"})
+            said = "".join(b.text for b in missing.content if b.type == "text")
+            assert missing.is_error and "s_0000" in said, said
+    assert fm.requests == [] and not (workspace / "notes.md").exists()
+
+    params.args = [*params.args, "--allow-yolo"]
+    async with stdio_client(params) as (read, write_stream):
+        async with ClientSession(read, write_stream) as session:
+            await session.initialize()
+            out = await session.call_tool(
+                "gg_ask", {"prompt": "write notes", "approvalMode": "yolo"}
+            )
+    assert json.loads(_text(out))["answer"] == "written"
+    assert (workspace / "notes.md").read_text() == "hi\n"

@@ -301,3 +301,81 @@ async def test_a_long_reply_is_split_at_paragraphs_and_escaped(
     assert joined == "".join(paras).replace(" ", "")
     html_sends = [c for c in tg.calls if c["method"] in ("sendMessage", "editMessageText")]
     assert all(c["fields"].get("parse_mode") == "HTML" for c in html_sends)
+
+
+async def test_an_unparsable_update_is_logged_acked_and_skipped(
+    tg_daemon: Any, tg: FakeTelegram, gg_home: Path
+) -> None:
+    from tests.fakes.fake_openai import FakeModel
+
+    fm = FakeModel([{"text": "after the bad one"}])
+    d = tg_daemon(fm)
+    # A message without `chat`: aiogram cannot parse the getUpdates answer that carries it.
+    bad = tg.raw({"message": {"message_id": 6, "date": 0}})
+    tg.text(CHAT, "still there?")
+    tg.wait_for(lambda: _said(tg, CHAT, "after the bad one"), timeout=30)
+    assert _polled_past(tg, bad)
+    assert json.loads((gg_home / "telegram" / "state.json").read_text())["offset"] > bad
+    assert "telegram update could not be parsed; acked" in d.logs()
+    c = await d.connect("unix")
+    try:
+        info = await c.request("gg/system.info")
+    finally:
+        await c.close()
+    channel = next(ch for ch in info["channels"] if ch["name"] == "telegram")
+    assert channel["state"] == "running", channel
+
+
+GROUP = -100500
+OWNER = 4242
+MEMBER = 5151
+
+
+def _answers(tg: FakeTelegram) -> list[str]:
+    """The texts of the bot's answerCallbackQuery calls (what a presser sees), oldest first."""
+    return [str(c["fields"].get("text")) for c in tg.calls if c["method"] == "answerCallbackQuery"]
+
+
+async def test_in_a_group_only_allow_users_may_press_allow(
+    tg_daemon: Any, tg: FakeTelegram, workspace: Path
+) -> None:
+    from tests.fakes.fake_openai import FakeModel
+
+    write = {"name": "write", "arguments": {"path": "notes.md", "content": "# Notes\n"}}
+    fm = FakeModel([{"toolCalls": [write]}, {"text": "Written."}])
+    tg_daemon(fm, config={"allowChats": [GROUP], "allowUsers": [OWNER]})
+    tg.text(GROUP, "make notes", user_id=MEMBER)
+    prompt = tg.wait_for(
+        lambda: next((m for m in tg.sent_to(GROUP) if m.get("reply_markup")), None)
+    )
+    allow = prompt["reply_markup"]["inline_keyboard"][0][0]["callback_data"]
+    # Any member of an allowed group can see the buttons; pressing them is not approving.
+    tg.press(GROUP, prompt["message_id"], allow, user_id=MEMBER)
+    tg.wait_for(lambda: _answers(tg))
+    assert "not allowed to answer approvals" in _answers(tg)[0]
+    assert not (workspace / "notes.md").exists()
+    assert "reply_markup" in tg.messages[prompt["message_id"]]  # still pending
+    tg.press(GROUP, prompt["message_id"], allow, user_id=OWNER)
+    tg.wait_for(lambda: _said(tg, GROUP, "Written."))
+    assert (workspace / "notes.md").read_text() == "# Notes\n"
+    assert _answers(tg)[-1] == "Allowed"
+
+
+async def test_in_a_group_without_allow_users_nobody_approves(
+    tg_daemon: Any, tg: FakeTelegram, workspace: Path
+) -> None:
+    from tests.fakes.fake_openai import FakeModel
+
+    write = {"name": "write", "arguments": {"path": "notes.md", "content": "x"}}
+    fm = FakeModel([{"toolCalls": [write]}, {"text": "It was refused."}])
+    tg_daemon(fm, config={"allowChats": [GROUP], "approvalTimeoutSeconds": 3})
+    tg.text(GROUP, "make notes", user_id=OWNER)
+    prompt = tg.wait_for(
+        lambda: next((m for m in tg.sent_to(GROUP) if m.get("reply_markup")), None)
+    )
+    allow = prompt["reply_markup"]["inline_keyboard"][0][0]["callback_data"]
+    tg.press(GROUP, prompt["message_id"], allow, user_id=OWNER)
+    tg.wait_for(lambda: _answers(tg))
+    assert "telegram.allowUsers" in _answers(tg)[0]
+    tg.wait_for(lambda: _said(tg, GROUP, "It was refused."), timeout=30)
+    assert not (workspace / "notes.md").exists()

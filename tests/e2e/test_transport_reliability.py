@@ -136,16 +136,34 @@ async def test_websocket_requires_the_token(daemon: Daemon) -> None:
         assert ws.subprotocol == "gg.v1"
 
 
-async def test_hostile_origin_and_host_are_refused(daemon: Daemon) -> None:
+async def _origin_status(daemon: Daemon, origin: str | None) -> int:
+    """101 when a WebSocket with this Origin (and the right token) is accepted, else the refusal."""
     auth = {"Authorization": f"Bearer {TOKEN}"}
-    with pytest.raises(InvalidStatus) as exc:
-        async with connect(daemon.ws_url, additional_headers=auth, origin="https://evil.example"):
-            pass
-    assert exc.value.response.status_code == 403
-    for origin in ("http://localhost:5173", "null", daemon.http_url.rstrip("/")):
-        async with connect(daemon.ws_url, additional_headers=auth, origin=origin):
-            pass
+    try:
+        async with connect(daemon.ws_url, additional_headers=auth, origin=origin):  # type: ignore[arg-type]
+            return 101
+    except InvalidStatus as exc:
+        return exc.response.status_code
+
+
+async def test_hostile_origin_and_host_are_refused(daemon: Daemon) -> None:
     port = daemon.ws_url.split(":")[2].split("/")[0]
+    # Only the daemon's own origin (the web UI it serves) and non-browser clients (no Origin).
+    for origin in (None, daemon.http_url.rstrip("/"), f"http://localhost:{port}"):
+        assert await _origin_status(daemon, origin) == 101, origin
+    # `null` is what sandboxed iframes, file: pages and data: URLs send, from any site; another
+    # loopback port is another program's page (a dev server, anything on localhost).
+    refused = [
+        "https://evil.example",
+        "null",
+        "http://localhost:5173",
+        f"http://127.0.0.1:{int(port) + 1}",
+        f"https://127.0.0.1:{port}",
+        "http://127.0.0.1",
+        f"http://127.0.0.1.evil.example:{port}",
+    ]
+    for origin in refused:
+        assert await _origin_status(daemon, origin) == 403, origin
     status = _http_status(int(port), "/healthz", {"Host": f"evil.example:{port}"})
     assert status == 403
 
@@ -177,3 +195,30 @@ def test_a_non_loopback_bind_is_refused_without_allow_remote(tmp_path: Path) -> 
     )
     assert proc.returncode == 2
     assert "--allow-remote" in proc.stderr and "non-loopback" in proc.stderr
+
+
+async def test_allow_origin_lets_a_configured_origin_in(gg_home: Path, workspace: Path) -> None:
+    args = ["--allow-origin", "http://localhost:5173", "--allow-origin", "HTTPS://Dev.Example/"]
+    d = Daemon(gg_home, workspace, daemon_env(gg_home), args=args).start()
+    try:
+        for origin in ("http://localhost:5173", "https://dev.example"):
+            assert await _origin_status(d, origin) == 101, origin
+        for origin in ("null", "http://localhost:5174", "http://dev.example"):
+            assert await _origin_status(d, origin) == 403, origin
+    finally:
+        d.stop()
+
+
+@pytest.mark.parametrize("bad", ["null", "localhost:5173", "http://x/path", "*"])
+def test_allow_origin_refuses_what_is_not_an_origin(
+    gg_home: Path, workspace: Path, bad: str
+) -> None:
+    out = subprocess.run(
+        [*GGD, "--ws", "127.0.0.1:0", "--allow-origin", bad, "--workspace", str(workspace)],
+        env=daemon_env(gg_home),
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert out.returncode == 2, out.stderr
+    assert "--allow-origin" in out.stderr and "Traceback" not in out.stderr

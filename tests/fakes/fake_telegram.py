@@ -49,6 +49,13 @@ def _parse(ctype: str, body: bytes) -> tuple[dict[str, Any], dict[str, bytes]]:
     return fields, files
 
 
+def _chat(chat_id: int) -> dict[str, Any]:
+    """A chat as the Bot API shows it: negative ids are groups, as on Telegram."""
+    if chat_id < 0:
+        return {"id": chat_id, "type": "supergroup", "title": "a group"}
+    return {"id": chat_id, "type": "private"}
+
+
 class FakeTelegram:
     """The Bot API of one bot token, served from a background thread."""
 
@@ -173,7 +180,7 @@ class FakeTelegram:
             msg: dict[str, Any] = {
                 "message_id": self._next_message,
                 "date": int(time.time()),
-                "chat": {"id": int(f["chat_id"]), "type": "private"},
+                "chat": _chat(int(f["chat_id"])),
                 "from": BOT,
             }
             if method == "sendMessage":
@@ -229,19 +236,19 @@ class FakeTelegram:
             self._cond.notify_all()
             return uid
 
-    def _message(self, chat_id: int, **extra: Any) -> dict[str, Any]:
+    def _message(self, chat_id: int, user_id: int | None = None, **extra: Any) -> dict[str, Any]:
         self._next_message += 1
         return {
             "message_id": self._next_message,
             "date": int(time.time()),
-            "chat": {"id": chat_id, "type": "private"},
-            "from": {"id": chat_id, "is_bot": False, "first_name": "user"},
+            "chat": _chat(chat_id),
+            "from": {"id": user_id or chat_id, "is_bot": False, "first_name": "user"},
             **extra,
         }
 
-    def text(self, chat_id: int, text: str) -> int:
-        """A user writes `text` in `chat_id`; returns the update id."""
-        return self._push({"message": self._message(chat_id, text=text)})
+    def text(self, chat_id: int, text: str, user_id: int | None = None) -> int:
+        """A user (by default the chat's own, in a private chat) writes `text` in `chat_id`."""
+        return self._push({"message": self._message(chat_id, user_id, text=text)})
 
     def voice(self, chat_id: int, audio: bytes) -> int:
         """A user sends a voice note."""
@@ -250,12 +257,12 @@ class FakeTelegram:
         voice = {"file_id": fid, "file_unique_id": fid, "duration": 1, "mime_type": "audio/ogg"}
         return self._push({"message": self._message(chat_id, voice=voice)})
 
-    def press(self, chat_id: int, message_id: int, data: str) -> int:
-        """A user presses an inline button of the bot's message."""
+    def press(self, chat_id: int, message_id: int, data: str, user_id: int | None = None) -> int:
+        """A user (by default the private chat's own) presses an inline button of a message."""
         msg = {k: v for k, v in self.messages[message_id].items() if k != "edits"}
         query = {
             "id": f"cq{self._next_update}",
-            "from": {"id": chat_id, "is_bot": False, "first_name": "user"},
+            "from": {"id": user_id or chat_id, "is_bot": False, "first_name": "user"},
             "chat_instance": "ci",
             "message": msg,
             "data": data,

@@ -8,10 +8,12 @@ import { InfoPanel } from "./components/InfoPanel";
 import { JobsView } from "./components/JobsView";
 import { KbPanel } from "./components/KbPanel";
 import { McpPanel } from "./components/McpPanel";
+import { OpenFolder } from "./components/OpenFolder";
 import { MediaContext } from "./components/MediaView";
 import { SessionList } from "./components/SessionList";
 import { SessionTitle } from "./components/SessionTitle";
 import { TreeView } from "./components/TreeView";
+import type { KbProgress } from "./protocol";
 import type { AppController } from "./state/app";
 import { isBusy } from "./state/conversation";
 import { saveSession } from "./rpc/token";
@@ -32,19 +34,22 @@ const TABS: TabSpec[] = [
   { id: "artifacts", label: "Artifacts", requires: "artifacts", optional: true },
   { id: "library", label: "Library", requires: "library", optional: true },
   { id: "jobs", label: "Jobs", requires: "jobs" },
-  { id: "kb", label: "Knowledge", requires: "kb.search" },
+  // Always there: indexing a first folder is done from this tab.
+  { id: "kb", label: "Knowledge" },
   { id: "info", label: "Daemon" },
 ];
 
 export interface AppProps {
   app: AppController;
   onWorkspace: (workspaceId: string) => void;
+  /** Offer "Open folder…" (not where the host picks the workspace, as VS Code does). */
+  canOpenFolder?: boolean;
   /** The connection gave up: `canRetryToken` when another token may help. */
   onTokenProblem: (message: string, canRetryToken: boolean) => void;
 }
 
 /** The whole page once a token is known. */
-export function App({ app, onWorkspace, onTokenProblem }: AppProps) {
+export function App({ app, onWorkspace, onTokenProblem, canOpenFolder = true }: AppProps) {
   const view = useSyncExternalStore(app.store.subscribe, app.store.get);
   const session = useSyncExternalStore(view.session.store.subscribe, view.session.store.get);
   const [tab, setTab] = useState<TabSpec["id"]>("chat");
@@ -67,6 +72,13 @@ export function App({ app, onWorkspace, onTokenProblem }: AppProps) {
       list: () => app.call("gg/mcp.list", {}),
       test: (server: string) => app.call("gg/mcp.test", { server }),
     }),
+    [app],
+  );
+  const kbProgress = useCallback(
+    (listener: (progress: KbProgress) => void) =>
+      app.rpc.transport.onNotification((method, params) => {
+        if (method === "gg/kb.progress") listener(params as KbProgress);
+      }),
     [app],
   );
   // Before system.info arrives everything is allowed; afterwards only what the daemon advertises.
@@ -163,6 +175,9 @@ export function App({ app, onWorkspace, onTokenProblem }: AppProps) {
               ))}
             </select>
           </label>
+          {canOpenFolder ? (
+            <OpenFolder open={(root) => app.rpc.call("gg/workspace.open", { root })} onOpened={onWorkspace} />
+          ) : null}
           {models.length > 0 ? (
             <label className="field">
               <span>Model</span>
@@ -292,36 +307,67 @@ export function App({ app, onWorkspace, onTokenProblem }: AppProps) {
                 </button>
               ))}
             </div>
-            <div role="tabpanel" id={`panel-${activeTab}`} aria-labelledby={`tab-${activeTab}`} className="panel">
-              {activeTab === "chat" ? (
+            <div className={`workarea${activeTab === "chat" ? "" : " with-side"}`}>
+              <div
+                className="panel chat-panel"
+                {...(activeTab === "chat"
+                  ? { role: "tabpanel", id: "panel-chat", "aria-labelledby": "tab-chat" }
+                  : { role: "region", "aria-label": "Conversation" })}
+              >
                 <Conversation
                   conversation={conversation}
                   onApprove={(id, allow, scope) => void app.session.approve(id, allow, scope)}
                   onFork={(entryId) => void app.session.action("fork", entryId)}
                 />
-              ) : null}
-              {activeTab === "tree" ? (
-                <TreeView
-                  tree={snapshot?.tree ?? []}
-                  busy={busy}
-                  onCheckout={(id) => void app.session.action("tree", id).then(() => setTab("chat"))}
-                  onFork={(id) => void app.session.action("fork", id).then(() => setTab("chat"))}
-                  onClone={() => void app.session.action("clone").then(() => setTab("chat"))}
-                />
-              ) : null}
-              {activeTab === "artifacts" ? <ArtifactsPanel key={view.workspace?.id} client={app.rpc} /> : null}
-              {activeTab === "library" ? <LibraryPanel key={view.workspace?.id} client={app.rpc} /> : null}
-              {activeTab === "jobs" ? (
-                <JobsView
-                  key={view.workspace?.id ?? ""}
-                  client={app.rpc}
-                  onOpenSession={(id) => void app.openSession(id).then(() => setTab("chat"))}
-                  onJobEvent={refreshSessions}
-                />
-              ) : null}
-              {activeTab === "kb" ? <KbPanel client={app.rpc} /> : null}
-              {activeTab === "info" ? <InfoPanel info={info} /> : null}
-              {activeTab === "info" && info?.capabilities.includes("mcp") ? <McpPanel api={mcpApi} /> : null}
+              </div>
+              {activeTab === "chat" ? null : (
+                <aside
+                  role="tabpanel"
+                  id={`panel-${activeTab}`}
+                  aria-labelledby={`tab-${activeTab}`}
+                  className="panel side-panel"
+                >
+                  <button
+                    type="button"
+                    className="btn small ghost side-close"
+                    aria-label="Close the side panel"
+                    onClick={() => setTab("chat")}
+                  >
+                    ✕
+                  </button>
+                  {activeTab === "tree" ? (
+                    <TreeView
+                      tree={snapshot?.tree ?? []}
+                      busy={busy}
+                      onCheckout={(id) => void app.session.action("tree", id).then(() => setTab("chat"))}
+                      onFork={(id) => void app.session.action("fork", id).then(() => setTab("chat"))}
+                      onClone={() => void app.session.action("clone").then(() => setTab("chat"))}
+                    />
+                  ) : null}
+                  {activeTab === "artifacts" ? <ArtifactsPanel key={view.workspace?.id} client={app.rpc} /> : null}
+                  {activeTab === "library" ? <LibraryPanel key={view.workspace?.id} client={app.rpc} /> : null}
+                  {activeTab === "jobs" ? (
+                    <JobsView
+                      key={view.workspace?.id ?? ""}
+                      client={app.rpc}
+                      onOpenSession={(id) => void app.openSession(id).then(() => setTab("chat"))}
+                      onJobEvent={refreshSessions}
+                    />
+                  ) : null}
+                  {activeTab === "kb" ? (
+                    <KbPanel
+                      client={app.rpc}
+                      progress={kbProgress}
+                      onAsk={(prompt) => {
+                        app.session.offerDraft(prompt);
+                        setTab("chat");
+                      }}
+                    />
+                  ) : null}
+                  {activeTab === "info" ? <InfoPanel info={info} /> : null}
+                  {activeTab === "info" && info?.capabilities.includes("mcp") ? <McpPanel api={mcpApi} /> : null}
+                </aside>
+              )}
             </div>
             <div id="composer-anchor" />
             {offline ? (

@@ -61,7 +61,14 @@ function BridgedRoot({ host, commands }: { host: MessageTarget; commands: HostCo
       </main>
     );
   }
-  return app ? <App app={app} onWorkspace={() => undefined} onTokenProblem={(message) => setProblem(message)} /> : null;
+  return app ? (
+    <App
+      app={app}
+      onWorkspace={() => undefined}
+      canOpenFolder={false}
+      onTokenProblem={(message) => setProblem(message)}
+    />
+  ) : null;
 }
 
 function TokenRoot({ initialToken }: { initialToken: string | null }) {

@@ -86,6 +86,21 @@ describe("AppController", () => {
     expect(app.store.get().nextCursor).toBeNull();
   });
 
+  it("reuses an untouched new session instead of making another empty one", async () => {
+    const { factory, app, connect } = setup();
+    await connect(factory.last());
+    const socket = factory.last();
+    socket.responder = (req) =>
+      req.method === "gg/session.create"
+        ? { sessionId: "s9", name: "", model: "a:b", messages: [], tree: [] }
+        : daemon(req);
+    await app.newSession();
+    for (let i = 0; i < 3; i++) await flush();
+    expect(app.session.sessionId).toBe("s9");
+    await app.newSession();
+    expect(socket.requests("gg/session.create")).toHaveLength(1);
+  });
+
   it("badges another session waiting for approval and clears it when its run ends", async () => {
     const { factory, app, connect } = setup();
     await connect(factory.last());

@@ -1,12 +1,16 @@
 """The artifact store: GG_HOME/artifacts/<id>/artifact.json plus immutable v1.md, v2.html, ...
 
 Version numbers are allocated and publication is marked under one flock on artifacts.lock, so
-two processes editing the same artifact never share a version. Version files are written once
-(temp file + rename) and never rewritten; artifact.json is replaced atomically.
+two processes editing the same artifact never share a version. artifact.json is the commit
+record: an edit writes vN+1 (temp file + rename), then replaces artifact.json atomically, and
+only then is vN+1 a version. A version file above artifact.json's `version` is what a process
+killed between the two steps left: uncommitted, so the next edit overwrites it and recovery
+deletes it. Committed versions (up to `version`) are never rewritten.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import secrets
@@ -25,7 +29,10 @@ TYPES: dict[str, str] = {"markdown": "md", "html": "html"}
 MAX_CONTENT_BYTES = 1024 * 1024
 MAX_TITLE_CHARS = 200
 _ID = re.compile(r"^a_[0-9a-f]{12}$")
+_VERSION_FILE = re.compile(r"^v([0-9]+)\.[a-z]+$")
 _META = "artifact.json"
+# Roots this process has already swept (recovery runs once, before its first write there).
+_recovered: set[Path] = set()
 
 
 @dataclass
@@ -144,13 +151,58 @@ class ArtifactStore:
             out.append(VersionInfo(version=v, size=st.st_size, createdAt=int(st.st_mtime * 1000)))
         return out
 
+    # -- recovery (under artifacts.lock) -----------------------------------------------------
+
+    def recover(self) -> None:
+        """Delete what killed writers left: temp files, uncommitted versions, half-made or
+        half-removed folders. Caller holds the lock (so no live writer is mid-step)."""
+        _recovered.add(self.root)
+        if not self.root.is_dir():
+            return
+        for entry in os.scandir(self.root):
+            if entry.name.startswith(".removed-") and entry.is_dir(follow_symlinks=False):
+                shutil.rmtree(entry.path, ignore_errors=True)  # a remove killed before rmtree
+            elif _ID.match(entry.name) and entry.is_dir(follow_symlinks=False):
+                self._recover_folder(Path(entry.path))
+
+    def _recover_folder(self, folder: Path) -> None:
+        try:
+            meta: ArtifactMeta | None = ArtifactMeta(**read_json(folder / _META))
+        except FileNotFoundError:
+            meta = None  # a create killed before its artifact.json: never acknowledged
+        except (ValueError, TypeError):
+            return  # unreadable metadata is for a person to look at, not for us to delete
+        if meta is None:
+            shutil.rmtree(folder, ignore_errors=True)
+            return
+        self._clean(folder, meta)
+
+    @staticmethod
+    def _clean(folder: Path, meta: ArtifactMeta) -> None:
+        """Delete temp files and uncommitted versions in one artifact's folder (locked)."""
+        for entry in os.scandir(folder):
+            m = _VERSION_FILE.match(entry.name)
+            # write_private's temp files are ".<name>.<random>"; they only live under the lock.
+            stale = entry.name.startswith(".") or (m is not None and int(m[1]) > meta.version)
+            if stale and entry.is_file(follow_symlinks=False):
+                with contextlib.suppress(FileNotFoundError):
+                    os.unlink(entry.path)
+
+    def _locked(self) -> contextlib.AbstractContextManager[None]:
+        return locked(self.lock_path, "artifact store")
+
+    def _first_write(self) -> None:
+        if self.root not in _recovered:
+            self.recover()
+
     # -- writes (under artifacts.lock) -------------------------------------------------------
 
     def create(self, title: str, kind: str, content: str, session_id: str) -> ArtifactMeta:
         """A new artifact at version 1."""
         title, kind_, data = check_title(title), check_type(kind), check_content(content)
         private_dir(self.root)
-        with locked(self.lock_path, "artifact store"):
+        with self._locked():
+            self._first_write()
             while True:
                 artifact_id = f"a_{secrets.token_hex(6)}"
                 if not (self.root / artifact_id).exists():
@@ -165,8 +217,10 @@ class ArtifactStore:
     def edit(self, artifact_id: str, content: str, session_id: str = "") -> ArtifactMeta:
         """A full new version: the next number, allocated under the lock."""
         data = check_content(content)
-        with locked(self.lock_path, "artifact store"):
+        with self._locked():
+            self._first_write()
             meta = self.get(artifact_id)
+            self._clean(self._dir(artifact_id), meta)  # one folder: cheap, every edit
             meta.version += 1
             meta.updatedAt = now_ms()
             if session_id:
@@ -200,7 +254,6 @@ class ArtifactStore:
 
     @staticmethod
     def _write_version(path: Path, data: bytes) -> None:
-        # A version is immutable: refuse to replace one that exists (a corrupt meta file).
-        if path.exists():
-            raise E.InternalError("artifact version already exists; the store needs repair")
+        # Always a number above artifact.json's `version`: a file already there was never
+        # committed (its writer died before artifact.json named it), so replacing it is safe.
         write_private(path, data)

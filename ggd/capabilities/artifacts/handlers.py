@@ -144,6 +144,11 @@ async def library_get(ctx: HandlerContext, params: P.LibraryGetParams) -> P.Libr
 
     def read() -> tuple[StoredItem, bytes, bool]:
         item = lib.get(params.item_id)
+        if params.offset > item.size:
+            raise E.InvalidParamsError(
+                f"invalid params: offset: {params.offset} is past the end of library item "
+                f"{item.id} ({item.size} bytes)"
+            )
         try:
             with open(lib.path(item), "rb") as fh:
                 fh.seek(params.offset)

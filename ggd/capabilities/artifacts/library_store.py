@@ -4,6 +4,12 @@ index.json (id, name, source, size, addedAt) is the source of truth and is rewri
 under a flock on library.lock; a file on disk the index does not name is not in the library.
 Adding streams the bytes into a temp file and stops at the limit (counted on what was copied,
 never on a prior stat, so a growing file or a pipe cannot slip past it).
+
+Committing hard-links the temp file to its final name, rewrites index.json, then deletes the
+temp file. So a process killed mid-commit leaves a final file still linked to its `.add-*.part`:
+recovery (under the lock, before a process's first write) deletes such a file when the index
+does not list it, the part files, and index.json's own leftover temp files. A file nobody can
+prove we left is never deleted.
 """
 
 from __future__ import annotations
@@ -30,6 +36,8 @@ INDEX = "index.json"
 LOCK = "library.lock"
 _RESERVED = {INDEX, LOCK}
 _ID = re.compile(r"^l_[0-9a-f]{12}$")
+# Roots this process has already recovered (once, before its first write there).
+_recovered: set[Path] = set()
 
 
 class TooLargeError(E.InvalidParamsError):
@@ -130,6 +138,7 @@ class LibraryStore:
     def remove(self, item_id: str) -> LibraryItem:
         """Drop an item from the index, then delete its file."""
         with locked(self.lock_path, "library"):
+            self._first_write()
             items = self.items()
             keep = [i for i in items if i.id != item_id]
             if len(keep) == len(items):
@@ -147,8 +156,45 @@ class LibraryStore:
         cutoff = time.time() - STALE_PART_SECONDS
         for part in self.root.glob(".add-*.part"):
             with contextlib.suppress(OSError):
-                if part.stat().st_mtime < cutoff:
+                st = part.stat()
+                # A part with a second link was being committed: recover() decides, locked.
+                if st.st_mtime < cutoff and st.st_nlink == 1:
                     part.unlink()
+
+    def _first_write(self) -> None:
+        if self.root not in _recovered:
+            self.recover()
+
+    def recover(self) -> None:
+        """Undo what a commit killed midway left (caller holds the lock, see the docstring)."""
+        _recovered.add(self.root)
+        if not self.root.is_dir():
+            return
+        listed = {i.name for i in self.items()}
+        parts: dict[tuple[int, int], Path] = {}
+        for entry in os.scandir(self.root):
+            if not entry.is_file(follow_symlinks=False):
+                continue
+            st = entry.stat(follow_symlinks=False)
+            if entry.name.startswith(f".{INDEX}."):  # write_private's temp: only lives locked
+                with contextlib.suppress(FileNotFoundError):
+                    os.unlink(entry.path)
+            elif entry.name.startswith(".add-") and st.st_nlink > 1:
+                parts[(st.st_dev, st.st_ino)] = Path(entry.path)
+        if not parts:
+            return
+        for entry in os.scandir(self.root):
+            if entry.name.startswith(".") or entry.name in listed:
+                continue
+            if not entry.is_file(follow_symlinks=False):
+                continue
+            st = entry.stat(follow_symlinks=False)
+            if (st.st_dev, st.st_ino) in parts:  # linked in, index never written: not added
+                with contextlib.suppress(FileNotFoundError):
+                    os.unlink(entry.path)
+        for part in parts.values():  # committed or undone above: the temp name goes either way
+            with contextlib.suppress(FileNotFoundError):
+                part.unlink()
 
     def _copy(self, src: BinaryIO, tmp: Path) -> int:
         # Never read more than limit + 1 bytes: one byte past the limit proves it is too large.
@@ -176,6 +222,7 @@ class LibraryStore:
 
     def _commit(self, tmp: Path, wanted: str, source: str, size: int) -> LibraryItem:
         with locked(self.lock_path, "library"):
+            self._first_write()
             items = self.items()
             taken = {i.name.lower() for i in items}
             # Files the index does not name (left by a crash) still block a name on disk.

@@ -7,7 +7,7 @@ from typing import Literal
 from pydantic import Field, model_validator
 
 from ggd.protocol import MethodSpec
-from ggd.protocol.base import Empty, Params, Result, WireModel
+from ggd.protocol.base import MAX_SAFE_INT, Empty, Params, Result, WireModel
 from ggd.protocol.session import EmptyResult
 
 # Bytes through the protocol per call: base64 grows them by 4/3 and a message is at most 4 MiB.
@@ -56,7 +56,7 @@ class ArtifactGetParams(Params):
     """One artifact and the text of a version (the latest by default)."""
 
     artifact_id: str = Field(min_length=1, max_length=100)
-    version: int | None = Field(default=None, ge=1)
+    version: int | None = Field(default=None, ge=1, le=MAX_SAFE_INT)
 
 
 class ArtifactListResult(Result):
@@ -125,7 +125,7 @@ class LibraryGetParams(Params):
     """Read an item's bytes, one chunk of at most 2 MiB from `offset`."""
 
     item_id: str = Field(min_length=1, max_length=100)
-    offset: int = Field(default=0, ge=0)
+    offset: int = Field(default=0, ge=0, le=MAX_SAFE_INT)
 
 
 class LibraryGetResult(Result):

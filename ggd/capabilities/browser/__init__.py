@@ -1,5 +1,7 @@
-"""The browser capability: Playwright driving the system's Chromium, one browser per session, every
-request behind an SSRF guard (public addresses only, redirects and subresources included)."""
+"""The browser capability: Playwright driving the system's Chromium in a worker process with a
+scrubbed environment, one browser per session, every request Chromium makes (each redirect hop and
+subresource included) through the daemon's guard proxy: public addresses only, unless config
+allows an exact private origin the user opens on purpose."""
 
 from __future__ import annotations
 

@@ -8,7 +8,7 @@ import shutil
 from collections.abc import Mapping
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from ggd.app import (
     Capability,
@@ -23,7 +23,7 @@ from ggd.app import (
 from ggd.app.media import MediaStore
 
 from .session import BrowserSession
-from .ssrf import Guard, allow_from_env
+from .ssrf import Guard, allow_from_env, origin_of
 from .tools import BrowserNavigate, BrowserRead, BrowserScreenshot
 
 # Test-only: exact host:port pairs the guard lets through (loopback pages served by a test).
@@ -32,11 +32,27 @@ TEST_ALLOW_ENV = "GG_BROWSER_TEST_ALLOW"
 
 
 class BrowserConfig(BaseModel):
-    """config.json `browser`: {enabled, timeoutSeconds}."""
+    """config.json `browser`: {enabled, timeoutSeconds, allowPrivateOrigins}.
+
+    allowPrivateOrigins: exact origins (`http://127.0.0.1:8799`) on private addresses the user
+    may open on purpose (a dev server). Each opening asks first (risk dangerous), and the origin is
+    reachable only while the page the user asked for is on it; nothing else gets through."""
 
     model_config = ConfigDict(extra="forbid", defer_build=True)
     enabled: bool = True
     timeoutSeconds: float = Field(default=30, gt=0, le=300)
+    allowPrivateOrigins: list[str] = Field(default_factory=list, max_length=64)
+
+    @field_validator("allowPrivateOrigins")
+    @classmethod
+    def _origins(cls, value: list[str]) -> list[str]:
+        for origin in value:
+            origin_of(origin)  # ValueError names the bad entry
+        return value
+
+    def private_origins(self) -> frozenset[tuple[str, int]]:
+        """(host, port) of every allowed private origin."""
+        return frozenset(origin_of(o) for o in self.allowPrivateOrigins)
 
 
 def find_chromium(env: Mapping[str, str]) -> str | None:
@@ -83,13 +99,17 @@ class BrowserProvider(ToolProvider):
         def browser() -> BrowserSession:
             if "session" not in state:
                 state["session"] = BrowserSession(
-                    chromium, self.guard, self.config.timeoutSeconds, session.resources
+                    chromium,
+                    self.guard,
+                    self.config.timeoutSeconds,
+                    session.resources,
+                    self.config.private_origins(),
                 )
             return state["session"]  # type: ignore[no-any-return]
 
         return Contribution(
             tools=[
-                BrowserNavigate(browser, self.guard),
+                BrowserNavigate(browser, self.guard, self.config.private_origins()),
                 BrowserRead(browser),
                 BrowserScreenshot(browser, self.media),
             ]

@@ -34,6 +34,50 @@ class BlockedURLError(Exception):
     """The URL may not be fetched; the message says why (shown to the model and the user)."""
 
 
+class PrivateAddressError(BlockedURLError):
+    """The host is (or resolves to) an address that is not public; `origin` names it."""
+
+    def __init__(self, message: str, origin: str) -> None:
+        super().__init__(message)
+        self.origin = origin
+
+
+_SCHEME = re.compile(r"^[a-z][a-z0-9+.-]*:(?!\d)", re.IGNORECASE)
+
+
+def with_scheme(url: str) -> str:
+    """`127.0.0.1:8799/x` and `example.com` mean http://; a URL with a scheme is kept as it is."""
+    url = url.strip()
+    if "://" in url or _SCHEME.match(url):
+        return url
+    return "http://" + url
+
+
+def refusal(exc: BlockedURLError) -> str:
+    """What a user or model is told when the guard refuses a URL (with the way out, if any)."""
+    text = f"refused by the SSRF guard: {exc}"
+    if isinstance(exc, PrivateAddressError):
+        text += (
+            ". gg's browser does not open private or local addresses, on purpose; to browse "
+            f'your own server, add "{exc.origin}" to browser.allowPrivateOrigins in config.json '
+            "(see docs/browser.md)"
+        )
+    return text
+
+
+def origin_of(url: str) -> tuple[str, int]:
+    """(host, port) of a config allowance `http://host:port`, or ValueError saying what is wrong."""
+    if "://" not in url:
+        raise ValueError(f"{url!r} needs its scheme: write {with_scheme(url)!r}")
+    try:
+        _scheme, host, port = Guard.parse(url)
+    except BlockedURLError as exc:
+        raise ValueError(f"{url!r}: {exc}") from None
+    if urlsplit(url).path not in ("", "/") or "?" in url or "#" in url:
+        raise ValueError(f"{url!r} is not an origin (scheme://host:port, no path)")
+    return host, port
+
+
 async def system_resolver(host: str) -> list[str]:
     """Every address the system resolver gives for host."""
     loop = asyncio.get_running_loop()
@@ -128,15 +172,32 @@ class Guard:
                 raise BlockedURLError(f"{host!r} is not a valid host name")
         return scheme, host, port or (443 if scheme == "https" else 80)
 
-    async def check(self, url: str) -> list[str]:
+    async def check(self, url: str, extra: frozenset[tuple[str, int]] = frozenset()) -> list[str]:
         """Raise BlockedURLError unless the URL's host and all its addresses are public."""
-        _scheme, host, port = self.parse(url)
-        if (host, port) in self.allow:
-            return []
+        scheme, host, port = self.parse(url)
+        try:
+            return await self.addresses(host, port, extra)
+        except PrivateAddressError as exc:
+            shown = f"[{host}]" if ":" in host else host
+            exc.origin = f"{scheme}://{shown}:{port}"
+            raise
+
+    async def addresses(
+        self, host: str, port: int, extra: frozenset[tuple[str, int]] = frozenset()
+    ) -> list[str]:
+        """The addresses to connect to for host:port, each checked; BlockedURLError otherwise.
+
+        The proxy connects to exactly these, so the answer checked is the answer used (no second
+        lookup for a rebinding DNS server to change). `extra` are (host, port) pairs let through
+        for this caller only (an origin the user allowed in config and approved)."""
+        if (host, port) in self.allow or (host, port) in extra:
+            if literal_ip(host) is not None:
+                return [host.strip("[]")]
+            return await self.resolver(host.rstrip("."))
         ip = literal_ip(host)
         if ip is not None:
             if not is_public(ip):
-                raise BlockedURLError(f"{host} is not a public address")
+                raise PrivateAddressError(f"{host} is not a public address", _origin(host, port))
             return [str(ip)]
         addresses = await self.resolver(host.rstrip("."))
         if not addresses:
@@ -147,8 +208,15 @@ class Guard:
             except ValueError:
                 raise BlockedURLError(f"{host!r} resolves to an unusable address") from None
             if "%" in raw or not is_public(addr):
-                raise BlockedURLError(f"{host!r} resolves to a non-public address ({raw})")
+                raise PrivateAddressError(
+                    f"{host!r} resolves to a non-public address ({raw})", _origin(host, port)
+                )
         return list(addresses)
+
+
+def _origin(host: str, port: int) -> str:
+    shown = f"[{host}]" if ":" in host else host
+    return f"https://{shown}:{port}" if port == 443 else f"http://{shown}:{port}"
 
 
 def allow_from_env(value: str) -> frozenset[tuple[str, int]]:

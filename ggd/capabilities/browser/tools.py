@@ -10,7 +10,7 @@ from ggd.app.media import MediaStore
 from ggd.tools import ApprovalInfo, Tool, ToolContext, ToolError, ToolResult
 
 from .session import BrowserSession
-from .ssrf import BlockedURLError, Guard
+from .ssrf import BlockedURLError, Guard, refusal, with_scheme
 
 READ_LIMIT = 12_000
 SessionFactory = Callable[[], BrowserSession]
@@ -20,7 +20,7 @@ def _url(args: dict[str, Any]) -> str:
     url = args.get("url")
     if not isinstance(url, str) or not url.strip():
         raise ToolError("url must be a non-empty string")
-    return url.strip()
+    return with_scheme(url)
 
 
 class BrowserNavigate(Tool):
@@ -31,42 +31,59 @@ class BrowserNavigate(Tool):
     description = "Open a public http(s) URL in a headless browser. Asks the user first."
     parameters = {"type": "object", "properties": {"url": {"type": "string"}}, "required": ["url"]}
 
-    def __init__(self, session: SessionFactory, guard: Guard) -> None:
+    def __init__(
+        self,
+        session: SessionFactory,
+        guard: Guard,
+        private: frozenset[tuple[str, int]] = frozenset(),
+    ) -> None:
         self.session = session
         self.guard = guard
+        self.private = private
 
     def summary(self, args: dict[str, Any]) -> str:
         return f"browser_navigate {str(args.get('url', ''))[:200]}"
 
+    def _allowed_private(self, url: str) -> bool:
+        _scheme, host, port = self.guard.parse(url)
+        return (host, port) in self.private
+
     def describe(self, args: dict[str, Any], ctx: ToolContext) -> ApprovalInfo:
         url = _url(args)
         try:
-            self.guard.parse(url)
+            private = self._allowed_private(url)
         except BlockedURLError as exc:
-            raise ToolError(f"refused: {exc}") from None
+            raise ToolError(refusal(exc)) from None
+        if private:  # the user's own server: always asked, in every approval mode
+            return ApprovalInfo(
+                summary=f"open {url}",
+                details=url,
+                risk="dangerous",
+                risk_reason="a private address allowed by browser.allowPrivateOrigins",
+            )
         return ApprovalInfo(summary=f"open {url}", details=url, risk="normal")
 
     async def precheck(self, args: dict[str, Any], ctx: ToolContext) -> None:
         """The full guard (DNS included) runs before anyone is asked."""
+        url = _url(args)
         try:
-            await self.guard.check(_url(args))
+            if not self._allowed_private(url):
+                await self.guard.check(url)
         except BlockedURLError as exc:
-            raise ToolError(f"refused: {exc}") from None
+            raise ToolError(refusal(exc)) from None
 
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
         url = _url(args)
         session = self.session()
+        before = len(session.blocked)
         try:
             status, final = await session.navigate(url)
         except BlockedURLError as exc:
-            raise ToolError(f"refused: {exc}") from None
+            raise ToolError(refusal(exc)) from None
         except Exception as exc:
             raise ToolError(f"navigation failed: {_short(exc)}") from None
-        note = (
-            f"\n{len(session.blocked)} request(s) to non-public addresses were blocked"
-            if session.blocked
-            else ""
-        )
+        refused = len(session.blocked) - before
+        note = f"\n{refused} request(s) were refused by the SSRF guard" if refused else ""
         return ToolResult(output=f"opened {final} (HTTP {status}){note}")
 
 
@@ -115,7 +132,7 @@ class BrowserScreenshot(Tool):
 
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
         try:
-            png = await self.session().screenshot()
+            png, _url_now = await self.session().screenshot()
         except Exception as exc:
             raise ToolError(f"cannot take a screenshot: {_short(exc)}") from None
         item = await asyncio.to_thread(self.media.save, png, "image/png", "browser_screenshot")

@@ -22,6 +22,14 @@ _SIGNALS = {
 }
 
 
+def _signal_name(raw: Any) -> str:
+    """TERM for TERM, SIGTERM or sigterm (the default when none is given)."""
+    if raw is None:
+        return "TERM"
+    name = str(raw).strip().upper()
+    return name[3:] if name.startswith("SIG") else name
+
+
 def _obj(props: dict[str, Any], required: list[str] | None = None) -> dict[str, Any]:
     out: dict[str, Any] = {"type": "object", "properties": props}
     if required:
@@ -158,13 +166,17 @@ class ProcessKill(Tool):
     parameters = _obj(
         {
             "pid": {"type": "integer"},
-            "signal": {"type": "string", "enum": sorted(_SIGNALS)},
+            # Models write both spellings: TERM and SIGTERM name the same signal.
+            "signal": {
+                "type": "string",
+                "enum": sorted([*_SIGNALS, *(f"SIG{n}" for n in _SIGNALS)]),
+            },
         },
         ["pid"],
     )
 
     def summary(self, args: dict[str, Any]) -> str:
-        return f"process_kill {args.get('pid')} {args.get('signal', 'TERM')}"
+        return f"process_kill {args.get('pid')} {_signal_name(args.get('signal'))}"
 
     def describe(self, args: dict[str, Any], ctx: ToolContext) -> ApprovalInfo:
         import psutil
@@ -178,12 +190,12 @@ class ProcessKill(Tool):
                 name = "(no such process)"
         return ApprovalInfo(
             summary=self.summary(args),
-            details=f"send SIG{args.get('signal', 'TERM')} to pid {pid}: {name}",
+            details=f"send SIG{_signal_name(args.get('signal'))} to pid {pid}: {name}",
             risk="normal",
         )
 
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
-        pid, sig = args.get("pid"), args.get("signal", "TERM")
+        pid, sig = args.get("pid"), _signal_name(args.get("signal"))
         if not isinstance(pid, int) or isinstance(pid, bool):
             raise ToolError("pid must be an integer")
         if sig not in _SIGNALS:

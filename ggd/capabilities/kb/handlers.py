@@ -84,6 +84,8 @@ async def kb_index(ctx: HandlerContext, params: KbIndexParams) -> KbIndexResult:
             ignored=s.skipped.get("ignored", 0),
             binary=s.skipped.get("binary", 0),
             too_big=s.skipped.get("tooBig", 0),
+            private=s.skipped.get("private", 0),
+            linked=s.skipped.get("linked", 0),
         ),
         model=s.model,
         seconds=s.seconds,

@@ -18,8 +18,9 @@ from typing import TYPE_CHECKING, Any
 from .chunk import Chunk, chunk_text
 from .embed import Embedder
 from .names import kb_root
+from .private import Private, denied_path, holds_private_key
 from .store import KbError, KbNotFound, ModelMismatch, Store, check_name
-from .walk import Skipped, is_binary, walk
+from .walk import Skipped, is_binary, read_regular, walk
 
 if TYPE_CHECKING:
     import portalocker
@@ -87,16 +88,27 @@ def index_folder(
     folder = folder.resolve()
     if not folder.is_dir():
         raise KbError("the folder to index does not exist or is not a folder")
+    private = Private.of(home)
+    if private.covers(folder) or denied_path(folder):
+        raise KbError(
+            "that folder holds credentials or gg's own state (GG_HOME), which a knowledge "
+            "base never indexes: its text would reach the model; pick another folder"
+        )
     lock = lock_for(home, name)
     _acquire(lock, name, emit)
     try:
-        return _index_locked(home, name, folder, embedder, emit)
+        return _index_locked(home, name, folder, embedder, emit, private)
     finally:
         lock.release()
 
 
 def _index_locked(
-    home: Path, name: str, folder: Path, embedder: Embedder | None, emit: Progress
+    home: Path,
+    name: str,
+    folder: Path,
+    embedder: Embedder | None,
+    emit: Progress,
+    private: Private,
 ) -> IndexSummary:
     t0 = time.monotonic()
     st = Store(home, name, create=True)
@@ -121,18 +133,20 @@ def _index_locked(
         summary = IndexSummary(name=name, model=model or st.model)
         known = dict(st.db.execute("SELECT path, hash FROM files").fetchall())
         skipped = Skipped()
-        files = list(walk(folder, skipped))
+        files = list(walk(folder, skipped, private))
         total = len(files)
         emit({"phase": "scan", "name": name, "files": 0, "filesTotal": total})
         changes: list[tuple[str, str, int, list[Chunk]]] = []
         seen: set[str] = set()
         for n, (rel, path) in enumerate(files, 1):
-            try:
-                data = path.read_bytes()
-            except OSError:
-                continue
+            data = read_regular(path)
+            if data is None:
+                continue  # gone, or swapped for a link since the walk saw it
             if is_binary(data[:8192]):
                 skipped.binary += 1
+                continue
+            if holds_private_key(data):
+                skipped.private += 1  # never indexed; an earlier index of it is deleted
                 continue
             seen.add(rel)
             digest = _hash(data)
@@ -160,6 +174,8 @@ def _index_locked(
             "ignored": skipped.ignored,
             "binary": skipped.binary,
             "tooBig": skipped.too_big,
+            "private": skipped.private,
+            "linked": skipped.linked,
         }
 
         if embedder is not None:

@@ -46,6 +46,10 @@ class KbSkipped(Result):
     ignored: int = 0
     binary: int = 0
     too_big: int = 0
+    private: int = Field(
+        default=0, description="credential locations, gg's own state and private keys"
+    )
+    linked: int = Field(default=0, description="files with several hard links")
 
 
 class KbIndexResult(Result):

@@ -186,11 +186,27 @@ def _hits(st: Store, ranked: list[tuple[int, float]], query: str) -> list[Hit]:
     return out
 
 
+_LINK = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
+_MARKUP = re.compile(r"(?m)^\s{0,3}(?:#{1,6}\s+|>\s?|[-*+]\s+(?=\S)|\d+\.\s+)|```\w*|[*_`~]{1,3}")
+
+
+def plain(text: str) -> str:
+    """Markdown reduced to its words: headings, emphasis, code fences and link targets dropped."""
+    return _MARKUP.sub("", _LINK.sub(r"\1", text))
+
+
 def snippet(text: str, query: str, width: int = 240) -> str:
-    """About `width` characters around the first query term found, else the start."""
+    """About `width` characters of plain text around the first query term, cut between words."""
+    text = " ".join(plain(text).split())
     terms = [t.lower() for t in _TOKEN.findall(query) if len(t) > 2]
     low = text.lower()
     pos = min((p for p in (low.find(t) for t in terms) if p >= 0), default=0)
     start = max(0, pos - width // 3)
-    piece = " ".join(text[start : start + width].split())
-    return ("…" if start else "") + piece + ("…" if start + width < len(text) else "")
+    if start:  # begin at a word: after the space at or before start
+        space = text.rfind(" ", 0, start + 1)
+        start = space + 1 if space >= 0 else 0
+    end = min(len(text), start + width)
+    if end < len(text):  # end at a word: before the space at or after end
+        space = text.rfind(" ", start, end + 1)
+        end = space if space > start else end
+    return ("…" if start else "") + text[start:end].strip() + ("…" if end < len(text) else "")

@@ -1,13 +1,17 @@
-"""Which files of a tree get indexed: skip VCS/dependency/build folders, binaries, big files and
-whatever .gitignore files (nested, with negation) exclude."""
+"""Which files of a tree get indexed: skip VCS/dependency/build folders, binaries, big files,
+whatever .gitignore files (nested, with negation) exclude, symlinks, files with several hard
+links, and credential locations and gg's own state (private.py)."""
 
 from __future__ import annotations
 
 import os
 import re
+import stat
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+
+from .private import Private, denied_name
 
 MAX_BYTES = 512 * 1024
 SKIP_DIRS = frozenset(
@@ -163,15 +167,17 @@ class Skipped:
     ignored: int = 0
     binary: int = 0
     too_big: int = 0
+    # Credential locations, gg's own state, private keys (see private.py).
+    private: int = 0
+    # Files with several hard links: their content may be a file outside the folder.
+    linked: int = 0
 
 
-def walk(root: Path, skipped: Skipped | None = None) -> Iterator[tuple[str, Path]]:
-    """(relative posix path, absolute path) of every indexable file under root, sorted."""
-    skipped = skipped if skipped is not None else Skipped()
-    yield from _walk(root, "", [], skipped)
+# One open folder of the walk: its relative path, the gitignore rules in force, its entries.
+_Frame = tuple[str, list[Rule], Iterator[os.DirEntry[str]]]
 
 
-def _walk(root: Path, rel_dir: str, rules: list[Rule], sk: Skipped) -> Iterator[tuple[str, Path]]:
+def _frame(root: Path, rel_dir: str, rules: list[Rule]) -> _Frame | None:
     folder = root / rel_dir if rel_dir else root
     gi = folder / ".gitignore"
     if gi.is_file():
@@ -180,32 +186,92 @@ def _walk(root: Path, rel_dir: str, rules: list[Rule], sk: Skipped) -> Iterator[
         except OSError:
             pass
     try:
-        entries = sorted(os.scandir(folder), key=lambda e: e.name)
+        with os.scandir(folder) as it:
+            entries = sorted(it, key=lambda e: e.name)
     except OSError:
-        return
-    for e in entries:
+        return None
+    return rel_dir, rules, iter(entries)
+
+
+def walk(
+    root: Path, skipped: Skipped | None = None, private: Private | None = None
+) -> Iterator[tuple[str, Path]]:
+    """(relative posix path, absolute path) of every indexable file under root, sorted.
+
+    Depth first with an explicit stack, not recursion: a tree thousands of folders deep is
+    walked like any other (only the OS's path length limit ends a branch).
+    """
+    sk = skipped if skipped is not None else Skipped()
+    deny = private if private is not None else Private()
+    first = _frame(root, "", [])
+    frames = [first] if first is not None else []
+    while frames:
+        rel_dir, rules, entries = frames[-1]
+        e = next(entries, None)
+        if e is None:
+            frames.pop()
+            continue
         rel = f"{rel_dir}/{e.name}" if rel_dir else e.name
         if e.is_symlink():
             continue  # a link may leave the tree or loop; the tree's own files are enough
-        if e.is_dir():
+        if e.is_dir(follow_symlinks=False):
             if e.name in SKIP_DIRS or e.name.endswith(".egg-info") or ignored(rel, True, rules):
                 sk.ignored += 1
                 continue
-            yield from _walk(root, rel, rules, sk)
+            try:
+                st = e.stat(follow_symlinks=False)
+            except OSError:
+                continue
+            if denied_name(rel, True) or deny.is_private_dir(st):
+                sk.private += 1
+                continue
+            frame = _frame(root, rel, rules)
+            if frame is not None:
+                frames.append(frame)
             continue
-        if not e.is_file() or e.name == ".gitignore":
+        if not e.is_file(follow_symlinks=False) or e.name == ".gitignore":
             continue
         if ignored(rel, False, rules):
             sk.ignored += 1
+            continue
+        if denied_name(rel, False):
+            sk.private += 1
             continue
         if Path(e.name).suffix.lower() in BINARY_SUFFIXES:
             sk.binary += 1
             continue
         try:
-            size = e.stat().st_size
+            st = e.stat(follow_symlinks=False)
         except OSError:
             continue
-        if size > MAX_BYTES:
+        if st.st_nlink > 1:
+            sk.linked += 1
+            continue
+        if st.st_size > MAX_BYTES:
             sk.too_big += 1
             continue
         yield rel, Path(e.path)
+
+
+def read_regular(path: Path) -> bytes | None:
+    """A walked file's bytes, or None when it is no longer a regular, singly linked file.
+
+    The walk's checks were made on a name; between them and this read the name may have been
+    swapped for a symlink or a hard link to a file outside the folder. O_NOFOLLOW refuses a
+    symlink, and the checks are made again on the file actually opened.
+    """
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError:
+        return None
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode) or st.st_nlink > 1 or st.st_size > MAX_BYTES:
+            return None
+        with os.fdopen(os.dup(fd), "rb") as f:
+            data = f.read(MAX_BYTES + 1)
+        return data if len(data) <= MAX_BYTES else None
+    except OSError:
+        return None
+    finally:
+        os.close(fd)

@@ -38,33 +38,44 @@ def server_env(spec: StdioServer, base: dict[str, str] | None = None) -> dict[st
     return env
 
 
-def _restricted_default_env() -> dict[str, str]:
-    return {k: os.environ[k] for k in INHERITED_ENV if k in os.environ}
+# The SDK's own timeouts for an MCP HTTP client: a server may hold a response stream open.
+HTTP_TIMEOUT_SECONDS = 30.0
+HTTP_READ_TIMEOUT_SECONDS = 300.0
+# Where `env -u` lives on every POSIX system gg runs on.
+ENV_PROGRAM = "/usr/bin/env"
 
 
-def _install_env_policy() -> None:
-    """Make the SDK's stdio transport inherit only INHERITED_ENV (its default adds USER, SHELL...)."""
-    import mcp.client.stdio as stdio
+def spawn_command(spec: StdioServer, command: str) -> tuple[str, list[str], dict[str, str]]:
+    """The program, arguments and env to hand the SDK so the server sees only `server_env`.
 
-    stdio.get_default_environment = _restricted_default_env
+    The SDK merges the env it is given over its own default set (`get_default_environment()`:
+    PATH, HOME, and on POSIX also LOGNAME, SHELL, TERM, USER). None of those is a secret, but
+    the policy is PATH, HOME and LANG plus the server's own map, so the ones the SDK would add
+    besides are unset by `env -u` in front of the command: the process `env` execs keeps its
+    pid, so the SDK stops it as it would the command itself. Nothing of the env map goes on
+    the command line (other local users can read a process's argv).
+    """
+    from mcp.client.stdio import get_default_environment
+
+    env = server_env(spec)
+    extra = sorted(set(get_default_environment()) - set(env))
+    if not extra or not os.access(ENV_PROGRAM, os.X_OK):
+        return command, list(spec.args), env
+    unset = [arg for name in extra for arg in ("-u", name)]
+    return ENV_PROGRAM, [*unset, "--", command, *spec.args], env
 
 
 def _load_sdk() -> None:
     """Import the SDK modules a connection uses (≈1 s): done in a worker thread, not on the loop."""
     import mcp
     import mcp.client.stdio
-    import mcp.client.streamable_http
-    import mcp.shared._httpx_utils  # noqa: F401
-
-    _install_env_policy()
+    import mcp.client.streamable_http  # noqa: F401
 
 
 async def load_sdk() -> None:
     """Make sure the SDK is imported without blocking the event loop."""
     if "mcp.client.streamable_http" not in sys.modules:
         await asyncio.to_thread(_load_sdk)
-    else:
-        _install_env_policy()
 
 
 def describe_error(exc: BaseException) -> str:
@@ -201,15 +212,18 @@ class Connection:
 
             command = await asyncio.to_thread(resolve_command, cfg)
             errlog = await asyncio.to_thread(self._errlog)
-            params = StdioServerParameters(
-                command=command, args=cfg.args, env=dict(cfg.env), cwd=cfg.cwd
-            )
+            program, args, env = spawn_command(cfg, command)
+            params = StdioServerParameters(command=program, args=args, env=env, cwd=cfg.cwd)
             return (stdio_client(params, errlog=errlog), errlog)
         assert isinstance(cfg, HttpServer)
+        import httpx2
         from mcp.client.streamable_http import streamable_http_client
-        from mcp.shared._httpx_utils import create_mcp_http_client
 
-        http = create_mcp_http_client(headers=dict(cfg.headers))
+        # The SDK's documented way to set headers: a client of our own, with its timeouts.
+        http = httpx2.AsyncClient(
+            headers=dict(cfg.headers),
+            timeout=httpx2.Timeout(HTTP_TIMEOUT_SECONDS, read=HTTP_READ_TIMEOUT_SECONDS),
+        )
         return streamable_http_client(cfg.url, http_client=http)
 
     def _errlog(self) -> Any:
@@ -253,4 +267,11 @@ class Connection:
             log.debug("mcp connection closed with an error", extra={"server": self.spec.name})
 
 
-__all__ = ["INHERITED_ENV", "Connection", "ServerProblem", "describe_error", "server_env"]
+__all__ = [
+    "INHERITED_ENV",
+    "Connection",
+    "ServerProblem",
+    "describe_error",
+    "server_env",
+    "spawn_command",
+]

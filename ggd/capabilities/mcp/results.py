@@ -10,6 +10,7 @@ import secrets
 from pathlib import Path
 from typing import Any
 
+from ggd.app.events import cap_details
 from ggd.app.files import write_private
 from ggd.tools import ToolResult
 
@@ -96,7 +97,9 @@ def convert(home: Path, server: str, tool: str, result: Any) -> ToolResult:
     is_error = bool(getattr(result, "is_error", False))
     if is_error and not text:
         text = f"{tool} failed (the MCP server gave no message)"
-    return ToolResult(output=text or "(no output)", is_error=is_error, details=details)
+    # Cut here, off the event loop, rather than when the event is built (a 10 MB value costs
+    # about 0.2 s to measure and cut); the model's copy is the bounded text above.
+    return ToolResult(output=text or "(no output)", is_error=is_error, details=cap_details(details))
 
 
 def _same_json(text: str, value: Any) -> bool:

@@ -4,6 +4,9 @@ It is a gg protocol client, not a second agent core: every call goes to the runn
 private `ggd --stdio` child) through gg/session.create, gg/run.start and gg/run.wait. Approvals
 follow the non-interactive policy, unless the MCP client supports elicitation: then the run is
 interactive and each approval_requested is asked through the client, answered with gg/run.approve.
+The calling agent is another model, so it does not get to decide that nobody approves: an
+`approvalMode` that allows writes and commands without asking (`yolo`, `never`) is refused as a
+tool error unless the person who configured the server started it with `ggd --mcp --allow-yolo`.
 A gg_ask the client cancels (notifications/cancelled), or that is still running when the client
 goes away, is canceled on the daemon: nobody is left to read its answer.
 Tools return structured content (their output schema is the models below); failures are the
@@ -32,6 +35,23 @@ from ggd.app.ggclient import GgClient, GgRpcError, gg_home
 TERMINAL = ("run_completed", "run_failed", "run_canceled")
 WAIT_MS = 25_000
 ApprovalMode = Literal["auto", "on-request", "yolo", "never"]
+# Modes in which approval-gated calls run with nobody approving them (policy.py's table).
+UNATTENDED_MODES = ("yolo", "never")
+
+
+class ModeRefused(ToolError):
+    """The calling agent asked for an approval mode this server may not grant."""
+
+
+def check_mode(approval_mode: str | None, allow_yolo: bool) -> None:
+    """Refuse a mode that lets nobody approve, unless the server was started to allow it."""
+    if approval_mode in UNATTENDED_MODES and not allow_yolo:
+        raise ModeRefused(
+            f"approvalMode '{approval_mode}' runs writes and commands without anyone approving "
+            "them, and the calling agent may not choose that; leave approvalMode out (approvals "
+            "are asked through the MCP client, or denied), or have the user start the server as "
+            "`ggd --mcp --allow-yolo`"
+        )
 
 
 class ApprovalAnswer(BaseModel):
@@ -250,8 +270,11 @@ async def _list_sessions(backend: Backend) -> SessionList:
     )
 
 
-def build_server(backend: Backend) -> MCPServer:
-    """The MCP server with gg's three tools, its sessions as resources, and one prompt."""
+def build_server(backend: Backend, allow_yolo: bool = False) -> MCPServer:
+    """The MCP server with gg's three tools, its sessions as resources, and one prompt.
+
+    `allow_yolo` lets callers pick approvalMode yolo/never.
+    """
     server: MCPServer = MCPServer(
         "gg",
         instructions="gg is a coding agent working in one workspace. gg_ask runs it on a prompt.",
@@ -259,7 +282,7 @@ def build_server(backend: Backend) -> MCPServer:
     )
 
     @server.tool(
-        description="Ask the gg coding agent to do something in its workspace; returns its final answer and the session id (pass it back to continue the conversation)."
+        description="Ask the gg coding agent to do something in its workspace; returns its final answer and the session id (pass it back to continue the conversation). approvalMode 'yolo' and 'never' are refused unless the server runs with --allow-yolo."
     )
     async def gg_ask(
         prompt: str,
@@ -267,6 +290,7 @@ def build_server(backend: Backend) -> MCPServer:
         sessionId: str | None = None,
         approvalMode: ApprovalMode | None = None,
     ) -> AskResult:
+        check_mode(approvalMode, allow_yolo)
         try:
             out = await ask(backend, prompt, sessionId, approvalMode, ctx)
         except GgRpcError as exc:
@@ -342,7 +366,7 @@ def _pump(src: int, dst: int) -> None:
         os.close(dst)
 
 
-async def serve(workspace: Path) -> int:
+async def serve(workspace: Path, allow_yolo: bool = False) -> int:
     """Serve MCP on stdin/stdout until the client closes it.
 
     The SDK waits for its tool calls before it returns on EOF, and a gg_ask waits for its run:
@@ -371,18 +395,18 @@ async def serve(workspace: Path) -> int:
     try:
         async with anyio.create_task_group() as tg:
             tg.start_soon(client_gone)
-            await build_server(backend).run_stdio_async()
+            await build_server(backend, allow_yolo).run_stdio_async()
             tg.cancel_scope.cancel()
     finally:
         await backend.aclose()
     return 0
 
 
-def main(workspace: Path | None) -> int:
-    """Entry of `ggd --mcp`."""
+def main(workspace: Path | None, allow_yolo: bool = False) -> int:
+    """Entry of `ggd --mcp` (`--allow-yolo`: callers may pick approvalMode yolo or never)."""
     root = (workspace or Path.cwd()).resolve()
     try:
-        return int(anyio.run(serve, root))
+        return int(anyio.run(serve, root, allow_yolo))
     except KeyboardInterrupt:
         return 130
 
@@ -390,10 +414,12 @@ def main(workspace: Path | None) -> int:
 __all__ = [
     "AskResult",
     "Backend",
+    "ModeRefused",
     "SessionList",
     "SessionRead",
     "ask",
     "build_server",
+    "check_mode",
     "main",
     "serve",
 ]

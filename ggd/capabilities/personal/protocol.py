@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from pydantic import Field
+from pydantic import Field, field_validator
 
 from ggd.protocol import MethodSpec
 from ggd.protocol.base import Empty, Params, Result, WireModel
@@ -65,6 +65,24 @@ class MemoryInitParams(Params):
     timezone: str | None = Field(default=None, max_length=100)
     language: str | None = Field(default=None, max_length=100)
     force: bool = False
+
+    @field_validator("timezone")
+    @classmethod
+    def _known_zone(cls, value: str | None) -> str | None:
+        """A misspelt zone would put wrong times in every prompt: refuse it here."""
+        if not value or not value.strip():
+            return None
+        import zoneinfo  # only when a profile is written
+
+        name = value.strip()
+        try:
+            zoneinfo.ZoneInfo(name)
+        except (zoneinfo.ZoneInfoNotFoundError, ValueError):
+            raise ValueError(
+                f"unknown time zone {name!r}: use an IANA name such as Europe/London, "
+                "America/New_York or UTC"
+            ) from None
+        return name
 
 
 class MemoryInitResult(Result):

@@ -8,6 +8,10 @@ from .protocol import DEFAULT_TIMEOUT_SECONDS, Job, JobAddParams, JobUpdateParam
 from .schedule import ScheduleError, from_ms, next_cron, once_time, to_ms, zone
 from .store import new_job_id
 
+# A once job whose time passed this recently is still taken, and fires at once: `gg job add --at`
+# a few seconds ahead reaches a daemon that `gg` may first have to start.
+MISFIRE_GRACE_SECONDS = 60
+
 
 def schedule_of(
     cron: str | None, at: str | None, in_seconds: float | None, tz: str, now: datetime
@@ -23,7 +27,7 @@ def schedule_of(
     if at is not None:
         when = once_time(at, tz)
         assert when is not None
-        if when.timestamp() < now.timestamp() - 1:
+        if when.timestamp() < now.timestamp() - MISFIRE_GRACE_SECONDS:
             raise ScheduleError(f"at: {at!r} is in the past")
         return "once", when.isoformat()
     assert in_seconds is not None

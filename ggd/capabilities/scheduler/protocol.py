@@ -12,6 +12,8 @@ from ggd.protocol.base import Event, Params, Result, WireModel
 Kind = Literal["cron", "once"]
 RunStatus = Literal["running", "ok", "error", "timeout", "skipped", "interrupted"]
 DEFAULT_TIMEOUT_SECONDS = 600.0
+MAX_TIMEOUT_SECONDS = 7 * 86_400.0  # a week: a run longer than that is a mistake, not a job
+MAX_IN_SECONDS = 100 * 366 * 86_400.0  # a century ahead; `at` covers anything stranger
 SUMMARY_LIMIT = 300
 
 
@@ -70,10 +72,10 @@ class JobAddParams(Params):
     prompt: str = Field(min_length=1)
     cron: str | None = None
     at: str | None = Field(default=None, description="RFC 3339 time")
-    in_seconds: float | None = Field(default=None, gt=0)
+    in_seconds: float | None = Field(default=None, gt=0, le=MAX_IN_SECONDS)
     timezone: str | None = None
     allow_all: bool = False
-    timeout: float | None = Field(default=None, gt=0)
+    timeout: float | None = Field(default=None, gt=0, le=MAX_TIMEOUT_SECONDS)
     model: str | None = None
     enabled: bool = True
 
@@ -88,7 +90,7 @@ class JobUpdateParams(Params):
     at: str | None = None
     timezone: str | None = None
     allow_all: bool | None = None
-    timeout: float | None = Field(default=None, gt=0)
+    timeout: float | None = Field(default=None, gt=0, le=MAX_TIMEOUT_SECONDS)
     model: str | None = None
 
 

@@ -170,11 +170,19 @@ class JobStore:
 
     def append_run(self, record: RunRecord) -> RunRecord:
         """Append one state of a run record (the last line of an id wins on read)."""
-        line = json.dumps(record.model_dump(by_alias=True, mode="json")) + "\n"
+        line = (json.dumps(record.model_dump(by_alias=True, mode="json")) + "\n").encode()
         with self.locked():
-            fd = os.open(self.runs_path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+            fd = os.open(self.runs_path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o600)
             try:
-                os.write(fd, line.encode())
+                # A crash mid-append leaves a last line without its newline; writing straight
+                # after it would glue this record onto the torn one and both would be
+                # unreadable. Start a line of our own instead (the torn one stays, skipped).
+                size = os.fstat(fd).st_size
+                if size and os.pread(fd, 1, size - 1) != b"\n":
+                    line = b"\n" + line
+                view = memoryview(line)
+                while view:
+                    view = view[os.write(fd, view) :]
                 os.fsync(fd)
             finally:
                 os.close(fd)

@@ -3,6 +3,11 @@
 Every call goes through `call`, which sleeps `retry_after` on a 429 and tries again (bounded),
 so a flood limit slows the bot down instead of dropping a reply. A rejected HTML message (a
 parse error) is sent again as plain text. The token only ever lives inside aiogram's session.
+
+aiogram parses a getUpdates answer as a whole, so one update it cannot read (a message without a
+chat, a field of a newer Bot API) would fail the poll forever: the offset never moves past it.
+`updates` then reads the answer's updates one by one and hands back the unreadable ones as
+`Unparsable`, which the channel logs and acknowledges like any other.
 """
 
 from __future__ import annotations
@@ -10,12 +15,13 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from aiogram import Bot
 from aiogram.client.session.aiohttp import AiohttpSession
 from aiogram.client.telegram import TelegramAPIServer
-from aiogram.exceptions import TelegramBadRequest, TelegramRetryAfter
+from aiogram.exceptions import ClientDecodeError, TelegramBadRequest, TelegramRetryAfter
 from aiogram.types import (
     BufferedInputFile,
     InlineKeyboardButton,
@@ -23,12 +29,21 @@ from aiogram.types import (
     Message,
     Update,
 )
+from pydantic import ValidationError
 
 log = logging.getLogger("ggd.telegram")
 T = TypeVar("T")
 MAX_RETRY_AFTER = 120.0
 RETRIES = 5
 Sleeper = Callable[[float], Awaitable[None]]
+
+
+@dataclass(frozen=True)
+class Unparsable:
+    """An update of a getUpdates answer that aiogram could not read: only its id is known."""
+
+    update_id: int
+    error: str
 
 
 def keyboard(rows: list[list[tuple[str, str]]]) -> InlineKeyboardMarkup:
@@ -63,16 +78,38 @@ class BotApi:
                 await self.sleep(wait)
         raise AssertionError("unreachable")
 
-    async def updates(self, offset: int, wait: int) -> list[Update]:
+    async def updates(self, offset: int, wait: int) -> list[Update | Unparsable]:
         """One long poll: updates from `offset` (which confirms every earlier one)."""
-        return await self.call(
-            lambda: self.bot.get_updates(
-                offset=offset or None,
-                timeout=wait,
-                allowed_updates=["message", "callback_query"],
-                request_timeout=wait + 15,
+        try:
+            got: list[Update | Unparsable] = list(
+                await self.call(
+                    lambda: self.bot.get_updates(
+                        offset=offset or None,
+                        timeout=wait,
+                        allowed_updates=["message", "callback_query"],
+                        request_timeout=wait + 15,
+                    )
+                )
             )
-        )
+        except ClientDecodeError as exc:
+            got = self._one_by_one(exc.data)
+            if not got:
+                raise  # not even an update id to skip: a broken answer, not a bad update
+        return got
+
+    def _one_by_one(self, answer: Any) -> list[Update | Unparsable]:
+        """The updates of an answer aiogram refused as a whole, each parsed on its own."""
+        items = answer.get("result") if isinstance(answer, dict) and answer.get("ok") else None
+        out: list[Update | Unparsable] = []
+        for item in items if isinstance(items, list) else []:
+            uid = item.get("update_id") if isinstance(item, dict) else None
+            if not isinstance(uid, int) or isinstance(uid, bool):
+                continue  # no id to acknowledge; the next good id confirms it anyway
+            try:
+                out.append(Update.model_validate(item, context={"bot": self.bot}))
+            except ValidationError as exc:
+                out.append(Unparsable(uid, f"{exc.error_count()} validation error(s)"))
+        return out
 
     async def send(
         self, chat_id: int, html: str, markup: InlineKeyboardMarkup | None = None

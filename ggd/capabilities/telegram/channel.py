@@ -3,8 +3,12 @@
 - Updates are handled in order; after each batch the next offset is persisted (the ack), so a
   restart neither replays nor loses an update. An update below the offset (a duplicate) is
   skipped. A handler that raises is logged and its update acked all the same: a deterministic
-  failure is never re-delivered, and the channel keeps serving.
+  failure is never re-delivered, and the channel keeps serving. So is an update aiogram cannot
+  parse at all (`Unparsable`): logged, acked, skipped.
 - Only chats in `telegram.allowChats` are answered; any other chat gets no reply at all.
+- An approval button counts only when pressed by someone who may approve (`may_approve`): a user
+  in `telegram.allowUsers`, or, while that is unset, the user of a private chat. In a group
+  without `allowUsers` nobody may: every member of an allowed group sees the buttons.
 - Network errors back off (1 s doubling to 30 s) and never end the channel; a 429 waits
   `retry_after`. A rejected token (401) does end it: the supervisor reports `failed`.
 """
@@ -17,7 +21,12 @@ import html
 import logging
 from collections.abc import Awaitable, Callable
 
-from aiogram.exceptions import TelegramAPIError, TelegramNetworkError, TelegramUnauthorizedError
+from aiogram.exceptions import (
+    ClientDecodeError,
+    TelegramAPIError,
+    TelegramNetworkError,
+    TelegramUnauthorizedError,
+)
 from aiogram.types import CallbackQuery, Message, Update
 
 from ggd.app import DaemonServices, Run
@@ -25,7 +34,7 @@ from ggd.app.workspaces import Workspace
 from ggd.protocol import errors as E
 
 from . import speech
-from .api import BotApi
+from .api import BotApi, Unparsable
 from .chat import ChatRunner, Item
 from .config import TelegramConfig
 from .state import TelegramState
@@ -87,8 +96,9 @@ class TelegramChannel:
                     raise RuntimeError(
                         "Telegram rejected the bot token; set a valid one and restart"
                     ) from None
-                except (TelegramNetworkError, TelegramAPIError, OSError) as exc:
-                    # Network trouble, a 5xx, a 409 (another poller): wait and poll again.
+                except (TelegramNetworkError, TelegramAPIError, ClientDecodeError, OSError) as exc:
+                    # Network trouble, a 5xx, a 409 (another poller), an answer that is not
+                    # even JSON (a proxy's error page): wait and poll again.
                     log.warning(
                         "telegram poll failed; retrying", extra={"error": type(exc).__name__}
                     )
@@ -106,7 +116,7 @@ class TelegramChannel:
             await self.runner.aclose()
             await self.api.close()
 
-    async def _poll(self, offset: int) -> list[Update] | None:
+    async def _poll(self, offset: int) -> list[Update | Unparsable] | None:
         """One long poll, or None when stop() came first."""
         poll = asyncio.ensure_future(self.api.updates(offset, self.cfg.pollTimeoutSeconds))
         stop = asyncio.ensure_future(self._stop.wait())
@@ -123,13 +133,20 @@ class TelegramChannel:
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(self._stop.wait(), seconds)
 
-    async def _handle_batch(self, updates: list[Update], offset: int) -> int:
+    async def _handle_batch(self, updates: list[Update | Unparsable], offset: int) -> int:
         start = offset
         for up in updates:
             if up.update_id < offset:
                 continue  # already handled (a duplicate delivery)
             try:
-                await self.handle(up)
+                if isinstance(up, Unparsable):
+                    self.failures += 1
+                    log.warning(
+                        "telegram update could not be parsed; acked",
+                        extra={"update": up.update_id, "error": up.error},
+                    )
+                else:
+                    await self.handle(up)
             except Exception:
                 self.failures += 1
                 log.exception("telegram update failed; acked", extra={"update": up.update_id})
@@ -225,6 +242,18 @@ class TelegramChannel:
             lines.append(f"{len(c.queue)} message(s) queued")
         return "\n".join(lines)
 
+    def may_approve(self, chat_id: int, user_id: int) -> str:
+        """Why `user_id` may not answer approvals in `chat_id`, or "" when they may."""
+        users = self.cfg.allowUsers
+        if users is not None:
+            return "" if user_id in users else "You are not allowed to answer approvals here."
+        if user_id == chat_id:
+            return ""  # a private chat's id is its user's id: the chat's own user
+        return (
+            "Nobody may answer approvals in a group until telegram.allowUsers "
+            "lists who may; the request stays pending."
+        )
+
     async def _press(self, q: CallbackQuery) -> None:
         data = q.data or ""
         chat_id = q.message.chat.id if q.message is not None else q.from_user.id
@@ -235,6 +264,12 @@ class TelegramChannel:
         entry = self.approvals.get(aid)
         if kind != "ap" or entry is None or entry[0] != chat_id:
             await self.api.answer(q.id, "That approval is no longer pending.")
+            return
+        refusal = self.may_approve(chat_id, q.from_user.id)
+        if refusal:
+            # The approval stays pending: someone who may answer still can (or it times out).
+            log.info("telegram: approval press refused", extra={"chat": chat_id})
+            await self.api.answer(q.id, refusal)
             return
         _chat, run, _msg = entry
         allow = answer == "y"

@@ -1,4 +1,4 @@
-"""config.json `telegram`: the bot token's env var, the chat allowlist and the channel's pacing."""
+"""config.json `telegram`: the bot token's env var, who may talk and approve, the channel's pacing."""
 
 from __future__ import annotations
 
@@ -19,6 +19,8 @@ class TelegramConfig(BaseModel):
     enabled: bool = True
     botTokenEnv: str = DEFAULT_TOKEN_ENV
     allowChats: list[int] = Field(default_factory=list)
+    # Who may press Allow/Deny. None (unset): in a private chat its own user, in a group nobody.
+    allowUsers: list[int] | None = None
     apiBase: str | None = None
     workspace: str | None = None
     model: str | None = None

@@ -27,8 +27,10 @@ def _active(ctx: CallContext) -> dict[str, str]:
 @handler(M.SESSION_LIST)
 async def session_list(ctx: CallContext, params: SessionListParams) -> SessionListResult:
     """Sessions of the connection's workspace, newest first."""
-    ws = ctx.app.workspace(ctx.conn)
-    rows, nxt = await ctx.app.runtime.list_sessions(ws, params.limit, params.cursor, _active(ctx))
+    ws = None if params.all_workspaces else ctx.app.workspace(ctx.conn)
+    rows, nxt = await ctx.app.runtime.list_sessions(
+        ws, params.limit, params.cursor, _active(ctx), roots=not ctx.conn.remote
+    )
     return SessionListResult(sessions=rows, next_cursor=nxt)
 
 
@@ -36,6 +38,10 @@ async def session_list(ctx: CallContext, params: SessionListParams) -> SessionLi
 async def session_create(ctx: CallContext, params: SessionCreateParams) -> SnapshotView:
     """Create a session."""
     ws = ctx.app.workspace(ctx.conn)
+    if params.model:
+        # A model no run could use is refused before anything is written: a session created
+        # for it would be left empty, and `gg -c` would resume it only to fail again.
+        await ctx.app.runs.turns.check_model_ref(params.model)
     return await ctx.app.runtime.create_session(ws, params.name, params.model)
 
 

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import asyncio
 import base64
+from pathlib import Path
 
 from ggd.app.media import MediaError, MediaStore
+from ggd.app.workspaces import Workspace, WorkspaceRegistry
 from ggd.protocol import PROTOCOL_VERSION, ChannelStatus, DegradedProvider, Empty, WorkspaceRef
 from ggd.protocol import errors as E
 from ggd.protocol import methods as M
@@ -14,6 +16,7 @@ from ggd.protocol.system import (
     MediaGetResult,
     SystemInfoResult,
     WorkspaceListResult,
+    WorkspaceOpenParams,
 )
 
 from ..dispatch import CallContext, handler
@@ -39,10 +42,33 @@ async def system_info(ctx: CallContext, params: Empty) -> SystemInfoResult:
 
 @handler(M.WORKSPACE_LIST)
 async def workspace_list(ctx: CallContext, params: Empty) -> WorkspaceListResult:
-    """Known workspaces (ids and names; roots never leave the daemon)."""
+    """Known workspaces (ids and names; folders only for clients on this machine)."""
+    runtime = ctx.app.runtime
+    local = not ctx.conn.remote
     return WorkspaceListResult(
-        workspaces=[WorkspaceRef(id=w.id, name=w.name) for w in ctx.app.runtime.workspaces.all()]
+        workspaces=[runtime.workspace_ref(w.id, roots=local) for w in runtime.workspaces.all()]
     )
+
+
+@handler(M.WORKSPACE_OPEN)
+async def workspace_open(ctx: CallContext, params: WorkspaceOpenParams) -> WorkspaceRef:
+    """Serve a folder on this machine as a workspace (the web UI's "Open folder")."""
+    if ctx.conn.remote:
+        # A remote client naming folders would read the daemon's disk: this machine's clients only.
+        raise E.CapabilityUnavailableError(
+            "gg/workspace.open is refused over a remote connection; open folders on the daemon's machine"
+        )
+    ws = await asyncio.to_thread(_open_folder, ctx.app.runtime.workspaces, params.root)
+    return ctx.app.runtime.workspace_ref(ws.id, roots=True)
+
+
+def _open_folder(registry: WorkspaceRegistry, raw: str) -> Workspace:
+    root = Path(raw).expanduser()
+    if not root.is_absolute():
+        raise E.InvalidParamsError("invalid params: root: give an absolute folder (or one under ~)")
+    if not root.is_dir():
+        raise E.InvalidParamsError(f"invalid params: root: no such folder: {raw}")
+    return registry.add(root)
 
 
 @handler(M.MEDIA_GET)

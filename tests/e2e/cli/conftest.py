@@ -20,8 +20,6 @@ from typing import Any
 
 import pytest
 
-from tests.e2e.daemon import SHARED_CODE_CACHE
-
 REPO = Path(__file__).resolve().parents[3]
 BIN = Path(sys.executable).parent
 GG = str(BIN / "gg")
@@ -227,7 +225,6 @@ def cli_env(tmp_path: Path) -> Iterator[CliEnv]:
         if not k.startswith(("GG_", "OPENAI_", "PYTEST_")) and k not in ("NO_COLOR", "TERM")
     }
     env |= {"GG_HOME": str(tmp_path / "home"), "HOME": str(tmp_path), "NO_COLOR": "1"}
-    env["GG_CODE_CACHE_DIR"] = str(SHARED_CODE_CACHE)
     env |= {"TERM": "xterm", "PYTHONUNBUFFERED": "1"}
     ce = CliEnv(tmp_path, env)
     ce.ws.mkdir()

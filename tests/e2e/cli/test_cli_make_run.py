@@ -130,3 +130,78 @@ def test_make_run_defaults_to_a_workspace_outside_the_checkout() -> None:
         timeout=30,
     )
     assert '--workspace "/tmp/elsewhere"' in r.stdout
+
+
+def test_ws_on_a_taken_port_keeps_the_background_daemon(real_env: CliEnv) -> None:
+    import socket
+
+    real_env.model.add_steps([{"text": "hi"}])
+    assert real_env.run("-p", "hi").returncode == 0  # auto-starts ggd without WebSocket
+    old = real_env.discovery()
+    assert old is not None and old["idleExit"]
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen(1)
+        port = taken.getsockname()[1]
+        r = subprocess.run(
+            [GGD, "--ws", f"127.0.0.1:{port}"],
+            env=real_env.env,
+            capture_output=True,
+            text=True,
+            timeout=30,
+        )
+    assert r.returncode != 0
+    assert f"port {port} on 127.0.0.1 is already in use" in r.stderr, r.stderr
+    assert "keeps running" in r.stderr and "Traceback" not in r.stderr
+    assert _alive(old["pid"])  # it was not stopped for a port that could not be had
+    assert real_env.discovery() == old
+
+
+def test_ws_port_out_of_range_is_a_clear_error(cli_env: CliEnv) -> None:
+    r = subprocess.run(
+        [GGD, "--ws", "127.0.0.1:99999"],
+        env=cli_env.env,
+        capture_output=True,
+        text=True,
+        timeout=30,
+    )
+    assert r.returncode != 0
+    assert "port must be 0-65535" in r.stderr, r.stderr
+    assert "Traceback" not in r.stderr
+
+
+def test_make_run_expands_a_tilde_in_workspace() -> None:
+    repo = Path(__file__).resolve().parents[3]
+    r = subprocess.run(
+        ["make", "-n", "-C", str(repo), "run", "HOME=/home/someone", "WORKSPACE=~/code/proj"],
+        capture_output=True,
+        text=True,
+        timeout=30,
+    )
+    assert r.returncode == 0, r.stderr
+    cmd = next(ln for ln in r.stdout.splitlines() if "ggd --ws" in ln)
+    assert '--workspace "/home/someone/code/proj"' in cmd
+
+
+def test_the_ui_token_survives_a_restart_until_rotated(cli_env: CliEnv) -> None:
+    first = Foreground(cli_env, "--ws", "127.0.0.1:0")
+    try:
+        token = first.url().group(2)
+        r = cli_env.run("daemon", "url")
+        assert r.returncode == 0 and r.stdout.strip().endswith(f"#token={token}"), r.stdout
+    finally:
+        first.stop()
+    token_file = cli_env.home / "ws-token"
+    assert token_file.stat().st_mode & 0o777 == 0o600
+    again = Foreground(cli_env, "--ws", "127.0.0.1:0")
+    try:
+        assert again.url().group(2) == token  # an open tab's link still works
+    finally:
+        again.stop()
+    rotated = Foreground(cli_env, "--ws", "127.0.0.1:0", "--rotate-token")
+    try:
+        assert rotated.url().group(2) != token
+    finally:
+        rotated.stop()
+    r = cli_env.run("daemon", "url")
+    assert r.returncode == 1 and "ggd is not running" in r.stderr

@@ -49,3 +49,16 @@ def test_slash_model_typo_is_reported_and_does_not_stick(real_env: CliEnv) -> No
     assert [r["model"] for r in real_env.model.requests] == ["fake-model"]
     p.send("\x04")
     assert p.wait() == 0
+
+
+def test_a_run_refused_for_its_model_leaves_no_session_behind(real_env: CliEnv) -> None:
+    r = real_env.run("--model", "openai:nosuch", "-p", "hi")
+    assert r.returncode == 1, (r.stdout, r.stderr)
+    assert "is not offered by openai" in r.stderr
+    listed = real_env.run("--json", "sessions")
+    assert listed.returncode == 0, listed.stderr
+    assert listed.stdout.strip() == "[]"  # nothing was created for the refused run
+    real_env.model.add_steps([{"text": "fresh start"}])
+    r = real_env.run("-c", "-p", "hi")  # nothing to continue: a new session, default model
+    assert (r.returncode, r.stdout) == (0, "fresh start\n"), r.stderr
+    assert [q["model"] for q in real_env.model.requests] == ["fake-model"]

@@ -152,3 +152,13 @@ def test_skill_forced_in_the_interactive_session(real_env: CliEnv) -> None:
     assert "RELEASE-STEP-MARKER" in last_user(real_env.model.requests[-1])
     p.send("\x04")
     assert p.wait() == 0
+
+
+def test_init_refuses_a_misspelt_time_zone(real_env: CliEnv) -> None:
+    r = real_env.run("init", "--name", "Ada", "--timezone", "Europe/Lodnon")
+    assert r.returncode != 0, r.stdout
+    assert "unknown time zone 'Europe/Lodnon'" in r.stderr and "Traceback" not in r.stderr
+    assert not (real_env.home / "USER.md").exists()
+    r = real_env.run("init", "--name", "Ada", "--timezone", "Europe/London")
+    assert r.returncode == 0, r.stderr
+    assert "Europe/London" in (real_env.home / "USER.md").read_text()

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from .conftest import CliEnv, last_user
+from .conftest import CliEnv, last_user, strip_ansi
 
 pytestmark = pytest.mark.timeout(90)
 TURNS = 8
@@ -99,8 +99,8 @@ def test_turns_context_compact_tree_checkout_fork_and_new(real_env: CliEnv) -> N
     assert p.text.count("◀ head") == 2  # once per /tree
     p.expect("gg> ")
     for command, answer in [
-        ("/fork", r"forked into session my work.* \(s_\w+\)"),
-        ("/clone", r"cloned into session my work.* \(s_\w+\)"),
+        ("/fork", r"Forked into “my work \(fork\)” \(s_\w+\)"),
+        ("/clone", r"Cloned into “my work \(clone\)” \(s_\w+\)"),
         ("/sessions", r"my work\s+\d+ msgs"),
         ("/checkout nope", "gg: no node 'nope' in this session"),
         ("/new scratch", "new session scratch"),
@@ -111,6 +111,7 @@ def test_turns_context_compact_tree_checkout_fork_and_new(real_env: CliEnv) -> N
         p.expect(answer)
         p.expect("gg> ")
     assert users(real_env.model.requests[-1]) == ["fresh start"]  # a new, empty session
+    assert strip_ansi(p.text).lower().count("forked into") == 1  # said once, not twice
     p.send("/quit\r")
     assert p.wait() == 0
     assert not real_env.model.mismatches

@@ -52,3 +52,18 @@ def test_a_denied_write_prints_the_whole_reason_and_gg_flags(real_env: CliEnv) -
     assert len(reason) > 120 and not reason.endswith("…")  # never clipped
     assert reason.endswith("to allow them"), reason
     assert "hint: rerun with --yolo, or with --approval on-request in a terminal" in r.stderr
+
+
+def test_a_read_line_says_how_much_of_the_file_it_showed(real_env: CliEnv) -> None:
+    (real_env.ws / "long.md").write_text("".join(f"line {i}\n" for i in range(1, 192)))
+    real_env.model.add_steps(
+        [
+            {"toolCalls": [{"name": "read", "arguments": {"path": "long.md"}}]},
+            {"toolCalls": [{"name": "read", "arguments": {"path": "long.md", "limit": 120}}]},
+            {"text": "read it"},
+        ]
+    )
+    r = real_env.run("-p", "read long.md")
+    assert r.returncode == 0, r.stderr
+    assert "✓ read long.md (191 lines)" in r.stderr
+    assert "(lines 1-120 of 191)" in r.stderr

@@ -383,8 +383,8 @@ def test_demo_model_banner_and_daemon_tab(ggd_web: Start, pages: Pages) -> None:
     banner.wait_for()
     assert "Demo model" in banner.inner_text()
     tabs = page.get_by_role("tab").all_inner_texts()
-    # Artifacts, Library and Jobs: the daemon advertises `artifacts`, `library` and `jobs`
-    assert tabs == ["Chat", "Tree", "Artifacts", "Library", "Jobs", "Daemon"]
+    # Artifacts, Library and Jobs: the daemon advertises them; Knowledge is there before any index
+    assert tabs == ["Chat", "Tree", "Artifacts", "Library", "Jobs", "Knowledge", "Daemon"]
     page.get_by_role("tab", name="Chat").press("ArrowRight")
     assert page.get_by_role("tab", name="Tree").get_attribute("aria-selected") == "true"
     page.get_by_role("tab", name="Daemon").click()
@@ -419,3 +419,24 @@ def test_tree_checkout_and_clone(ggd_web: Start, pages: Pages) -> None:
         "() => document.querySelectorAll('[data-testid=session-row]').length === 2"
     )
     page.get_by_test_id("msg-user").filter(has_text="first question").wait_for()
+
+
+def test_open_folder_serves_a_new_workspace_and_switches_to_it(
+    ggd_web: Start, pages: Pages, tmp_path: Path
+) -> None:
+    other = tmp_path / "fresh-project"
+    other.mkdir()
+    web = ggd_web([])
+    page = open_ui(pages(allow=["no such folder"]), web)
+    page.get_by_role("button", name="Open folder…").click()
+    page.get_by_label("Folder path").fill(str(tmp_path / "missing"))
+    page.get_by_role("button", name="Open", exact=True).click()
+    page.get_by_role("alert").filter(has_text="no such folder").wait_for()
+    page.get_by_label("Folder path").fill(str(other))
+    page.get_by_role("button", name="Open", exact=True).click()
+    page.wait_for_function(
+        "() => document.querySelector('select[aria-label=Workspace]').selectedOptions[0]?.text"
+        " === 'fresh-project'"
+    )
+    page.wait_for_selector("[data-testid=connection][data-status=open]")
+    screenshot(page, "open-folder")

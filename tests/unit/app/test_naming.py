@@ -11,6 +11,10 @@ def test_explicit_name_wins_else_the_first_prompt_cut_to_60() -> None:
     assert session_name(None, "line one\n  line two") == "line one line two"
     long = session_name("", "x" * 200)
     assert len(long) == 60 and long.endswith("…")
+    words = session_name(
+        "", "please fix the flaky test in the scheduler loop, then run the whole suite"
+    )
+    assert words == "please fix the flaky test in the scheduler loop, then run…"  # whole words
     assert session_name(None, None) == ""
 
 

@@ -1,4 +1,4 @@
-"""The offline demo model: four labelled steps through the real SSE parsing path."""
+"""The offline demo model: labelled steps through the real SSE parsing path, truthful reports."""
 
 from __future__ import annotations
 
@@ -30,18 +30,29 @@ async def turn(provider: DemoProvider, messages: list[dict[str, Any]]) -> Comple
 
 
 def run_tool(call: ToolCall, workspace: Path, allow_write: bool) -> str:
-    """A tiny stand-in for the builtin tools, enough to drive the script."""
+    """A tiny stand-in for the builtin tools, enough to drive the script (the real tools are
+    exercised end to end in tests/e2e/cli/test_cli_demo.py)."""
     if call.name == "list":
         return "\n".join(sorted(p.name + ("/" if p.is_dir() else "") for p in workspace.iterdir()))
     if call.name == "read":
         return (workspace / call.arguments["path"]).read_text()
     if call.name == "grep":
-        return "no matches"
-    if call.name == "write":
+        hits = [
+            f"{p.name}:{i}:{line}"
+            for p in sorted(workspace.glob("*.py"))
+            for i, line in enumerate(p.read_text().splitlines(), 1)
+            if "TODO" in line
+        ]
+        return "\n".join(hits) or "no matches"
+    if call.name in ("edit", "bash"):
         if not allow_write:
-            return "Denied by the user."
-        (workspace / call.arguments["path"]).write_text(call.arguments["content"])
-        return "wrote gg-demo.md"
+            return "denied: the user denied this"
+        if call.name == "bash":
+            return "ok"
+        target = workspace / call.arguments["path"]
+        for e in call.arguments["edits"]:
+            target.write_text(target.read_text().replace(e["oldText"], e["newText"]))
+        return f"edited {call.arguments['path']}"
     raise AssertionError(call)
 
 
@@ -51,7 +62,7 @@ async def drive(
     provider = DemoProvider()
     messages: list[dict[str, Any]] = [{"role": "user", "content": "what is this project?"}]
     answers: list[Completed] = []
-    for _ in range(6):
+    for _ in range(8):
         done = await turn(provider, messages)
         answers.append(done)
         if not done.tool_calls:
@@ -82,24 +93,41 @@ async def drive(
     return answers, messages
 
 
-async def test_demo_lists_reads_readme_writes_and_explains(tmp_path: Path) -> None:
-    (tmp_path / "src").mkdir()
-    (tmp_path / "app.py").write_text("print('hi')\n")
-    (tmp_path / "README.md").write_text("# My project\n")
+SAMPLE = Path(__file__).resolve().parents[3] / "examples" / "demo-project"
+
+
+def copy_sample(dest: Path) -> None:
+    for f in SAMPLE.iterdir():
+        (dest / f.name).write_text(f.read_text())
+
+
+async def test_in_the_sample_project_it_lists_reads_greps_edits_and_runs(tmp_path: Path) -> None:
+    copy_sample(tmp_path)
     answers, _ = await drive(tmp_path)
-    assert [a.tool_calls[0].name if a.tool_calls else None for a in answers] == [
-        "list",
-        "read",
-        "write",
-        None,
-    ]
-    assert answers[0].tool_calls[0].arguments == {"path": "."}
+    names = [a.tool_calls[0].name if a.tool_calls else None for a in answers]
+    assert names == ["list", "read", "grep", "edit", "bash", None]
     assert answers[1].tool_calls[0].arguments == {"path": "README.md"}
-    assert answers[2].tool_calls[0].arguments["path"] == "gg-demo.md"
-    assert (tmp_path / "gg-demo.md").read_text().startswith("# gg demo")
-    final = answers[3].text
+    assert "return sum(values) / len(values)" in (tmp_path / "stats.py").read_text()
+    assert answers[4].tool_calls[0].arguments == {"command": "python3 test_stats.py"}
+    final = answers[-1].text
+    readme_lines = len([ln for ln in (SAMPLE / "README.md").read_text().splitlines() if ln.strip()])
+    assert f"read README.md ({readme_lines} lines)" in final
+    assert "edited stats.py" in final and "ran `python3 test_stats.py`" in final
     assert "OPENAI_API_KEY" in final and "GG_MODEL" in final and "config.json" in final
-    assert answers[3].stop_reason == "end_turn"
+    assert answers[-1].stop_reason == "end_turn"
+
+
+async def test_outside_the_sample_it_proposes_no_write_and_says_only_what_it_did(
+    tmp_path: Path,
+) -> None:
+    (tmp_path / "src").mkdir()
+    (tmp_path / "README.md").write_text("# My project\n\nthree\nlines\n")
+    answers, _ = await drive(tmp_path)
+    names = [a.tool_calls[0].name if a.tool_calls else None for a in answers]
+    assert names == ["list", "read", "grep", None]
+    final = answers[-1].text
+    assert "read README.md (3 lines)" in final and "searched for TODO (0 matching lines)" in final
+    assert "edited" not in final and "demo project" in final
 
 
 async def test_demo_reads_the_first_file_without_a_readme(tmp_path: Path) -> None:
@@ -114,14 +142,15 @@ async def test_demo_greps_for_todo_in_an_empty_folder(tmp_path: Path) -> None:
     answers, _ = await drive(tmp_path)
     assert answers[1].tool_calls[0].name == "grep"
     assert answers[1].tool_calls[0].arguments == {"pattern": "TODO"}
+    assert "read " not in answers[-1].text  # it never claims a read it did not do
 
 
-async def test_denied_write_is_acknowledged_and_the_turn_ends(tmp_path: Path) -> None:
-    (tmp_path / "README.md").write_text("hello\n")
+async def test_denied_edit_is_acknowledged_and_the_turn_ends(tmp_path: Path) -> None:
+    copy_sample(tmp_path)
     answers, _ = await drive(tmp_path, allow_write=False)
-    assert len(answers) == 4 and not answers[-1].tool_calls
-    assert "denied" in answers[-1].text.lower() and "OPENAI_API_KEY" in answers[-1].text
-    assert not (tmp_path / "gg-demo.md").exists()
+    assert [a.tool_calls[0].name if a.tool_calls else None for a in answers][-2:] == ["edit", None]
+    assert "not allowed" in answers[-1].text and "edited stats.py (denied)" in answers[-1].text
+    assert "len(values) - 1" in (tmp_path / "stats.py").read_text()
 
 
 async def test_a_new_user_message_restarts_the_script(tmp_path: Path) -> None:

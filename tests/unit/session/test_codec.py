@@ -84,11 +84,22 @@ def test_parse_garbage_final_line_with_newline_is_torn() -> None:
     assert p.torn and p.valid_length == len(good) and len(p.entries) == 1
 
 
-def test_parse_corrupt_middle_line_raises_with_line_number_no_path() -> None:
+def test_parse_skips_a_corrupt_middle_line_and_names_it() -> None:
     data = file_of(entry("a", None)) + b"{not json\n" + encode_line(entry("b", "a"))
-    with pytest.raises(SessionFormatError, match="line 3") as info:
-        parse(data)
-    assert "/" not in str(info.value)
+    p = parse(data)
+    assert [e.id for e in p.entries] == ["a", "b"] and not p.torn
+    assert p.damaged == ["line 3: line is not valid JSON"]
+    assert p.valid_length == len(data)  # the damaged line and the lines after it are kept
+
+
+def test_an_entry_whose_parent_was_the_damaged_line_joins_the_entry_before_it() -> None:
+    bad = b'{"type":"message","id":"b","parentId":"a","timest\n'  # b's own line, cut
+    data = file_of(entry("a", None)) + bad + encode_line(entry("c", "b"))
+    p = parse(data)
+    assert [(e.id, e.parent_id) for e in p.entries] == [("a", None), ("c", "a")]
+    assert p.chain.path(p.entries, 1) == p.entries
+    assert p.damaged[0] == "line 3: line is not valid JSON"
+    assert p.damaged[1].startswith("line 4: entry refers to a parent")
 
 
 def test_parse_unknown_version_is_refused() -> None:
@@ -107,24 +118,25 @@ def test_parse_bad_header_is_a_format_error(bad: bytes) -> None:
 
 
 @pytest.mark.parametrize(
-    ("obj", "why"),
+    ("obj", "why", "ids"),
     [
-        (entry("b", "zzz"), "parent"),
-        (entry("a", None), "twice"),
-        ({"type": "message", "id": "b", "parentId": "a", "timestamp": 1}, "missing"),
-        ({**entry("b", "a"), "timestamp": "x"}, "wrong type"),
-        ([1, 2], "missing"),
+        (entry("b", "zzz"), "parent", ["a", "b"]),  # kept, attached to the entry before it
+        (entry("a", None), "twice", ["a"]),
+        ({"type": "message", "id": "b", "parentId": "a", "timestamp": 1}, "missing", ["a"]),
+        ({**entry("b", "a"), "timestamp": "x"}, "wrong type", ["a"]),
+        ([1, 2], "missing", ["a"]),
     ],
 )
-def test_parse_invalid_entry_is_corrupt_on_both_paths(obj: object, why: str) -> None:
+def test_parse_invalid_entry_is_damage_on_both_paths(obj: object, why: str, ids: list[str]) -> None:
     lines = [encode_line(HEADER), encode_line(entry("a", None)), json.dumps(obj).encode() + b"\n"]
     fast = b"".join(lines)
-    with pytest.raises(SessionFormatError, match=why):
-        parse(fast)
     # A blank line forces the line-by-line path; it must reach the same verdict.
     slow = b"".join([*lines[:2], b"\n", lines[2]])
-    with pytest.raises(SessionFormatError, match=why):
-        parse(slow)
+    for data, line in ((fast, 3), (slow, 4)):
+        p = parse(data)
+        assert [e.id for e in p.entries] == ids and not p.torn
+        assert len(p.damaged) == 1 and p.damaged[0].startswith(f"line {line}: ")
+        assert why in p.damaged[0] and p.valid_length == len(data)
 
 
 def test_parse_tolerates_blank_lines() -> None:

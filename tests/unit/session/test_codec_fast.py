@@ -7,7 +7,7 @@ import math
 
 import pytest
 
-from ggd.session import Entry, SessionFormatError
+from ggd.session import Entry
 from ggd.session.codec import encode_line, parse
 
 from .test_codec import HEADER, entry
@@ -27,19 +27,21 @@ def test_json_msgspec_refuses_is_still_read_the_stdlib_way() -> None:
 
 
 @pytest.mark.parametrize("ts", [b"7.0", b"true", b'"7"'])
-def test_a_timestamp_that_is_not_an_int_is_corrupt(ts: bytes) -> None:
+def test_a_timestamp_that_is_not_an_int_is_damage(ts: bytes) -> None:
     bad = b'{"type":"message","id":"b","parentId":"a","timestamp":' + ts + b',"data":{}}'
     good = encode_line(entry("a", None)).rstrip(b"\n")
-    with pytest.raises(SessionFormatError, match="line 3: entry has a field of the wrong type"):
-        parse(lines(good, bad, good.replace(b'"a"', b'"c"')))
+    p = parse(lines(good, bad, good.replace(b'"a"', b'"c"')))
+    assert p.damaged == ["line 3: entry has a field of the wrong type"]
+    assert [e.id for e in p.entries] == ["a", "c"]
 
 
-def test_two_values_on_one_line_are_corrupt() -> None:
+def test_two_values_on_one_line_are_damage() -> None:
     a = encode_line(entry("a", None)).rstrip(b"\n")
     b = encode_line(entry("b", "a")).rstrip(b"\n")
     c = encode_line(entry("c", "b")).rstrip(b"\n")
-    with pytest.raises(SessionFormatError, match="line 2"):
-        parse(lines(a + b, c))
+    p = parse(lines(a + b, c))
+    assert p.damaged[0] == "line 2: line is not valid JSON"
+    assert [(e.id, e.parent_id) for e in p.entries] == [("c", None)]
 
 
 def test_duplicate_keys_and_extra_fields_read_as_the_stdlib_reads_them() -> None:

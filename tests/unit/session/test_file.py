@@ -285,17 +285,33 @@ def test_torn_tail_does_not_hide_an_earlier_stale_view(repo: SessionRepository) 
     assert len(repo.open(sf.id).entries) == 2
 
 
-def test_corrupt_middle_line_refuses_to_open(repo: SessionRepository) -> None:
+def test_a_corrupt_middle_line_opens_the_rest_and_appends_keep_every_line(
+    repo: SessionRepository, caplog: pytest.LogCaptureFixture
+) -> None:
     sf = repo.create("ws")
-    sf.append("message", user("a"))
-    sf.append("message", user("b"))
+    for text in ("a", "b", "c"):
+        sf.append("message", user(text))
     path = repo.root / f"{sf.id}.jsonl"
     lines = path.read_bytes().split(b"\n")
-    lines[1] = b"{broken"
+    lines[2] = b"{broken"  # b's line: c's parent is gone
     path.write_bytes(b"\n".join(lines))
-    with pytest.raises(SessionFormatError, match="corrupt at line 2") as info:
-        repo.open(sf.id)
-    assert str(repo.root) not in str(info.value)
+    damaged = path.read_bytes()
+    with caplog.at_level(logging.WARNING, logger="ggd.session"):
+        opened = repo.open(sf.id)
+    assert "line 3: line is not valid JSON" in caplog.text and str(repo.root) not in caplog.text
+    assert [m["content"] for m in opened.messages()] == ["a", "c"]
+    opened.append("message", user("d"))
+    opened.release()  # the rebuilt view (same bytes) agrees
+    assert [m["content"] for m in opened.messages()] == ["a", "c", "d"]
+    assert path.read_bytes().startswith(damaged)  # every line, the broken one too, is kept
+    # A torn tail after the damage: repair cuts the torn bytes only.
+    with open(path, "ab") as f:
+        f.write(b'{"type":"mess')
+    again = repo.open(sf.id)
+    assert path.read_bytes().startswith(damaged) and b"{broken\n" in path.read_bytes()
+    assert not path.read_bytes().endswith(b"mess")
+    assert [m["content"] for m in again.messages()] == ["a", "c", "d"]
+    assert repo.summary(sf.id).damaged and repo.summary(sf.id).message_count == 3
 
 
 def test_unknown_version_refuses_to_open(repo: SessionRepository) -> None:
@@ -381,3 +397,22 @@ def test_checkout_and_fork_before_the_first_entry(repo: SessionRepository) -> No
         "nodeId": None,
         "kind": "fork",
     }
+
+
+def test_moved_on_sees_another_writers_append_and_reload_catches_up(
+    repo: SessionRepository,
+) -> None:
+    mine = repo.create("ws")
+    mine.append("message", user("a"))
+    theirs = repo.open(mine.id)  # another process's view of the same file
+    assert not mine.moved_on() and not theirs.moved_on()
+    theirs.append("message", user("b"))
+    assert mine.moved_on() and not theirs.moved_on()
+    mine.release()
+    assert mine.moved_on()  # a released view still knows what it saw
+    mine.reload()
+    assert not mine.moved_on() and [m["content"] for m in mine.messages()] == ["a", "b"]
+    mine.append("message", user("c"))  # our own appends never count as moving on
+    assert not mine.moved_on() and theirs.moved_on()
+    (repo.root / f"{mine.id}.jsonl").unlink()
+    assert mine.moved_on()

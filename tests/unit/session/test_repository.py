@@ -136,7 +136,7 @@ def test_list_filters_by_workspace(repo: SessionRepository) -> None:
     assert repo.list(workspace_id="none")[0] == []
 
 
-def test_list_skips_and_logs_a_corrupt_file(
+def test_list_flags_a_damaged_file_and_skips_a_headerless_one(
     repo: SessionRepository, caplog: pytest.LogCaptureFixture
 ) -> None:
     good = _populate(repo, 2)
@@ -151,8 +151,12 @@ def test_list_skips_and_logs_a_corrupt_file(
     (repo.root / "notes.txt").write_text("ignored")
     with caplog.at_level(logging.WARNING, logger="ggd.session"):
         page, _ = repo.list()
-    assert sorted(s.id for s in page) == sorted(good)
-    assert bad.id in caplog.text and "s_ffffffffffffffff" in caplog.text
+    # A damaged body is listed, flagged; a file without a header cannot be (no workspace).
+    assert sorted(s.id for s in page) == sorted([*good, bad.id])
+    assert [s.id for s in page if s.damaged] == [bad.id]
+    assert "s_ffffffffffffffff" in caplog.text
+    again, _ = repo.list()  # from the list cache: the flag survives it
+    assert [s.id for s in again if s.damaged] == [bad.id]
 
 
 def test_list_reads_a_torn_file_without_touching_it(repo: SessionRepository) -> None:

@@ -12,7 +12,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from ggd.tools import Classification, classify_command
-from ggd.tools.classifier import analyze_unguarded
+from ggd.tools.shell.classifier import analyze_unguarded
 
 CORPUS_PATH = Path(__file__).parents[2] / "data" / "classifier_corpus.jsonl"
 CORPUS = [json.loads(line) for line in CORPUS_PATH.read_text().splitlines() if line.strip()]
@@ -93,7 +93,7 @@ def test_random_failure_is_dangerous(monkeypatch: pytest.MonkeyPatch, ws: Path) 
     def boom(*args: object) -> None:
         raise RuntimeError("bug")
 
-    monkeypatch.setattr("ggd.tools.classifier.Analyzer.analyze", boom)
+    monkeypatch.setattr("ggd.tools.shell.classifier.Analyzer.analyze", boom)
     assert classify_command("ls", ws) == Classification(
         "dangerous", "command could not be analysed"
     )

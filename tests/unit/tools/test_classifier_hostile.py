@@ -20,8 +20,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from ggd.tools import classify_command
-from ggd.tools.classifier import MAX_LEN
-from ggd.tools.shell_readonly import SPECS
+from ggd.tools.shell.classifier import MAX_LEN
+from ggd.tools.shell.readonly import SPECS
 
 CORPUS_PATH = Path(__file__).parents[2] / "data" / "classifier_hostile.jsonl"
 CORPUS = [json.loads(line) for line in CORPUS_PATH.read_text().splitlines() if line.strip()]
@@ -78,6 +78,9 @@ def test_corpus_is_big_and_covers_every_class() -> None:
     wanted = {"redefinition", "unsafe-option", "env-assign", "secret-read", "secret-exfil"}
     wanted |= {"quoted-assign", "brace", "fed-shell", "wrapper", "escape", "exec-option"}
     wanted |= {"arith-eval", "lexer", "interpreter", "obfuscation"}
+    # Printing a secret through a copy (assignment, read, for, array, here-string/-document) and
+    # reading a process environment (globbed /proc paths, BSD `ps e`): issue 30 item 2.
+    wanted |= {"secret-print", "env-read"}
     assert wanted <= classes, wanted - classes
     assert len({r["command"] for r in CORPUS}) == len(CORPUS), "duplicate commands"
 

@@ -44,25 +44,38 @@ export function McpPanel({ api }: { api: McpApi }) {
       {list === null && !error ? <p className="empty">Loading…</p> : null}
       {list && list.servers.length === 0 ? <p className="empty">No MCP servers configured.</p> : null}
       {list?.workspaceFile === "untrusted" ? (
-        <p>This workspace's .gg/mcp.json is not trusted; review it, then run `gg mcp trust`.</p>
+        <p>
+          This workspace's <code>.gg/mcp.json</code> is not trusted; review it, then run <code>gg mcp trust</code>.
+        </p>
       ) : null}
       {list?.configError ? <p role="alert">{list.configError}</p> : null}
-      <ul>
+      <ul className="mcp-servers">
         {(list?.servers ?? []).map((s) => {
           const t = tested[s.name];
           return (
-            <li key={`${s.origin}:${s.name}`} data-state={s.state}>
-              <strong>{s.name}</strong> <span className="mcp-state">{s.state}</span>{" "}
-              <span className="mcp-meta">
-                {s.transport} · {s.origin}
-              </span>
-              {s.tools && s.tools.length > 0 ? <div className="mcp-tools">tools: {s.tools.join(", ")}</div> : null}
-              {s.lastError ? <div className="mcp-error">{s.lastError}</div> : null}
-              {s.state !== "untrusted" ? (
-                <button type="button" disabled={testing !== null} onClick={() => test(s.name)}>
-                  {testing === s.name ? "Testing…" : "Test"}
-                </button>
+            <li key={`${s.origin}:${s.name}`} data-state={s.state} className="mcp-server">
+              <div className="mcp-head">
+                <strong>{s.name}</strong>
+                <span className={`mcp-state state-${s.state}`}>{s.state}</span>
+                <span className="mcp-meta">
+                  {s.transport} · {s.origin}
+                </span>
+                {s.state !== "untrusted" ? (
+                  <button type="button" className="btn small" disabled={testing !== null} onClick={() => test(s.name)}>
+                    {testing === s.name ? "Testing…" : "Test"}
+                  </button>
+                ) : null}
+              </div>
+              {s.tools && s.tools.length > 0 ? (
+                <ul className="mcp-tools" aria-label={`${s.name} tools`}>
+                  {s.tools.map((tool) => (
+                    <li key={tool}>
+                      <code>{tool}</code>
+                    </li>
+                  ))}
+                </ul>
               ) : null}
+              {s.lastError ? <div className="mcp-error">{s.lastError}</div> : null}
               {t ? (
                 <div className="mcp-test">
                   {t.ok

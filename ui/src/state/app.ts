@@ -174,6 +174,10 @@ export class AppController {
 
   /** Create a session, open it, and list it. */
   async newSession(): Promise<void> {
+    // An untouched new session (no name, no message) is reused: clicking New session again must
+    // not leave a trail of empty "Untitled" rows in the list.
+    const current = this.session.store.get().snapshot;
+    if (current && !current.name && current.messages.length === 0 && !current.activeRunId) return;
     await this.session.create();
     await this.refreshSessions();
   }

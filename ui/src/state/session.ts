@@ -301,6 +301,11 @@ export class SessionController {
     }));
   }
 
+  /** Put text into the composer (a prompt about a search hit, say); the user edits and sends it. */
+  offerDraft(text: string): void {
+    this.setDraft(text);
+  }
+
   private setDraft(text: string): void {
     this.draftSerial += 1;
     const draft = { text, serial: this.draftSerial };

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -179,3 +180,142 @@ def test_removing_an_artifact_deletes_its_folder_only(tmp_path: Path) -> None:
     assert lib.get(item.id).name == "Report.md"
     with pytest.raises(E.ArtifactNotFoundError):
         arts.remove(meta.id)
+
+
+def test_a_version_file_artifact_json_does_not_list_is_overwritten(tmp_path: Path) -> None:
+    store = ArtifactStore(tmp_path)
+    meta = store.create("Page", "markdown", "one", "s_1")
+    folder = tmp_path / "artifacts" / meta.id
+    # What a kill between writing v2 and replacing artifact.json leaves behind.
+    (folder / "v2.md").write_text("never acknowledged")
+    (folder / ".artifact.json.k1ll3d").write_text("{")
+    (folder / ".v2.md.tmp0001").write_text("half")
+    edited = store.edit(meta.id, "two")
+    assert edited.version == 2 and store.content(edited) == "two"
+    assert store.content(edited, 1) == "one"
+    assert sorted(p.name for p in folder.iterdir()) == ["artifact.json", "v1.md", "v2.md"]
+
+
+def test_recovery_cleans_half_made_and_half_removed_folders_once(tmp_path: Path) -> None:
+    store = ArtifactStore(tmp_path)
+    root = tmp_path / "artifacts"
+    kept = store.create("Kept", "markdown", "k", "s_1")
+    half = root / "a_0123456789ab"  # a create killed before its artifact.json
+    half.mkdir()
+    (half / "v1.md").write_text("x")
+    gone = root / f".removed-{kept.id}-beef"  # a remove killed before its rmtree
+    gone.mkdir()
+    (gone / "v1.md").write_text("x")
+    (root / kept.id / "v3.md").write_text("uncommitted")
+    ArtifactStore(tmp_path).recover()
+    assert sorted(p.name for p in root.iterdir()) == sorted(["artifacts.lock", kept.id])
+    assert sorted(p.name for p in (root / kept.id).iterdir()) == ["artifact.json", "v1.md"]
+    assert store.content(store.get(kept.id)) == "k"
+
+
+# One helper process imports ggd once and forks a fresh editor per round (a real process, killed
+# for real, started in milliseconds; never a fork of the multi-threaded pytest process). Each
+# editor acknowledges a version on stdout only after edit() returned (committed on disk).
+ZYGOTE = r"""
+import os, sys
+from pathlib import Path
+from ggd.capabilities.artifacts.artifact_store import ArtifactStore
+
+home, artifact_id = Path(sys.argv[1]), sys.argv[2]
+out = sys.stdout.fileno()
+for line in sys.stdin:
+    cmd = line.split()
+    if cmd[0] == "go":
+        pid = os.fork()
+        if pid == 0:
+            store = ArtifactStore(home)
+            os.write(out, b"pid %d\n" % os.getpid())
+            i = 0
+            while True:
+                text = f"{cmd[1]}-{i}"
+                meta = store.edit(artifact_id, text)
+                os.write(out, f"ack {meta.version} {text}\n".encode())
+                i += 1
+    elif cmd[0] == "reap":  # the editor is dead: everything it wrote is before this line
+        os.waitpid(int(cmd[1]), 0)
+        os.write(out, b"reaped\n")
+"""
+
+
+class _Lines:
+    """Lines from a pipe with a deadline: a hung helper fails the test, never hangs it."""
+
+    def __init__(self, fd: int) -> None:
+        self.fd, self.buf = fd, b""
+
+    def readline(self, timeout: float = 30.0) -> str:
+        import select
+        import time
+
+        deadline = time.monotonic() + timeout
+        while b"\n" not in self.buf:
+            left = deadline - time.monotonic()
+            if left <= 0 or not select.select([self.fd], [], [], left)[0]:
+                raise TimeoutError("the editor helper did not answer in time")
+            chunk = os.read(self.fd, 65536)
+            if not chunk:
+                raise EOFError("the editor helper exited")
+            self.buf += chunk
+        line, self.buf = self.buf.split(b"\n", 1)
+        return line.decode()
+
+
+def test_random_kills_during_edits_keep_every_acknowledged_edit_and_stay_editable(
+    tmp_path: Path,
+) -> None:
+    import random
+    import signal
+    import time
+
+    rng = random.Random(30)
+    store = ArtifactStore(tmp_path)
+    meta = store.create("Killed", "markdown", "v1", "s_1")
+    acked: dict[int, str] = {1: "v1"}
+    helper = subprocess.Popen(
+        [sys.executable, "-c", ZYGOTE, str(tmp_path), meta.id],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+        cwd=ROOT,
+    )
+    assert helper.stdin is not None and helper.stdout is not None
+    lines = _Lines(helper.stdout.fileno())
+
+    def ack(line: str) -> None:
+        _, version, text = line.split()
+        acked[int(version)] = text
+
+    deadline = time.monotonic() + 10.0
+    rounds = 0
+    try:
+        while rounds < 300 and time.monotonic() < deadline:
+            rounds += 1
+            helper.stdin.write(f"go r{rounds}\n")
+            helper.stdin.flush()
+            pid = int(lines.readline().split()[1])
+            # Let a few edits through, then kill somewhere inside a later one.
+            for _ in range(rng.randrange(1, 4)):
+                ack(lines.readline())
+            time.sleep(rng.random() * 0.002)  # where the kill lands, not a synchronisation
+            os.kill(pid, signal.SIGKILL)
+            helper.stdin.write(f"reap {pid}\n")
+            helper.stdin.flush()
+            while (line := lines.readline()) != "reaped":
+                ack(line)  # acknowledged before the kill landed
+            now = store.get(meta.id)
+            assert now.version >= max(acked)
+            for version, text in acked.items():
+                assert store.content(now, version) == text
+            # Always editable afterwards: the next edit gets the next number.
+            after = store.edit(meta.id, f"parent-{rounds}")
+            assert after.version == now.version + 1
+            acked[after.version] = f"parent-{rounds}"
+    finally:
+        helper.stdin.close()
+        helper.wait(30)
+    assert rounds >= 20

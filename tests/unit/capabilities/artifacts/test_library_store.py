@@ -159,3 +159,27 @@ def test_an_add_sweeps_temp_files_a_dead_add_left(tmp_path: Path) -> None:
     os.utime(old, (time.time() - 7200, time.time() - 7200))
     lib.add_bytes("a.txt", b"a", "upload")
     assert not old.exists() and fresh.exists()
+
+
+def test_recovery_undoes_a_commit_killed_before_its_index_write(tmp_path: Path) -> None:
+    import os
+
+    lib = LibraryStore(tmp_path)
+    kept = lib.add_bytes("kept.txt", b"k", "upload")
+    # A commit killed after linking the part to its final name, before index.json named it.
+    part = lib.root / ".add-0123456789abcdef.part"
+    part.write_bytes(b"half-added")
+    os.link(part, lib.root / "report.txt")
+    # A commit killed after its index write, before its part was deleted.
+    done = lib.root / ".add-fedcba9876543210.part"
+    os.link(lib.path(kept), done)
+    (lib.root / ".index.json.x1y2z3").write_bytes(b'{"items": [')  # a killed index rewrite
+    (lib.root / "mine.txt").write_bytes(b"put here by hand")  # not provably ours: kept
+    LibraryStore(tmp_path).recover()
+    assert sorted(p.name for p in lib.root.iterdir()) == sorted(
+        ["index.json", "library.lock", "kept.txt", "mine.txt"]
+    )
+    # The name the killed add had taken is free again, and the kept item is intact.
+    again = lib.add_bytes("report.txt", b"new", "upload")
+    assert again.name == "report.txt" and lib.path(again).read_bytes() == b"new"
+    assert lib.path(kept).read_bytes() == b"k"

@@ -180,3 +180,17 @@ def test_rrf_rewards_agreement() -> None:
 
 def test_fts_query_neutralises_syntax() -> None:
     assert S.fts_query('NEAR("a" OR b*) -c') == '"near" OR "a" OR "or" OR "b" OR "c"'
+
+
+def test_a_snippet_is_plain_text_cut_between_words() -> None:
+    from ggd.capabilities.kb.search import snippet
+
+    words = " ".join(f"word{i}" for i in range(200))
+    text = f"## Deploying\n\nSee **the [rollback guide](docs/rollback.md)** and `make deploy`.\n{words}"
+    s = snippet(text, "rollback", width=80)
+    assert "rollback guide" in s
+    for markup in ("##", "**", "](", "`"):
+        assert markup not in s
+    assert s.endswith("…") and s.strip("…").split()[-1] in words.split()  # ends on a whole word
+    mid = snippet(words, "word150", width=60).strip("…").split()
+    assert mid and set(mid) <= set(words.split())  # no word cut in two

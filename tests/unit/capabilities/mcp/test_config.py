@@ -17,7 +17,7 @@ from ggd.capabilities.mcp.config import (
     remove_server,
     trust_workspace,
 )
-from ggd.capabilities.mcp.connection import server_env
+from ggd.capabilities.mcp.connection import server_env, spawn_command
 
 
 def _write(path: Path, servers: dict[str, object]) -> None:
@@ -102,6 +102,27 @@ def test_a_stdio_server_gets_only_path_home_lang_and_its_own_env() -> None:
     base = {"PATH": "/bin", "HOME": "/h", "LANG": "C.UTF-8", "OPENAI_API_KEY": "sk-x", "USER": "u"}
     env = server_env(StdioServer(command="x", env={"MINE": "1"}), base)
     assert env == {"PATH": "/bin", "HOME": "/h", "LANG": "C.UTF-8", "MINE": "1"}
+
+
+def test_the_spawned_server_sees_exactly_that_env_through_the_sdks_merge(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # The SDK merges the env it is given over get_default_environment() (USER, SHELL, ...);
+    # spawn_command's program must take those back out, leaving the policy's variables.
+    from mcp.client.stdio import get_default_environment
+
+    for name in ("USER", "SHELL", "LOGNAME", "TERM"):
+        monkeypatch.setenv(name, "daemon-" + name.lower())
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-secret")
+    show_env = "import json, os; print(json.dumps(dict(os.environ)))"
+    spec = StdioServer(command="x", args=["-c", show_env], env={"MINE": "1", "TERM": "dumb"})
+    program, args, env = spawn_command(spec, sys.executable)
+    merged = get_default_environment() | env  # what the SDK hands the process (mcp.client.stdio)
+    out = subprocess.run([program, *args], env=merged, capture_output=True, text=True, check=True)
+    seen = json.loads(out.stdout)
+    seen.pop("LC_CTYPE", None)  # Python's own locale coercion may add it
+    assert set(seen) == {"PATH", "HOME", "MINE", "TERM"} | ({"LANG"} & set(env)), sorted(seen)
+    assert seen["MINE"] == "1" and seen["TERM"] == "dumb"
 
 
 def test_importing_the_daemon_does_not_import_the_mcp_sdk() -> None:

@@ -61,3 +61,18 @@ def test_config_refuses_an_unknown_default_zone() -> None:
         SchedulerConfig(timezone="Mars/Olympus")
     with pytest.raises(ValidationError):
         SchedulerConfig.model_validate({"enabeld": False})  # a typo is an error, not ignored
+
+
+def test_an_at_time_just_past_is_taken_and_due_at_once() -> None:
+    from datetime import timedelta
+
+    from ggd.capabilities.scheduler.jobs import MISFIRE_GRACE_SECONDS, next_run
+
+    now = datetime(2026, 3, 1, 9, 0, 0, tzinfo=UTC)
+    just = (now - timedelta(seconds=5)).isoformat()
+    job = build_job(JobAddParams(name="soon", prompt="p", at=just), "w", "UTC", now)
+    due = next_run(job, now)
+    assert due is not None and due <= int(now.timestamp() * 1000)  # fires on the next tick
+    long_ago = (now - timedelta(seconds=MISFIRE_GRACE_SECONDS + 5)).isoformat()
+    with pytest.raises(ScheduleError, match="in the past"):
+        build_job(JobAddParams(name="late", prompt="p", at=long_ago), "w", "UTC", now)

@@ -62,6 +62,20 @@ def test_run_log_keeps_the_last_state_and_survives_a_torn_line(tmp_path: Path) -
     assert len(store.runs_path.read_text().splitlines()) == 4  # append-only: nothing rewritten
 
 
+def test_an_append_after_a_torn_line_starts_a_new_line_and_is_read(tmp_path: Path) -> None:
+    store = JobStore(tmp_path)
+    store.append_run(RunRecord(id="jr_1", job_id="j", started_at=1, status="ok"))
+    with open(store.runs_path, "a") as f:
+        f.write('{"id": "jr_2", "jobId": "j", "sta')  # killed mid-append: no newline
+    store.append_run(RunRecord(id="jr_3", job_id="j", started_at=3, status="ok", summary="s"))
+    store.append_run(RunRecord(id="jr_4", job_id="j", started_at=4, status="skipped"))
+    runs = store.runs("j")
+    assert [(r.id, r.status) for r in runs] == [("jr_4", "skipped"), ("jr_3", "ok"), ("jr_1", "ok")]
+    lines = store.runs_path.read_text().splitlines()
+    assert lines[1] == '{"id": "jr_2", "jobId": "j", "sta'  # the torn line stays, alone
+    assert len(lines) == 4
+
+
 def test_a_corrupt_store_is_an_error_that_says_what_to_do(tmp_path: Path) -> None:
     store = JobStore(tmp_path)
     store.dir.mkdir(parents=True)
