@@ -78,23 +78,37 @@ def test_eglot_asks_the_approval_and_its_allow_writes_the_file(
         "GG_TEST_RESULT": str(result),
         "HOME": str(tmp_path),  # no user init; Debian's site-start puts eglot on the load path
     }
+    err_log = tmp_path / "emacs.err"
     try:
-        proc = subprocess.run(
-            [emacs, "--batch", "--no-init-file", "-l", str(SCENARIO)],
-            input="Allow\n",
-            env=env,
-            cwd=workspace,
-            capture_output=True,
-            text=True,
-            timeout=120,
-        )
+        with open(err_log, "w") as err:
+            proc = subprocess.Popen(
+                [emacs, "--batch", "--no-init-file", "-l", str(SCENARIO)],
+                stdin=subprocess.PIPE,
+                stdout=subprocess.DEVNULL,
+                stderr=err,
+                env=env,
+                cwd=workspace,
+                text=True,
+            )
+            assert proc.stdin is not None
+            # Typed ahead; stdin stays open while Emacs runs, as a terminal's does.
+            proc.stdin.write("Allow\n")
+            proc.stdin.flush()
+            try:
+                proc.wait(timeout=120)
+            finally:
+                proc.stdin.close()
+                if proc.returncode is None:
+                    proc.kill()
+                    proc.wait()
     finally:
         if via == "stdio":
             fm.stop()
+    stderr = err_log.read_text(errors="replace")
     if not result.exists():
-        pytest.fail(f"emacs wrote no result (rc={proc.returncode}): {proc.stderr[-3000:]}")
+        pytest.fail(f"emacs wrote no result (rc={proc.returncode}): {stderr[-3000:]}")
     out = json.loads(result.read_text())
-    assert out["ok"], f"{out['error']}\n{proc.stderr[-3000:]}"
+    assert out["ok"], f"model requests: {len(fm.requests)}; {out['error'][:3000]}\n{stderr[-3000:]}"
     assert out["eglot"] == "eglot-1.9"
     asked = [q for q in out["asked"] if "gg wants to run write" in q]
     assert len(asked) == 1, out["asked"]

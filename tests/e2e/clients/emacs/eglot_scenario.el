@@ -1,7 +1,8 @@
 ;;; eglot_scenario.el --- Emacs + eglot (Debian elpa-eglot) drive a real ggd -*- lexical-binding: t -*-
-;; The docs/clients.md setup: gg as the python-mode server, `gg.ask' through
-;; `eglot-execute-command'.  eglot asks the approval with `completing-read', which in
-;; batch mode reads a line from stdin: the test writes "Allow" there, as a user types it.
+;; The docs/clients.md setup: gg as the python-mode server, `gg.ask' sent as
+;; `workspace/executeCommand' without waiting, as its `gg--command' does.  eglot asks
+;; the approval with `completing-read', which in batch mode reads a line from stdin: the
+;; test writes "Allow" there, as a user types it.
 ;; GG_TEST_ARGS (JSON): {cmd, source, target, expect, prompt, within}; result to GG_TEST_RESULT.
 (require 'eglot)
 (require 'json)
@@ -12,8 +13,16 @@
   (let ((lib (locate-library "eglot")))
     (and lib (file-name-nondirectory (directory-file-name (file-name-directory lib))))))
 
+(defun gg-events ()
+  "The tail of eglot's JSON-RPC events buffer: what went over the wire."
+  (let ((server (ignore-errors (eglot-current-server))))
+    (if (not server) ""
+      (with-current-buffer (jsonrpc-events-buffer server)
+        (buffer-substring-no-properties (max (point-min) (- (point-max) 6000)) (point-max))))))
+
 (defun gg-finish (ok &optional err)
-  (setq gg-result (list :ok (if ok t :json-false) :error (or err :null)
+  (setq gg-result (list :ok (if ok t :json-false)
+                        :error (if err (concat err "\n" (gg-events)) :null)
                         :asked (or gg-asked []) :eglot (or gg-eglot-dir :null)))
   (with-temp-file (getenv "GG_TEST_RESULT")
     (insert (json-encode gg-result)))
@@ -44,7 +53,12 @@
                                  (eglot--guess-contact)
                                  (with-current-buffer (get-buffer-create "*Messages*")
                                    (buffer-string)))))
-        (eglot-execute-command server "gg.ask" (vector (plist-get gg-args :prompt)))
+        ;; Asynchronous, as docs/clients.md's `gg--command': with the synchronous
+        ;; `eglot-execute-command' about half of the runs never saw the approval request.
+        (jsonrpc-async-request server :workspace/executeCommand
+                               (list :command "gg.ask"
+                                     :arguments (vector (plist-get gg-args :prompt)))
+                               :success-fn #'ignore)
         (let ((target (plist-get gg-args :target)))
           (gg-wait (lambda ()
                      (and (file-exists-p target)
