@@ -6,7 +6,7 @@ VENV    := .venv
 BIN     := $(VENV)/bin
 HOST    ?= 127.0.0.1
 PORT    ?= 8765
-APT_PKGS := chromium neovim bubblewrap ripgrep xvfb xclip espeak-ng
+APT_PKGS := chromium neovim emacs-nox elpa-eglot bubblewrap ripgrep xvfb xclip espeak-ng
 # The demo's first write must not land in the gg checkout: make run works in a folder of its own.
 WORKSPACE ?= $(HOME)/gg-workspace
 # `make run WORKSPACE=~/code/x` under sh/zsh passes the tilde through unexpanded: expand it here,
@@ -78,6 +78,8 @@ system-deps:
 	@missing=""; \
 	command -v chromium >/dev/null || missing="$$missing chromium"; \
 	command -v nvim >/dev/null || missing="$$missing neovim"; \
+	command -v emacs >/dev/null || missing="$$missing emacs-nox"; \
+	ls -d /usr/share/emacs/site-lisp/elpa/eglot-* >/dev/null 2>&1 || missing="$$missing elpa-eglot"; \
 	command -v bwrap >/dev/null || missing="$$missing bubblewrap"; \
 	command -v rg >/dev/null || missing="$$missing ripgrep"; \
 	command -v Xvfb >/dev/null || missing="$$missing xvfb"; \

@@ -4,24 +4,32 @@ It is a gg protocol client, not a second agent core: every call goes to the runn
 private `ggd --stdio` child) through gg/session.create, gg/run.start and gg/run.wait. Approvals
 follow the non-interactive policy, unless the MCP client supports elicitation: then the run is
 interactive and each approval_requested is asked through the client, answered with gg/run.approve.
-
 The calling agent is another model, so it does not get to decide that nobody approves: an
 `approvalMode` that allows writes and commands without asking (`yolo`, `never`) is refused as a
 tool error unless the person who configured the server started it with `ggd --mcp --allow-yolo`.
+A gg_ask the client cancels (notifications/cancelled), or that is still running when the client
+goes away, is canceled on the daemon: nobody is left to read its answer.
+Tools return structured content (their output schema is the models below); failures are the
+SDK's `ToolError`, so the client reads gg's message. Sessions are also resources
+(`gg://sessions`, `gg://session/{sessionId}`) and a prompt (`gg_session`).
 This module imports the `mcp` SDK at the top; only `ggd --mcp` imports it.
 """
 
 from __future__ import annotations
 
 import asyncio
-import json
+import contextlib
+import os
+import threading
 from pathlib import Path
 from typing import Any, Literal
 
+import anyio
 from mcp.server.mcpserver import Context, MCPServer
-from mcp.server.mcpserver.exceptions import ToolError
+from mcp.server.mcpserver.exceptions import ResourceError, ToolError
 from pydantic import BaseModel, Field
 
+from ggd import __version__
 from ggd.adapters.ggclient import GgClient, GgRpcError, gg_home
 
 TERMINAL = ("run_completed", "run_failed", "run_canceled")
@@ -52,6 +60,48 @@ class ApprovalAnswer(BaseModel):
     allow: bool = Field(description="Allow this tool call?")
 
 
+class AskResult(BaseModel):
+    """gg_ask's structured result."""
+
+    answer: str = Field(description="The agent's final answer (or the run's error).")
+    sessionId: str = Field(description="Pass it back to gg_ask to continue the conversation.")
+    runId: str
+    status: str = Field(description="completed, failed, canceled or ended.")
+
+
+class SessionItem(BaseModel):
+    """One session of the workspace."""
+
+    id: str
+    name: str
+    updatedAt: Any = None
+    messageCount: int = 0
+    preview: str = ""
+
+
+class SessionList(BaseModel):
+    """gg_sessions' structured result."""
+
+    sessions: list[SessionItem]
+
+
+class SessionMessage(BaseModel):
+    """One message of a session, as gg_session_read shows it."""
+
+    role: str
+    content: Any = None
+    toolName: str | None = None
+    isError: bool | None = None
+
+
+class SessionRead(BaseModel):
+    """gg_session_read's structured result."""
+
+    sessionId: str
+    name: str
+    messages: list[SessionMessage]
+
+
 class Backend:
     """The one protocol connection `ggd --mcp` makes (opened on first use)."""
 
@@ -59,6 +109,15 @@ class Backend:
         self.workspace = workspace
         self._client: GgClient | None = None
         self._lock = asyncio.Lock()
+        self.running: set[str] = set()  # runs gg_ask started and still waits on
+
+    async def cancel_run(self, run_id: str) -> None:
+        """Cancel one run on the daemon, even from inside a cancelled scope (bounded)."""
+        with anyio.move_on_after(10, shield=True):
+            try:
+                await self.request("gg/run.cancel", {"runId": run_id}, within=10)
+            except (GgRpcError, ConnectionError, OSError, TimeoutError):
+                pass  # already over, or the daemon is gone (and the run with it)
 
     async def client(self) -> GgClient:
         """The connection, opened (or reopened after it closed) on demand."""
@@ -77,8 +136,15 @@ class Backend:
             client = await self.client()
             return await client.request(method, params, within)
 
+    async def cancel_all(self) -> None:
+        """Cancel every run a gg_ask still waits on (its client is gone)."""
+        for run_id in list(self.running):
+            await self.cancel_run(run_id)
+
     async def aclose(self) -> None:
-        """Close the connection."""
+        """Cancel the runs nobody will wait for any more, then close the connection."""
+        await self.cancel_all()
+        self.running.clear()
         if self._client is not None:
             client, self._client = self._client, None
             await client.aclose()
@@ -112,7 +178,24 @@ async def ask(
     }
     if approval_mode:
         params["approvalMode"] = approval_mode
-    run_id = str((await backend.request("gg/run.start", params))["runId"])
+    # Shielded: a cancel arriving while the run starts would otherwise leave it unknown here,
+    # and running on the daemon; it is delivered at the next await, inside the try below.
+    with anyio.CancelScope(shield=True):
+        run_id = str((await backend.request("gg/run.start", params))["runId"])
+        backend.running.add(run_id)
+    try:
+        return await _follow(backend, run_id, session_id, interactive, ctx)
+    except BaseException:
+        # Cancelled by the client (notifications/cancelled), or the server is going away.
+        await backend.cancel_run(run_id)
+        raise
+    finally:
+        backend.running.discard(run_id)
+
+
+async def _follow(
+    backend: Backend, run_id: str, session_id: str, interactive: bool, ctx: Context | None
+) -> dict[str, Any]:
     after = 0
     while True:
         res = await backend.request(
@@ -158,11 +241,44 @@ async def _elicit_approval(
         pass  # already answered by another client, or expired
 
 
+def _tool_error(exc: GgRpcError) -> ToolError:
+    """gg's message as the MCP tool error the client shows (`no session with id ...`)."""
+    return ToolError(str(exc))
+
+
+async def _read_session(backend: Backend, session_id: str) -> SessionRead:
+    snap = await backend.request("gg/session.open", {"sessionId": session_id})
+    messages = [
+        SessionMessage.model_validate(
+            {k: m[k] for k in ("role", "content", "toolName", "isError") if k in m}
+        )
+        for m in snap.get("messages", [])
+    ]
+    return SessionRead(
+        sessionId=str(snap.get("sessionId")), name=str(snap.get("name") or ""), messages=messages
+    )
+
+
+async def _list_sessions(backend: Backend) -> SessionList:
+    res = await backend.request("gg/session.list", {"limit": 50})
+    fields = SessionItem.model_fields
+    return SessionList(
+        sessions=[
+            SessionItem.model_validate({k: v for k, v in s.items() if k in fields})
+            for s in res.get("sessions", [])
+        ]
+    )
+
+
 def build_server(backend: Backend, allow_yolo: bool = False) -> MCPServer:
-    """The MCP server with gg's three tools; `allow_yolo` lets callers pick yolo/never."""
+    """The MCP server with gg's three tools, its sessions as resources, and one prompt.
+
+    `allow_yolo` lets callers pick approvalMode yolo/never.
+    """
     server: MCPServer = MCPServer(
         "gg",
         instructions="gg is a coding agent working in one workspace. gg_ask runs it on a prompt.",
+        version=__version__,
     )
 
     @server.tool(
@@ -173,42 +289,114 @@ def build_server(backend: Backend, allow_yolo: bool = False) -> MCPServer:
         ctx: Context,
         sessionId: str | None = None,
         approvalMode: ApprovalMode | None = None,
-    ) -> str:
+    ) -> AskResult:
         check_mode(approvalMode, allow_yolo)
         try:
             out = await ask(backend, prompt, sessionId, approvalMode, ctx)
         except GgRpcError as exc:
-            raise ToolError(str(exc)) from None
-        return json.dumps(out, ensure_ascii=False)
+            raise _tool_error(exc) from None
+        return AskResult.model_validate(out)
 
     @server.tool(description="List gg's sessions in this workspace, newest first.")
-    async def gg_sessions() -> str:
-        res = await backend.request("gg/session.list", {"limit": 50})
-        return json.dumps(res.get("sessions", []), ensure_ascii=False)
+    async def gg_sessions() -> SessionList:
+        try:
+            return await _list_sessions(backend)
+        except GgRpcError as exc:
+            raise _tool_error(exc) from None
 
     @server.tool(description="Read one gg session's messages by id.")
-    async def gg_session_read(sessionId: str) -> str:
+    async def gg_session_read(sessionId: str) -> SessionRead:
         try:
-            snap = await backend.request("gg/session.open", {"sessionId": sessionId})
+            return await _read_session(backend, sessionId)
         except GgRpcError as exc:
-            raise ToolError(str(exc)) from None
-        messages = [
-            {k: m[k] for k in ("role", "content", "toolName", "isError") if k in m}
-            for m in snap.get("messages", [])
-        ]
-        return json.dumps(
-            {"sessionId": snap.get("sessionId"), "name": snap.get("name"), "messages": messages},
-            ensure_ascii=False,
-        )
+            raise _tool_error(exc) from None
+
+    @server.resource(
+        "gg://sessions",
+        name="sessions",
+        description="gg's sessions in this workspace, newest first (JSON).",
+        mime_type="application/json",
+    )
+    async def sessions_resource() -> str:
+        try:
+            return (await _list_sessions(backend)).model_dump_json()
+        except GgRpcError as exc:
+            raise ResourceError(str(exc)) from None
+
+    @server.resource(
+        "gg://session/{sessionId}",
+        name="session",
+        description="One gg session's messages (JSON).",
+        mime_type="application/json",
+    )
+    async def session_resource(sessionId: str) -> str:
+        try:
+            return (await _read_session(backend, sessionId)).model_dump_json()
+        except GgRpcError as exc:
+            raise ResourceError(str(exc)) from None
+
+    @server.prompt(
+        name="gg_session",
+        description="Bring a gg session's conversation into this chat (its text messages).",
+    )
+    async def gg_session(sessionId: str) -> list[dict[str, Any]]:
+        try:
+            read = await _read_session(backend, sessionId)
+        except GgRpcError as exc:
+            raise ValueError(str(exc)) from None
+        out: list[dict[str, Any]] = []
+        for m in read.messages:
+            if m.role in ("user", "assistant") and isinstance(m.content, str) and m.content:
+                out.append({"role": m.role, "content": {"type": "text", "text": m.content}})
+        return out
 
     return server
 
 
-async def serve(workspace: Path, allow_yolo: bool = False) -> int:
-    """Serve MCP on stdin/stdout until the client closes it."""
-    backend = Backend(workspace)
+def _pump(src: int, dst: int) -> None:
+    """Copy src to dst until src ends, then close dst (blocking: runs in a thread)."""
     try:
-        await build_server(backend, allow_yolo).run_stdio_async()
+        while data := os.read(src, 65536):
+            view = memoryview(data)
+            while view:
+                view = view[os.write(dst, view) :]
+    except OSError:
+        pass
+    finally:
+        os.close(dst)
+
+
+async def serve(workspace: Path, allow_yolo: bool = False) -> int:
+    """Serve MCP on stdin/stdout until the client closes it.
+
+    The SDK waits for its tool calls before it returns on EOF, and a gg_ask waits for its run:
+    so stdin reaches the SDK through a pipe, and the real stdin's end cancels the runs first.
+    """
+    backend = Backend(workspace)
+    client_in = os.dup(0)
+    read_end, write_end = os.pipe()
+    os.dup2(read_end, 0)
+    os.close(read_end)
+
+    loop, eof = asyncio.get_running_loop(), asyncio.Event()
+
+    def pump() -> None:
+        _pump(client_in, write_end)
+        with contextlib.suppress(RuntimeError):  # the loop already closed: nothing to cancel
+            loop.call_soon_threadsafe(eof.set)
+
+    # A daemon thread: a read blocked on a stdin that never ends must not hold the exit.
+    threading.Thread(target=pump, name="mcp-stdin", daemon=True).start()
+
+    async def client_gone() -> None:
+        await eof.wait()
+        await backend.cancel_all()
+
+    try:
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(client_gone)
+            await build_server(backend, allow_yolo).run_stdio_async()
+            tg.cancel_scope.cancel()
     finally:
         await backend.aclose()
     return 0
@@ -216,8 +404,6 @@ async def serve(workspace: Path, allow_yolo: bool = False) -> int:
 
 def main(workspace: Path | None, allow_yolo: bool = False) -> int:
     """Entry of `ggd --mcp` (`--allow-yolo`: callers may pick approvalMode yolo or never)."""
-    import anyio
-
     root = (workspace or Path.cwd()).resolve()
     try:
         return int(anyio.run(serve, root, allow_yolo))
@@ -225,4 +411,15 @@ def main(workspace: Path | None, allow_yolo: bool = False) -> int:
         return 130
 
 
-__all__ = ["Backend", "ModeRefused", "ask", "build_server", "check_mode", "main", "serve"]
+__all__ = [
+    "AskResult",
+    "Backend",
+    "ModeRefused",
+    "SessionList",
+    "SessionRead",
+    "ask",
+    "build_server",
+    "check_mode",
+    "main",
+    "serve",
+]

@@ -329,7 +329,8 @@ class DaemonApp:
 
     async def _stdio(self, hub: Hub) -> None:
         try:
-            await serve_stdio(hub, version=__version__)
+            # LSP: `exit` without `shutdown` ends the server with 1
+            self.exit_code = max(self.exit_code, await serve_stdio(hub, version=__version__))
         finally:
             self.stop.set()
 

@@ -42,6 +42,9 @@ class Connection:
     initialized: bool = False
     workspace_id: str | None = None
     client_name: str = ""
+    # What LSP's `exit` asks the process to return (1 without `shutdown`): a private stdio
+    # daemon exits with it (ggd.rpc.editor.lifecycle).
+    exit_code: int = 0
     # Opted in at initialize (`initializationOptions.batchFrames`, WebSocket only): messages
     # queued together go out as one JSON array per frame (see the WebSocket writer).
     batch_frames: bool = False

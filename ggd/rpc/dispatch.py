@@ -24,6 +24,7 @@ from ggd.protocol import errors as E
 
 from .connection import Connection
 from .editor.client import ClientRequests, EditorCaps
+from .editor.lifecycle import exit_code, watch_client_process
 from .responses import GgRpcError, clean_body, encode_response, error_body
 
 if TYPE_CHECKING:
@@ -70,7 +71,8 @@ class GgProtocol(LanguageServerProtocol):
 
     @lsp_method(lsp.EXIT)
     def lsp_exit(self, *args: Any) -> Any:
-        """Close this connection only; other clients keep the daemon."""
+        """Close this connection only; other clients keep the daemon (a private one exits)."""
+        self.conn.exit_code = exit_code(self.shut_down)
         self.conn.close()
         yield from ()
 
@@ -107,11 +109,12 @@ class GgProtocol(LanguageServerProtocol):
                 "batchFrames": self.conn.batch_frames,
             }
         }
-        self.editor.caps = EditorCaps.from_initialize(params.capabilities)
+        self.editor.caps = EditorCaps.from_initialize(params.capabilities, opts)
         if isinstance(opts, dict) and opts.get("editorCommands") is False:
             # A gg client with commands of its own (the VS Code extension): not advertised, so
             # its LSP library does not register gg.ask & co. a second time.
             result.capabilities.execute_command_provider = None
+        watch_client_process(self.conn, params.process_id)
         self.conn.initialized = True
         self.conn.client_name = params.client_info.name if params.client_info else ""
         return result

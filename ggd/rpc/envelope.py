@@ -24,8 +24,8 @@ MAX_STR_ID = 256
 _MAX_SHOWN_METHOD = 80
 
 # Client-to-server methods outside gg/*: the LSP lifecycle, and the editor commands of plain
-# LSP clients (gg.ask & co., ggd.rpc.editor) with their progress' cancel button. Document sync
-# is not supported.
+# LSP clients (gg.ask & co., ggd.rpc.editor) with their progress' cancel button, and document
+# sync (open, change, close: pygls keeps the buffers, gg.askAboutSelection reads unsaved text).
 LSP_REQUESTS = frozenset({lsp.INITIALIZE, lsp.SHUTDOWN, lsp.WORKSPACE_EXECUTE_COMMAND})
 LSP_NOTIFICATIONS = frozenset(
     {
@@ -34,6 +34,9 @@ LSP_NOTIFICATIONS = frozenset(
         lsp.CANCEL_REQUEST,
         lsp.SET_TRACE,
         lsp.WINDOW_WORK_DONE_PROGRESS_CANCEL,
+        lsp.TEXT_DOCUMENT_DID_OPEN,
+        lsp.TEXT_DOCUMENT_DID_CHANGE,
+        lsp.TEXT_DOCUMENT_DID_CLOSE,
     }
 )
 

@@ -48,8 +48,8 @@ async def serve_stream(
     *,
     transport: str,
     version: str,
-) -> None:
-    """Run one framed connection until EOF, `exit`, or a broken stream."""
+) -> int:
+    """Run one framed connection until EOF, `exit`, or a broken stream; returns `exit`'s code."""
     conn = Connection(transport=transport, framer=_FRAME)
     endpoint = Endpoint(app, conn, version)
     app.connection_opened(conn)
@@ -79,10 +79,11 @@ async def serve_stream(
         writer_task.cancel()
         app.connection_closed(conn)
         log.info("connection closed", extra={"conn": conn.id, "transport": transport})
+    return conn.exit_code
 
 
-async def serve_stdio(app: App, *, version: str) -> None:
-    """Serve exactly one client on stdin/stdout; returns when stdin reaches EOF or exit."""
+async def serve_stdio(app: App, *, version: str) -> int:
+    """Serve exactly one client on stdin/stdout until EOF or `exit`; returns `exit`'s code."""
     loop = asyncio.get_running_loop()
     reader = asyncio.StreamReader(limit=2**20)
     await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), sys.stdin.buffer)
@@ -92,7 +93,7 @@ async def serve_stdio(app: App, *, version: str) -> None:
     async def write(buffers: list[Buffer]) -> None:
         await asyncio.to_thread(_write_all, out_fd, buffers)
 
-    await serve_stream(app, reader, write, transport="stdio", version=version)
+    return await serve_stream(app, reader, write, transport="stdio", version=version)
 
 
 def _write_all(fd: int, buffers: list[Buffer]) -> None:

@@ -16,6 +16,7 @@ from acp.schema import (
     AllowedOutcome,
     ClientCapabilities,
     FileSystemCapabilities,
+    ReadTextFileResponse,
     RequestPermissionResponse,
     TextContentBlock,
 )
@@ -236,6 +237,60 @@ async def test_without_fs_capability_gg_writes_the_file_itself(
         )
     assert (workspace / "README.md").read_text() == "# edited by gg\n"
     assert client.writes == []
+
+
+class ReadingClient(RecordingClient):
+    """Also serves fs/read_text_file, failing for a missing file as editors (acpx) do."""
+
+    def __init__(self, answer: str = "allow_once") -> None:
+        super().__init__(answer)
+        self.reads: list[str] = []
+
+    async def read_text_file(
+        self,
+        session_id: str,
+        path: str,
+        line: int | None = None,
+        limit: int | None = None,
+        **kwargs: Any,
+    ) -> ReadTextFileResponse:
+        self.reads.append(path)
+        return ReadTextFileResponse(content=Path(path).read_text(encoding="utf-8"))
+
+
+async def test_a_new_file_is_written_without_reading_it_and_the_session_is_named(
+    fake_daemon, workspace: Path
+) -> None:
+    script = [
+        {
+            "toolCalls": [
+                {"id": "c1", "name": "write", "arguments": {"path": "new.md", "content": "hi\n"}}
+            ]
+        },
+        {"text": "Created."},
+    ]
+    d, _ = fake_daemon(script)
+    client = ReadingClient("allow_once")
+    async with acp_agent(d.env, workspace, client) as conn:
+        new = await conn.new_session(cwd=str(workspace))
+        res = await conn.prompt(
+            session_id=new.session_id,
+            prompt=[TextContentBlock(type="text", text="create the greeting file")],
+        )
+    assert res.stop_reason == "end_turn"
+    target = workspace / "new.md"
+    assert target.read_text() == "hi\n" and client.writes == [(str(target), "hi\n")]
+    assert client.reads == []  # nothing to read: the file did not exist
+    call, _options = client.permissions[0]
+    assert call.content[0].old_text in (None, "") and call.content[0].new_text == "hi\n"
+    # Named from its first prompt, as sessions of every other client are.
+    watcher = await d.open("unix")
+    try:
+        await watcher.initialize(workspace, name="watcher")
+        snap = await watcher.request("gg/session.get", {"sessionId": new.session_id})
+        assert snap["name"] == "create the greeting file"
+    finally:
+        await watcher.close()
 
 
 async def test_resume_attaches_without_replay(fake_daemon, workspace: Path) -> None:

@@ -124,17 +124,20 @@ async def test_deny_leaves_the_file_and_show_document_opens_the_transcript(fake_
         await c.close()
 
 
-async def test_an_editor_without_show_message_request_gets_a_denial(fake_daemon) -> None:
+async def test_an_editor_not_declaring_show_message_is_asked_and_dismissing_denies(
+    fake_daemon,
+) -> None:
+    # eglot declares no window.showMessage yet answers the request (tests/e2e/test_lsp_editors.py)
     d, fm = fake_daemon(WRITE_SCRIPT)
-    c = await _lsp(d, {"window": {"workDoneProgress": True}}, {})
+    c = await _lsp(d, {"window": {"workDoneProgress": True}}, {})  # answers null: dismissed
     try:
         res = await c.request(
             "workspace/executeCommand", {"command": "gg.ask", "arguments": ["write the notes"]}
         )
         await _ended(c, f"gg-{res['runId']}")
         assert not (d.workspace / "notes.md").exists()
-        assert not _asked(c, "window/showMessageRequest")
-        assert "showMessageRequest" in json.dumps(fm.requests[-1]["messages"][-1])
+        assert len(_asked(c, "window/showMessageRequest")) == 1
+        assert "denied" in json.dumps(fm.requests[-1]["messages"][-1])
     finally:
         await c.close()
 

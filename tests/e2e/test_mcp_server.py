@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import json
 import subprocess
 import sys
@@ -118,6 +120,144 @@ async def test_approvals_are_asked_through_elicitation(fake_daemon, workspace: P
     assert out["answer"] == "written"
     assert len(asked) == 1 and "notes.md" in asked[0]
     assert (workspace / "notes.md").read_text() == "hi\n"
+
+
+async def test_errors_version_structured_content_resources_and_prompts(
+    fake_daemon, workspace: Path
+) -> None:
+    from ggd import __version__
+
+    d, _fm = fake_daemon([{"text": "hello from gg"}])
+    async with stdio_client(_params(d.env, workspace)) as (read, write):
+        async with ClientSession(read, write) as session:
+            init = await session.initialize()
+            assert init.server_info.name == "gg" and init.server_info.version == __version__
+
+            # A gg error reaches the client with its message, as a tool error.
+            missing = await session.call_tool("gg_session_read", {"sessionId": "s_nope"})
+            assert missing.is_error
+            text = "".join(b.text for b in missing.content if b.type == "text")
+            assert "no session with id 's_nope'" in text, text
+            bad = await session.call_tool("gg_session_read", {})
+            assert bad.is_error and "sessionId" in "".join(b.text for b in bad.content)
+
+            # Structured content is an object, not JSON inside a string.
+            asked = await session.call_tool("gg_ask", {"prompt": "say hi"})
+            assert not asked.is_error
+            sc = asked.structured_content
+            assert isinstance(sc, dict) and sc["answer"] == "hello from gg", sc
+            assert sc["status"] == "completed"
+            listed = (await session.call_tool("gg_sessions", {})).structured_content
+            assert [s["id"] for s in listed["sessions"]] == [sc["sessionId"]]
+            tools = {t.name: t for t in (await session.list_tools()).tools}
+            assert tools["gg_ask"].output_schema["properties"]["sessionId"]
+
+            # Sessions are resources; the prompt brings one into the chat.
+            uris = [str(r.uri) for r in (await session.list_resources()).resources]
+            assert uris == ["gg://sessions"]
+            templates = (await session.list_resource_templates()).resource_templates
+            assert [t.uri_template for t in templates] == ["gg://session/{sessionId}"]
+            body = await session.read_resource(f"gg://session/{sc['sessionId']}")
+            messages = json.loads(body.contents[0].text)["messages"]
+            assert [m["role"] for m in messages] == ["user", "assistant"]
+            prompts = [p.name for p in (await session.list_prompts()).prompts]
+            assert prompts == ["gg_session"]
+            got = await session.get_prompt("gg_session", {"sessionId": sc["sessionId"]})
+            assert [m.content.text for m in got.messages] == ["say hi", "hello from gg"]
+
+
+async def _run_started(watcher: Any) -> str:
+    ev = await watcher.wait_for(
+        "gg/session.event", lambda p: p["type"] == "run_started", timeout=30
+    )
+    return str(ev["runId"])
+
+
+async def _ended_as(watcher: Any, run_id: str) -> str:
+    ev = await watcher.wait_for(
+        "gg/session.event",
+        lambda p: p["type"] == "run_finished" and p.get("runId") == run_id,
+        timeout=30,
+    )
+    status = await watcher.request("gg/run.get", {"runId": run_id})
+    assert status["status"] == ev["status"]
+    return str(ev["status"])
+
+
+HANG = [{"text": "I will never finish", "hang": True}]
+
+
+async def test_cancelling_gg_ask_cancels_its_run_on_the_shared_daemon(
+    fake_daemon, workspace: Path
+) -> None:
+    d, _fm = fake_daemon(HANG)
+    watcher = await d.open("unix")
+    await watcher.initialize(workspace, name="watcher")
+    try:
+        async with stdio_client(_params(d.env, workspace)) as (read, write):
+            async with ClientSession(read, write) as session:
+                await session.initialize()
+                call = asyncio.ensure_future(session.call_tool("gg_ask", {"prompt": "hang"}))
+                run_id = await _run_started(watcher)
+                call.cancel()  # the SDK sends notifications/cancelled for it
+                with contextlib.suppress(asyncio.CancelledError):
+                    await call
+                assert await _ended_as(watcher, run_id) == "canceled"
+                # The server is still usable after the cancel.
+                assert not (await session.call_tool("gg_sessions", {})).is_error
+    finally:
+        await watcher.close()
+
+
+async def test_a_client_closing_stdin_mid_ask_cancels_its_run(fake_daemon, workspace: Path) -> None:
+    d, _fm = fake_daemon(HANG)
+    watcher = await d.open("unix")
+    await watcher.initialize(workspace, name="watcher")
+    try:
+        proc = await asyncio.create_subprocess_exec(
+            sys.executable,
+            "-m",
+            "ggd.daemon",
+            "--mcp",
+            "--workspace",
+            str(workspace),
+            stdin=asyncio.subprocess.PIPE,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.DEVNULL,
+            env=d.env,
+        )
+        assert proc.stdin is not None and proc.stdout is not None
+
+        async def send(msg: dict[str, Any]) -> None:
+            assert proc.stdin is not None
+            proc.stdin.write(json.dumps(msg).encode() + b"\n")
+            await proc.stdin.drain()
+
+        await send(
+            {
+                "jsonrpc": "2.0",
+                "id": 1,
+                "method": "initialize",
+                "params": {
+                    "protocolVersion": "2025-06-18",
+                    "capabilities": {},
+                    "clientInfo": {"name": "raw", "version": "1"},
+                },
+            }
+        )
+        assert json.loads(await asyncio.wait_for(proc.stdout.readline(), 30))["id"] == 1
+        await send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+        call = {"name": "gg_ask", "arguments": {"prompt": "hang"}}
+        await send({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": call})
+        run_id = await _run_started(watcher)
+        proc.stdin.close()  # the client goes away without a word
+        assert await _ended_as(watcher, run_id) == "canceled"
+        assert await asyncio.wait_for(proc.wait(), 30) == 0
+    finally:
+        if proc.returncode is None:
+            proc.kill()
+            await proc.wait()
+        await watcher.close()
 
 
 async def test_yolo_from_the_calling_agent_needs_allow_yolo(fake_daemon, workspace: Path) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -161,7 +162,7 @@ class GgAgent:
         """session/new: a gg session in the folder cwd names."""
         ws = workspace_of(params)
         servers = mcp_servers(params)
-        created = await self.backends.request(ws, "gg/session.create", {"name": "ACP session"})
+        created = await self.backends.request(ws, "gg/session.create", {})  # named by prompt 1
         s = AcpSession(str(created["sessionId"]), ws)
         await self._set_mcp(s, servers)
         self.sessions[s.session_id] = s
@@ -334,6 +335,8 @@ class GgAgent:
         path = mapping.file_path(s.workspace, args.get("path"))
         if name not in mapping.EDIT_TOOLS or path is None or not fs.get("readTextFile"):
             return None
+        if not await asyncio.to_thread(os.path.isfile, path):
+            return None  # a new file: editors answer a read of it with an error
         assert self.conn is not None
         try:
             res = await self.conn.request(

@@ -24,24 +24,28 @@ class ClientRequestError(Exception):
 
 @dataclass(frozen=True)
 class EditorCaps:
-    """The window capabilities of an LSP client that gg's editor commands use."""
+    """The window capabilities of an LSP client that gg's editor commands use.
 
-    message_request: bool = False
+    `window.showMessage` is not read: every client is asked (ggd.rpc.editor.approver).
+    `async_approvals` comes from `initializationOptions.asyncApprovals`.
+    """
+
     work_done_progress: bool = False
     show_document: bool = False
+    async_approvals: bool = False
 
     @classmethod
-    def from_initialize(cls, capabilities: Any) -> EditorCaps:
-        """Read them from lsprotocol's structured ClientCapabilities."""
+    def from_initialize(cls, capabilities: Any, options: Any = None) -> EditorCaps:
+        """Read them from lsprotocol's structured ClientCapabilities and the options."""
+        later = isinstance(options, dict) and options.get("asyncApprovals") is True
         window = getattr(capabilities, "window", None)
         if window is None:
-            return cls()
+            return cls(async_approvals=later)
         show_doc = getattr(window, "show_document", None)
         return cls(
-            # LSP: the presence of window.showMessage declares showMessageRequest support
-            message_request=getattr(window, "show_message", None) is not None,
             work_done_progress=bool(getattr(window, "work_done_progress", False)),
             show_document=bool(show_doc is not None and getattr(show_doc, "support", False)),
+            async_approvals=later,
         )
 
 

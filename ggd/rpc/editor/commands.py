@@ -8,7 +8,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import unquote, urlparse
 
+from lsprotocol import types as lsp
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pygls.workspace import TextDocument
 
 from ggd.app.routes import validation_message
 from ggd.protocol import errors as E
@@ -91,20 +93,16 @@ def _parse(model: type[_Args], args: tuple[Any, ...]) -> Any:
         raise GgRpcError(E.InvalidParamsError(validation_message(exc))) from None
 
 
-def _selected(text: str, rng: Range) -> str:
-    """The text of a range; characters count code points (exact for ASCII, close otherwise)."""
-    lines = text.splitlines(keepends=True)
-    first, last = rng.start.line, min(rng.end.line, len(lines) - 1)
-    if first > last:
+def _selected(doc: TextDocument, rng: Range) -> str:
+    """The text of a range, its characters counted in the negotiated position encoding."""
+    lines = doc.lines
+    if rng.start.line >= len(lines):
         return ""
-    if first == last:
-        end = rng.end.character if last == rng.end.line else None
-        return lines[first][rng.start.character : end]
-    chunk = lines[first : last + 1]
-    chunk[0] = chunk[0][rng.start.character :]
-    if last == rng.end.line:  # the end is inside the file: cut that line at its character
-        chunk[-1] = chunk[-1][: rng.end.character]
-    return "".join(chunk)
+    start = lsp.Position(line=rng.start.line, character=rng.start.character)
+    if rng.end.line >= len(lines):  # past the last line: to the end of the text
+        return doc.source[doc.offset_at_position(start) :]
+    stop = lsp.Position(line=rng.end.line, character=rng.end.character)
+    return doc.text_in_client_range(lsp.Range(start=start, end=stop))
 
 
 class EditorSession:
@@ -118,7 +116,10 @@ class EditorSession:
         self.session_id: str | None = None
         self.run: Run | None = None
         self.progress: dict[str, str] = {}  # progress token -> run id
+        self.server: LanguageServer | None = None  # its open documents (set by `register`)
         self._tasks: set[asyncio.Task[None]] = set()  # the loop keeps only weak references
+        self._started: list[Run] = []  # runs of this editor that may still be going
+        conn.on_close.append(lambda _c: self._cancel_started())
 
     async def ask(self, args: AskArgs, prompt: str | None = None) -> dict[str, Any]:
         """Start a run through the app core; progress and the answer follow asynchronously."""
@@ -140,6 +141,7 @@ class EditorSession:
         except E.GgError as err:
             raise GgRpcError(err) from None
         self.session_id, self.run = sid, run
+        self._started = [r for r in self._started if not r.done] + [run]
         transcript = self.app.core.home / "transcripts" / f"{sid}.md"
         task = asyncio.get_running_loop().create_task(
             self._follow(run, prompt or args.prompt, transcript)
@@ -149,20 +151,38 @@ class EditorSession:
         return {"sessionId": sid, "runId": run.id, "transcript": str(transcript)}
 
     async def ask_selection(self, args: SelectionArgs) -> dict[str, Any]:
-        """Ask about a range of a workspace file, read from disk."""
+        """Ask about a range of a workspace file: the editor's buffer if it sent it, else disk."""
         ws = self.app.workspace(self.conn)
         path = self._workspace_file(args.uri, ws.root)
-        try:
-            data = await asyncio.to_thread(self._read, path)
-        except OSError as exc:
-            raise GgRpcError(
-                E.InvalidParamsError(f"cannot read {path.name}: {exc.strerror or exc}")
-            ) from None
-        code = _selected(data, args.range)
+        doc = self._document(args.uri)
+        if doc is None:
+            try:
+                data = await asyncio.to_thread(self._read, path)
+            except OSError as exc:
+                raise GgRpcError(
+                    E.InvalidParamsError(f"cannot read {path.name}: {exc.strerror or exc}")
+                ) from None
+            codec = self.server.workspace.position_codec if self.server is not None else None
+            doc = TextDocument(args.uri, data, position_codec=codec)
+        code = _selected(doc, args.range)
         rel = path.relative_to(ws.root.resolve())
         where = f"{rel} lines {args.range.start.line + 1}-{args.range.end.line + 1}"
         prompt = f"{args.prompt}\n\nThe selection from {where}:\n```\n{code}\n```"
         return await self.ask(args, prompt)
+
+    def _document(self, uri: str) -> TextDocument | None:
+        """The editor's open buffer of uri (textDocument/didOpen and didChange), if any."""
+        if self.server is None:
+            return None
+        doc = self.server.workspace.text_documents.get(uri)
+        return doc if isinstance(doc, TextDocument) else None
+
+    def _cancel_started(self) -> None:
+        """The editor went away (exit, a closed pipe): nobody is left to see or answer its runs."""
+        for run in self._started:
+            if not run.done:
+                self.app.runs.cancel(run)
+        self._started = []
 
     def cancel(self, args: CancelArgs) -> dict[str, Any]:
         """Cancel a run of this workspace (the current one by default)."""
@@ -237,6 +257,7 @@ def register(server: LanguageServer, session: EditorSession) -> None:
     async def cancel(*args: Any) -> dict[str, Any]:
         return session.cancel(_parse(CancelArgs, args))
 
+    session.server = server
     server.command(ASK)(ask)
     server.command(ASK_SELECTION)(ask_selection)
     server.command(CANCEL)(cancel)

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import os
+
 import pytest
 from lsprotocol import types as lsp
+from pygls.workspace import PositionCodec, TextDocument
 
 from ggd.rpc.dispatch import GgRpcError
 from ggd.rpc.editor.client import EditorCaps
@@ -29,7 +32,26 @@ def _range(a: int, b: int, c: int, d: int) -> Range:
     ],
 )
 def test_selected_cuts_the_lsp_range(rng: Range, expected: str) -> None:
-    assert _selected(TEXT, rng) == expected
+    assert _selected(TextDocument("file:///t", TEXT), rng) == expected
+
+
+@pytest.mark.parametrize(
+    ("encoding", "rng", "expected"),
+    [
+        # U+1F600 is two UTF-16 code units and four UTF-8 bytes: `b` starts at 3 or 5
+        (lsp.PositionEncodingKind.Utf16, _range(0, 3, 0, 4), "b"),
+        (lsp.PositionEncodingKind.Utf8, _range(0, 5, 0, 6), "b"),
+        (lsp.PositionEncodingKind.Utf32, _range(0, 2, 0, 3), "b"),
+        (lsp.PositionEncodingKind.Utf16, _range(0, 1, 1, 1), "\U0001f600b = 1\nx"),
+    ],
+)
+def test_selected_counts_characters_in_the_negotiated_encoding(
+    encoding: lsp.PositionEncodingKind, rng: Range, expected: str
+) -> None:
+    doc = TextDocument(
+        "file:///t", "a\U0001f600b = 1\nxyz\n", position_codec=PositionCodec(encoding)
+    )
+    assert _selected(doc, rng) == expected
 
 
 def test_arguments_are_a_prompt_string_or_one_object() -> None:
@@ -51,4 +73,26 @@ def test_caps_follow_the_lsp_window_capabilities() -> None:
         show_document=lsp.ShowDocumentClientCapabilities(support=False),
     )
     caps = EditorCaps.from_initialize(lsp.ClientCapabilities(window=window))
-    assert caps == EditorCaps(message_request=True, work_done_progress=True, show_document=False)
+    assert caps == EditorCaps(work_done_progress=True, show_document=False)
+    later = EditorCaps.from_initialize(lsp.ClientCapabilities(), {"asyncApprovals": True})
+    assert later == EditorCaps(async_approvals=True)
+
+
+async def test_a_client_process_that_is_not_visible_is_not_watched() -> None:
+    """A pid from another namespace (a sandboxed editor) must not end the server at once."""
+    import subprocess
+    import sys
+
+    from ggd.rpc.connection import Connection
+    from ggd.rpc.editor.lifecycle import alive, watch_client_process
+
+    gone = subprocess.Popen([sys.executable, "-c", "pass"])
+    gone.wait()
+    assert not alive(gone.pid)
+    conn = Connection(transport="stdio")
+    watch_client_process(conn, gone.pid, every=0.01)
+    assert conn.on_close == []  # no watcher was started
+    live = Connection(transport="stdio")
+    watch_client_process(live, os.getpid(), every=0.01)
+    assert len(live.on_close) == 1
+    live.close()
