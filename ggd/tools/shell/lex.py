@@ -240,11 +240,7 @@ class Lexer:
             elif c == "$":
                 self._dollar(w, parts, in_dquote=False)
             elif c == "`":
-                end = self._close(skip_backtick(s, self.i + 1), "backtick substitution")
-                w.subs.append(unescape_backtick(s[self.i + 1 : end]))
-                w.dynamic = True
-                parts.append(DYN)
-                self.i = end + 1
+                self._backtick(w, parts)
             elif c == "~" and (self.i == start or (w.assign and s[self.i - 1] in "=:")):
                 m = re.match(r"~([A-Za-z0-9_.-]*)(?=/|$|[\s;&|()<>])", s[self.i :])
                 if m:
@@ -268,6 +264,14 @@ class Lexer:
         w.text = "".join(parts)
         return w
 
+    def _backtick(self, w: Word, parts: list[str]) -> None:
+        """A `...` substitution at self.i (bare or in double quotes): an unknown part."""
+        end = self._close(skip_backtick(self.s, self.i + 1), "backtick substitution")
+        w.subs.append(unescape_backtick(self.s[self.i + 1 : end]))
+        w.dynamic = True
+        parts.append(DYN)
+        self.i = end + 1
+
     def _dquote(self, w: Word, parts: list[str]) -> None:
         s = self.s
         while self.i < self.n:
@@ -285,11 +289,7 @@ class Lexer:
             elif c == "$":
                 self._dollar(w, parts, in_dquote=True)
             elif c == "`":
-                end = self._close(skip_backtick(s, self.i + 1), "backtick substitution")
-                w.subs.append(unescape_backtick(s[self.i + 1 : end]))
-                w.dynamic = True
-                parts.append(DYN)
-                self.i = end + 1
+                self._backtick(w, parts)
             else:
                 parts.append(c)
                 self.i += 1
