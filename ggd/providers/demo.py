@@ -174,6 +174,12 @@ def demo_step(body: dict[str, Any]) -> dict[str, Any]:
         )
     if last is not None and last.name == "edit" and "bash" in available:
         return _say("Now let me run the tests.", {"name": "bash", "arguments": {"command": _TEST}})
+    return _closing(calls, sample)
+
+
+def _closing(calls: list[_Call], sample: bool) -> dict[str, Any]:
+    """The demo's last reply: what it did, from its tools' results, and how to go further."""
+    last = calls[-1] if calls else None
     ending = (
         "To see an edit with a diff and a command with approvals, try the demo project: "
         "`make run` in the gg checkout opens ~/gg-workspace with a small sample project. "
