@@ -200,13 +200,13 @@ def _wire_figures(repo: SessionRepository, sid: str, runs: int) -> dict[str, flo
     from ggd.app.snapshot_file import SNAPSHOT, payload
     from ggd.app.workspaces import Workspace
     from ggd.protocol import Snapshot
-    from ggd.rpc.dispatch import _encode_response
+    from ggd.rpc.responses import encode_response
 
     ws = Workspace("bench", "bench", Path("."))
     snap = SNAPSHOT.path_for(repo.root / f"{sid}.jsonl")
 
     def answer(sf: Any) -> bytes | None:
-        return _encode_response(1, Service(sf, ws).cached_view(Snapshot).data)
+        return encode_response(1, Service(sf, ws).cached_view(Snapshot).data)
 
     miss: list[float] = []
     for _ in range(max(3, runs // 3)):
@@ -294,14 +294,14 @@ def _snapshot_dto_ms(sf: Any, runs: int) -> float:
     from ggd.app.service import Service
     from ggd.app.workspaces import Workspace
     from ggd.protocol import Snapshot
-    from ggd.rpc.dispatch import _encode_response
+    from ggd.rpc.responses import encode_response
 
     svc = Service(sf, Workspace("bench", "bench", Path(".")))
     times: list[float] = []
     for _ in range(max(3, runs // 3)):
         gc.collect()
         t0 = time.perf_counter()
-        body = _encode_response(1, svc.snapshot_view(Snapshot).data)
+        body = encode_response(1, svc.snapshot_view(Snapshot).data)
         times.append((time.perf_counter() - t0) * 1000)
         del body
     return statistics.median(times)
