@@ -49,3 +49,8 @@ def assert_sequence_ok(c: RpcClient, run_id: str) -> None:
     """Sequences start at 1 and have no gaps or repeats."""
     seqs = [e["sequence"] for e in c.events(run_id=run_id)]
     assert seqs == list(range(1, len(seqs) + 1)), seqs
+
+
+def finished_tools(c: RpcClient, run_id: str) -> dict[str, dict[str, Any]]:
+    """The run's tool_call_finish events by toolCallId."""
+    return {e["toolCallId"]: e for e in c.events(run_id=run_id) if e["type"] == "tool_call_finish"}

@@ -23,7 +23,7 @@ from tests.fakes.fake_openai import FakeModel
 from .browser_server import Server
 from .daemon import Daemon, daemon_env
 from .rpc_client import RpcError
-from .runs_helpers import finish, new_session, start, until
+from .runs_helpers import finish, finished_tools, new_session, start, until
 
 pytestmark = [
     pytest.mark.browser,
@@ -181,11 +181,7 @@ async def test_the_agent_after_one_approval_never_reads_a_private_page(
                     {"runId": run_id, "approvalId": ev["approval"]["id"], "allow": True},
                 )
             assert (await finish(c, run_id, timeout=120))["type"] == "run_completed"
-            done = {
-                e["toolCallId"]: e
-                for e in c.events(run_id=run_id)
-                if e["type"] == "tool_call_finish"
-            }
+            done = finished_tools(c, run_id)
             await c.close()
         finally:
             d.stop()

@@ -6,7 +6,7 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
-from .runs_helpers import finish, new_session, start, until
+from .runs_helpers import finish, finished_tools, new_session, start, until
 
 
 async def test_process_kill_with_approval_and_its_refusals(
@@ -36,9 +36,7 @@ async def test_process_kill_with_approval_and_its_refusals(
             )
         assert (await finish(c, run_id))["type"] == "run_completed"
         assert victim.wait(timeout=10) != 0  # killed by SIGTERM
-        results = {
-            e["toolCallId"]: e for e in c.events(run_id=run_id) if e["type"] == "tool_call_finish"
-        }
+        results = finished_tools(c, run_id)
         assert not results["k1"]["isError"]
         assert results["k2"]["isError"] and "daemon itself" in results["k2"]["output"]
         assert results["k3"]["isError"] and "refused" in results["k3"]["output"]

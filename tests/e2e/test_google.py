@@ -18,7 +18,7 @@ import pytest
 from tests.fakes.fake_google import FakeGoogle, gmail_message
 
 from .rpc_client import RpcClient
-from .runs_helpers import finish, new_session, start, until
+from .runs_helpers import finish, finished_tools, new_session, start, until
 
 GG = str(Path(sys.executable).parent / "gg")
 GMAIL_TOOLS = {"gmail_search", "gmail_read", "gmail_send"}
@@ -132,7 +132,7 @@ async def test_the_cli_runs_the_pkce_flow_and_the_granted_tools_appear(
     run_id = await start(c, sid, "find the report")
     assert (await finish(c, run_id))["type"] == "run_completed"
     assert _tools_sent(fm) & (GMAIL_TOOLS | CAL_TOOLS) == {"gmail_search", "gmail_read"}
-    done = {e["toolCallId"]: e for e in c.events(run_id=run_id) if e["type"] == "tool_call_finish"}
+    done = finished_tools(c, run_id)
     assert "m1" in done["s1"]["output"] and "Quarterly report" in done["s1"]["output"]
     assert "numbers inside" in done["r1"]["output"] and "q3.pdf" in done["r1"]["output"]
     await c.close()

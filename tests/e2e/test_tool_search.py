@@ -8,7 +8,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from .runs_helpers import finish, new_session, start, until
+from .runs_helpers import finish, finished_tools, new_session, start, until
 
 TIME_SERVER = Path(sys.executable).parent / "mcp-server-time"
 TOOL = "mcp_time_get_current_time"
@@ -53,7 +53,7 @@ async def test_tool_search_loads_a_deferred_tool_for_the_rest_of_the_run(
         )
         done = await finish(c, rid)
         assert done["type"] == "run_completed" and done["content"] == "It is late."
-        fins = {e["toolCallId"]: e for e in c.events(run_id=rid) if e["type"] == "tool_call_finish"}
+        fins = finished_tools(c, rid)
         rid2 = await start(c, sid, "and now?")
         assert (await finish(c, rid2))["type"] == "run_completed"
     finally:
