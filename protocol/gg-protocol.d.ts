@@ -685,6 +685,7 @@ export interface Message {
   timestamp: number;
   stopReason?: "end_turn" | "tool_use" | "error" | "max_tokens" | "canceled" | null;
   error?: string | null;
+  thinking?: string | null;
 }
 
 /** A model reference to check: provider:model, or a bare model of the default provider. */

@@ -254,7 +254,11 @@ class AgentLoop:
                 break
             await self.compact()
         request = ChatRequest(
-            model=self.model, messages=msgs, tools=specs, max_tokens=self.options.max_tokens
+            model=self.model,
+            messages=msgs,
+            tools=specs,
+            max_tokens=self.options.max_tokens,
+            session_id=self.tool_ctx.session_id or None,
         )
         self._sent = request  # its parameters are recorded with its usage
         return request, estimate
@@ -304,7 +308,13 @@ class AgentLoop:
             completed.text = "".join(partial)
         stop = "tool_use" if completed.tool_calls else completed.stop_reason
         await self.transcript.append_message(
-            assistant_message(completed.text, completed.tool_calls, stop_reason=stop)
+            assistant_message(
+                completed.text,
+                completed.tool_calls,
+                stop_reason=stop,
+                thinking=completed.thinking,
+                replay=completed.replay,
+            )
         )
         await self._report_usage(completed.usage or usage, estimate, totals)
         return completed

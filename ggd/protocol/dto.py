@@ -45,6 +45,8 @@ class Message(WireModel):
     timestamp: int
     stop_reason: StopReason | None = None
     error: str | None = None
+    # The model's reasoning before this answer, where its API streams it; never answer text.
+    thinking: str | None = None
 
 
 class TreeItem(WireModel):

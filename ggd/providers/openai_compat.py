@@ -134,7 +134,12 @@ class OpenAICompatProvider(ChatProvider):
     def build_body(self, request: ChatRequest) -> dict[str, Any]:
         """The JSON body for `request`, honouring the learnt compatibility fallbacks."""
         body: dict[str, Any] = self.request_params(request)
-        body.update(model=request.model, messages=request.messages, stream=True)
+        # gg_replay belongs to other wire kinds: Chat Completions servers reject unknown keys.
+        messages = [
+            {k: v for k, v in m.items() if k != "gg_replay"} if "gg_replay" in m else m
+            for m in request.messages
+        ]
+        body.update(model=request.model, messages=messages, stream=True)
         if self.send_stream_options:
             body["stream_options"] = {"include_usage": True}
         if request.tools:
