@@ -11,6 +11,7 @@ import pytest
 
 from ggd.providers import ChatRequest, Completed, ProviderOptions, TextDelta, ThinkingDelta, Usage
 from ggd.providers.gemini import GeminiProvider
+from ggd.providers.gemini_convert import SKIP_SIGNATURE
 from ggd.providers.native import NativeProvider
 from ggd.providers.openai_responses import ResponsesProvider
 from tests.fakes.fake_gemini import FakeGemini
@@ -123,8 +124,16 @@ async def test_text_thinking_and_parallel_calls_then_replay(fake_of: Any, provid
     events = await collect(provider, ChatRequest("m1", messages, TOOLS))
     final = events[-1]
     assert isinstance(final, Completed) and final.text == "fixed it" and not fm.mismatches
-    # The fake refuses a request whose reasoning/signature it did not issue: it answered.
     assert final.stop_reason == "end_turn"
+    # The reasoning came back: the encrypted item / the signature this fake issued.
+    body = fm.requests[1]
+    if "input" in body:
+        sent = [i["encrypted_content"] for i in body["input"] if i.get("type") == "reasoning"]
+    else:
+        model_turn = next(c for c in body["contents"] if c["role"] == "model")
+        sent = [p["thoughtSignature"] for p in model_turn["parts"] if "thoughtSignature" in p]
+        assert "thoughtSignature" in next(p for p in model_turn["parts"] if "functionCall" in p)
+    assert len(sent) == 1 and sent[0] in fm.issued and sent[0] != SKIP_SIGNATURE
 
 
 async def test_a_replay_that_was_not_issued_is_refused(fake_of: Any, provider_of: Any) -> None:
@@ -171,7 +180,7 @@ async def test_prefix_is_byte_stable_across_steps(fake_of: Any, provider_of: Any
         {"toolCalls": [{"name": "read", "arguments": {"path": f"f{i}"}}], "thinking": "t"}
         for i in range(4)
     ]
-    fm = fake_of([*steps, {"text": "done"}])
+    fm = fake_of([*steps, {"text": "done"}, {"text": "again"}])
     provider = provider_of(fm)
     messages = chat("system prompt " * 50)
     for _ in range(5):
@@ -179,7 +188,9 @@ async def test_prefix_is_byte_stable_across_steps(fake_of: Any, provider_of: Any
         assert isinstance(done, Completed)
         if done.tool_calls:
             follow_up(messages, done, ["contents " * 20])
-    raw = fm.raw_requests
+    raw = list(fm.raw_requests)
+    await collect(provider, ChatRequest("m1", messages, TOOLS, session_id="s-1"))
+    assert fm.raw_requests[-1] == raw[-1], "the same request must be the same bytes"
     for prev, cur in zip(raw, raw[1:], strict=False):
         assert common_prefix(prev, cur) >= 0.95 * len(prev) - 4, (
             "the body must only grow at its end"
