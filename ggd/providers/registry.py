@@ -256,7 +256,7 @@ def _check_entry(name: Any, entry: Any) -> dict[str, Any]:
         raise ValueError(f'{where}.{local[0]} needs "kind": "llamacpp"')
     if kind == "llamacpp" and "baseUrl" in entry:
         raise ValueError(f"{where}.baseUrl: a llamacpp provider runs its own server; drop it")
-    if "baseUrl" not in entry and name not in WELL_KNOWN and kind not in _KIND_BASE:
+    if "baseUrl" not in entry and name not in WELL_KNOWN and kind == "openai":
         raise ValueError(f"{where}.baseUrl is required (not a well-known provider)")
     return entry
 

@@ -219,3 +219,12 @@ def test_gemini_well_known_name(env: dict[str, str], key: str) -> None:
 def test_unknown_kind_is_a_clear_error() -> None:
     with pytest.raises(ValueError, match="kind must be one of"):
         build_registry({"providers": {"x": {"kind": "gemeni"}}}, {})
+
+
+def test_chat_completions_body_grows_only_at_its_end() -> None:
+    from ggd.providers import OpenAICompatProvider
+
+    p = OpenAICompatProvider("http://127.0.0.1:9/v1", "k")
+    tools = [t.spec() for t in builtin_tools()]
+    body = p.build_body(ChatRequest("m", [{"role": "user", "content": "hi"}], tools))
+    assert list(body)[-1] == "messages" and list(body).index("tools") < len(body) - 1
