@@ -29,13 +29,21 @@ from ggd.providers.scripted import Reply, check_expect, script_tool_calls, split
 from tests.fakes.fake_openai import FakeModel, _json, main
 from tests.fakes.prefix_cache import cached_tokens, tokens
 
-__all__ = ["FakeResponses", "as_chat"]
+__all__ = ["FakeResponses", "as_chat", "input_items"]
+
+
+def input_items(body: dict[str, Any]) -> list[dict[str, Any]]:
+    """The body's `input` as a list of items (the API also takes a plain string)."""
+    items = body.get("input") or []
+    if isinstance(items, str):
+        return [{"role": "user", "content": items}]
+    return [i for i in items if isinstance(i, dict)] if isinstance(items, list) else []
 
 
 def as_chat(body: dict[str, Any]) -> dict[str, Any]:
     """A Responses body's input as chat messages (for the steps' `expect`)."""
     messages = []
-    for item in body.get("input") or []:
+    for item in input_items(body):
         if item.get("type") == "function_call_output":
             messages.append({"role": "tool", "content": str(item.get("output", ""))})
         elif item.get("role") in ("user", "assistant"):
@@ -59,7 +67,7 @@ class FakeResponses(FakeModel):
     def plan(self, step: dict[str, Any], body: dict[str, Any], seq: int, path: str) -> Reply:
         forged = [
             i
-            for i in body.get("input") or []
+            for i in input_items(body)
             if i.get("type") == "reasoning" and i.get("encrypted_content") not in self.issued
         ]
         if forged:
