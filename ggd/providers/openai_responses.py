@@ -217,7 +217,7 @@ class _Assembler:
     def feed(self, data: str) -> list[StreamEvent]:
         ev = decode_event(data, self.provider, self.text)
         kind = str(ev.get("type", ""))
-        if kind == "response.output_text.delta":
+        if kind in ("response.output_text.delta", "response.refusal.delta"):
             piece = str(ev.get("delta") or "")
             if piece:
                 self.text.append(piece)

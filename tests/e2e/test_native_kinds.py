@@ -136,12 +136,13 @@ async def test_cancel_mid_stream(native_daemon: Any) -> None:
         await until(c, rid, "text_delta")
         await c.request("gg/run.cancel", {"runId": rid})
         assert (await finish(c, rid))["type"] == "run_canceled"
+        assert len(fm.requests) == 1  # a cancel is not retried
     finally:
         await c.close()
 
 
 async def test_cli_one_shot(native_daemon: Any, gg_home: Path, workspace: Path) -> None:
-    d, fm = native_daemon(
+    _d, fm = native_daemon(
         [
             {
                 "thinking": "read it first",
