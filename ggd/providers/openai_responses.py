@@ -116,6 +116,22 @@ class ResponsesProvider(NativeProvider):
     """A model behind OpenAI's Responses API (or a gateway speaking it)."""
 
     kind = KIND
+    # Off once the server refused them (a model that does not reason): learnt from a 400.
+    send_encrypted = True
+    send_reasoning = True
+
+    def fallback(self, status: int, text: str) -> bool:
+        low = text.lower()
+        # Only "not supported" answers: a reasoning item that fails verification is a real error.
+        if status != 400 or "supported" not in low:
+            return False
+        if self.send_encrypted and ("encrypted" in low or "include" in low):
+            self.send_encrypted = False
+            return True
+        if self.send_reasoning and "reasoning" in low:
+            self.send_reasoning = False
+            return True
+        return False
 
     def auth_headers(self) -> dict[str, str]:
         return {"Authorization": f"Bearer {self._api_key}"}
@@ -144,7 +160,7 @@ class ResponsesProvider(NativeProvider):
         max_tokens = params.max_tokens if params.max_tokens is not None else request.max_tokens
         if max_tokens is not None:
             out["max_output_tokens"] = max_tokens
-        if request.reasoning_effort:
+        if request.reasoning_effort and self.send_reasoning:
             out["reasoning"] = {"effort": request.reasoning_effort, "summary": "auto"}
         out.update(params.extra_body)
         return out
@@ -158,7 +174,10 @@ class ResponsesProvider(NativeProvider):
         if request.tools:
             body["tools"] = _tools(request.tools)
         body.update(self.request_params(request))
-        body.update(store=False, include=["reasoning.encrypted_content"], stream=True)
+        body["store"] = False
+        if self.send_encrypted:
+            body["include"] = ["reasoning.encrypted_content"]
+        body["stream"] = True
         if request.session_id:
             body["prompt_cache_key"] = request.session_id[:64]
         body["input"] = items

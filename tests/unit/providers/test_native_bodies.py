@@ -228,3 +228,20 @@ def test_chat_completions_body_grows_only_at_its_end() -> None:
     tools = [t.spec() for t in builtin_tools()]
     body = p.build_body(ChatRequest("m", [{"role": "user", "content": "hi"}], tools))
     assert list(body)[-1] == "messages" and list(body).index("tools") < len(body) - 1
+
+
+async def test_responses_drop_reasoning_fields_a_model_refuses(options: Any) -> None:
+    enc = {"error": {"message": "Encrypted content is not supported with this model."}}
+    eff = {"error": {"message": "Unsupported parameter: 'reasoning.effort' is not supported."}}
+    steps = [{"status": 400, "errorBody": enc}, {"status": 400, "errorBody": eff}, {"text": "ok"}]
+    with FakeResponses([*steps, {"text": "again"}]) as fr:
+        p = ResponsesProvider(fr.base_url, "k", name="r", options=options)
+        req = ChatRequest("gpt-4.1", [{"role": "user", "content": "hi"}], reasoning_effort="low")
+        assert (await collect(p, req))[-1].text == "ok"  # type: ignore[union-attr]
+        await collect(p, req)  # remembered: no more 400s
+        await p.aclose()
+        sent = fr.requests
+    assert "include" in sent[0] and "reasoning" in sent[0]
+    assert "include" not in sent[1] and "reasoning" in sent[1]
+    assert "include" not in sent[2] and "reasoning" not in sent[2]
+    assert len(sent) == 4 and "reasoning" not in sent[3]
