@@ -163,3 +163,31 @@ async def test_cli_one_shot(native_daemon: Any, gg_home: Path, workspace: Path) 
     assert proc.returncode == 0, proc.stderr
     assert "It is a demo project." in proc.stdout
     assert fm.mismatches == [] and len(fm.requests) == 2
+
+
+async def test_acp_prompt_with_a_rejected_edit(native_daemon: Any, workspace: Path) -> None:
+    from acp.schema import TextContentBlock
+
+    from .test_acp import EDIT_SCRIPT, RecordingClient, acp_agent
+
+    script = [{**s, "thinking": "plan the edit"} if s.get("toolCalls") else s for s in EDIT_SCRIPT]
+    d, fm = native_daemon(script)
+    client = RecordingClient("reject_once")
+    async with acp_agent(d.env, workspace, client) as conn:
+        new = await conn.new_session(cwd=str(workspace))
+        res = await asyncio.wait_for(
+            conn.prompt(
+                session_id=new.session_id, prompt=[TextContentBlock(type="text", text="fix it")]
+            ),
+            90,
+        )
+    assert res.stop_reason == "end_turn"
+    assert (workspace / "README.md").read_text() == "# demo project\n"
+    # Gemini's calls carry ids gg made, not the script's: find the edit by its kind.
+    calls = {u.kind: u.tool_call_id for u in client.updates if u.session_update == "tool_call"}
+    assert set(calls) == {"read", "edit"}
+    edit = [u for u in client.updates if getattr(u, "tool_call_id", "") == calls["edit"]]
+    assert edit[-1].status == "failed"
+    kinds = client.kinds()
+    assert "agent_thought_chunk" in kinds and "agent_message_chunk" in kinds
+    assert len(fm.requests) == 3 and fm.mismatches == []

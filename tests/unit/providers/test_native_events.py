@@ -114,3 +114,33 @@ def test_gemini_text_merges_and_a_lone_signature_joins_the_last_part() -> None:
         "kind": "gemini",
         "parts": [{"text": "Hello", "thoughtSignature": "U0lH"}],
     }
+
+
+def test_responses_interleaved_parallel_call_deltas() -> None:
+    asm = ResponsesAssembler("r")
+    added = [
+        {
+            "type": "response.output_item.added",
+            "output_index": i,
+            "item": {"type": "function_call", "call_id": f"c{i}", "name": n, "arguments": ""},
+        }
+        for i, n in ((0, "read"), (1, "grep"))
+    ]
+
+    def delta(i: int, piece: str) -> dict[str, Any]:
+        return {"type": "response.function_call_arguments.delta", "output_index": i, "delta": piece}
+
+    feed(
+        asm,
+        *added,
+        delta(1, '{"pattern"'),
+        delta(0, '{"path"'),
+        delta(1, ':"TODO"}'),
+        delta(0, ':"a"}'),
+        {"type": "response.completed", "response": {"status": "completed"}},
+    )
+    done = asm.finish()
+    assert [(c.id, c.name, c.arguments) for c in done.tool_calls] == [
+        ("c0", "read", {"path": "a"}),
+        ("c1", "grep", {"pattern": "TODO"}),
+    ]
