@@ -245,3 +245,15 @@ async def test_responses_drop_reasoning_fields_a_model_refuses(options: Any) -> 
     assert "include" not in sent[1] and "reasoning" in sent[1]
     assert "include" not in sent[2] and "reasoning" not in sent[2]
     assert len(sent) == 4 and "reasoning" not in sent[3]
+
+
+def test_the_docs_examples_build() -> None:
+    from pathlib import Path
+
+    text = (Path(__file__).resolve().parents[3] / "docs" / "providers.md").read_text()
+    for kind, cls in (("openai-responses", ResponsesProvider), ("gemini", GeminiProvider)):
+        section = text.split(f'kind "{kind}"', 1)[1]
+        example = json.loads(section.split("```json", 1)[1].split("```", 1)[0])
+        env = {"OPENAI_API_KEY": "sk", "GEMINI_API_KEY": "gk"}
+        provider, model = build_registry(example, env).get()
+        assert isinstance(provider, cls) and model == example["model"].split(":", 1)[1]
