@@ -74,8 +74,8 @@ def to_input(messages: list[dict[str, Any]]) -> tuple[str, list[dict[str, Any]]]
                 items.extend(i for i in replay.get("items") or [] if isinstance(i, dict))
             text = _text_of(m.get("content"))
             if text:
-                content = [{"type": "output_text", "text": text, "annotations": []}]
-                items.append({"type": "message", "role": "assistant", "content": content})
+                # The documented short form: an output message item would need its id and status.
+                items.append({"role": "assistant", "content": text})
             for call in m.get("tool_calls") or []:
                 fn = call.get("function") or {}
                 items.append(

@@ -76,7 +76,7 @@ def test_responses_input_from_a_tool_loop() -> None:
     instructions, items = to_input(msgs)
     assert instructions == ""
     assert [i.get("type", i.get("role")) for i in items] == [
-        "user", "reasoning", "message", "function_call", "function_call_output", "message",
+        "user", "reasoning", "assistant", "function_call", "function_call_output", "assistant",
     ]  # fmt: skip
     assert items[3] == {
         "type": "function_call",
