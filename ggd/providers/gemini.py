@@ -50,6 +50,17 @@ class GeminiProvider(NativeProvider):
             return True
         return False
 
+    def status_error(self, status: int, text: str) -> ProviderError:
+        # Gemini answers a wrong key with 400 INVALID_ARGUMENT (reason API_KEY_INVALID).
+        if status == 400 and ("API_KEY_INVALID" in text or "API key not valid" in text):
+            return ProviderError(
+                f"{self.name}: authentication failed (HTTP 400: API key not valid); "
+                "check GEMINI_API_KEY or the provider's apiKey",
+                "auth",
+                status=status,
+            )
+        return super().status_error(status, text)
+
     def auth_headers(self) -> dict[str, str]:
         return {"x-goog-api-key": str(self._api_key)}
 

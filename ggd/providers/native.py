@@ -104,6 +104,10 @@ class NativeProvider(ChatProvider):
         """Drop an optional field the server refused (HTTP `status`, body `text`); True: resend."""
         return False
 
+    def status_error(self, status: int, text: str) -> ProviderError:
+        """The error of a non-200 answer (errors.py's mapping; a kind may refine it)."""
+        return from_status(status, text, provider=self.name)
+
     async def open_stream(self, url: str, build: Callable[[], dict[str, Any]]) -> httpx.Response:
         """POST the body `build` makes; retry network errors, 429 and 5xx; the 200 response."""
         client = await self._http()
@@ -132,7 +136,7 @@ class NativeProvider(ChatProvider):
                 await response.aclose()
             if self.fallback(response.status_code, text):
                 continue
-            err = from_status(response.status_code, text, provider=self.name)
+            err = self.status_error(response.status_code, text)
             await self._backoff_or_raise(err, attempt, retry_after_seconds(response.headers))
             attempt += 1
 

@@ -14,7 +14,7 @@ from ggd.providers.openai_responses import ResponsesProvider, to_input
 from ggd.tools.builtin import builtin_tools
 from tests.fakes.fake_gemini import FakeGemini
 from tests.fakes.fake_responses import FakeResponses
-from tests.unit.providers.helpers import collect
+from tests.unit.providers.helpers import collect, failure
 
 # The keys Gemini's function-declaration Schema accepts (OpenAPI 3.0 subset).
 GEMINI_SCHEMA_KEYS = {
@@ -257,3 +257,30 @@ def test_the_docs_examples_build() -> None:
         env = {"OPENAI_API_KEY": "sk", "GEMINI_API_KEY": "gk"}
         provider, model = build_registry(example, env).get()
         assert isinstance(provider, cls) and model == example["model"].split(":", 1)[1]
+
+
+async def test_gemini_invalid_key_is_an_auth_error(options: Any) -> None:
+    body = {
+        "error": {
+            "code": 400,
+            "message": "API key not valid. Please pass a valid API key.",
+            "status": "INVALID_ARGUMENT",
+            "details": [{"reason": "API_KEY_INVALID", "domain": "googleapis.com"}],
+        }
+    }
+    with FakeGemini([{"status": 400, "errorBody": body}]) as fg:
+        p = GeminiProvider(fg.base_url, "wrong", name="g", options=options)
+        err, _ = await failure(p, ChatRequest("m", [{"role": "user", "content": "hi"}]))
+        await p.aclose()
+    assert err.code == "auth" and "GEMINI_API_KEY" in err.message and "wrong" not in err.message
+
+
+def test_the_openai_name_can_take_the_responses_kind() -> None:
+    reg = build_registry(
+        {"model": "openai:gpt-5", "providers": {"openai": {"kind": "openai-responses"}}},
+        {"OPENAI_API_KEY": "sk"},
+    )
+    provider, _ = reg.get()
+    assert isinstance(provider, ResponsesProvider)
+    assert provider.base_url == "https://api.openai.com/v1"
+    assert provider.auth_headers() == {"Authorization": "Bearer sk"}
