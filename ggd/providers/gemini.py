@@ -41,14 +41,10 @@ class GeminiProvider(NativeProvider):
     """A Gemini model over the Gemini API's streaming endpoint."""
 
     kind = KIND
-    # Off once the server refused thinkingConfig (a model that does not think): 400 fallback.
-    send_thoughts = True
 
-    def fallback(self, status: int, text: str) -> bool:
-        if status == 400 and "thinking" in text.lower() and self.send_thoughts:
-            self.send_thoughts = False
-            return True
-        return False
+    def fallback(self, model: str, status: int, text: str) -> bool:
+        # A model that does not think refuses thinkingConfig: left out for it from then on.
+        return status == 400 and "thinking" in text.lower() and self.refuse(model, "thinking")
 
     def status_error(self, status: int, text: str) -> ProviderError:
         # Gemini answers a wrong key with 400 INVALID_ARGUMENT (reason API_KEY_INVALID).
@@ -92,10 +88,10 @@ class GeminiProvider(NativeProvider):
         max_tokens = params.max_tokens if params.max_tokens is not None else request.max_tokens
         if max_tokens is not None:
             config["maxOutputTokens"] = max_tokens
-        thinking: dict[str, Any] = {"includeThoughts": True} if self.send_thoughts else {}
-        if request.reasoning_effort in _BUDGETS:
-            thinking["thinkingBudget"] = _BUDGETS[request.reasoning_effort]
-        if thinking:
+        if self.sends(request.model, "thinking"):
+            thinking: dict[str, Any] = {"includeThoughts": True}
+            if request.reasoning_effort in _BUDGETS:
+                thinking["thinkingBudget"] = _BUDGETS[request.reasoning_effort]
             config["thinkingConfig"] = thinking
         out: dict[str, Any] = {}
         choice = params.tool_choice
@@ -131,7 +127,9 @@ class GeminiProvider(NativeProvider):
 
     async def stream(self, request: ChatRequest) -> AsyncIterator[StreamEvent]:
         """Stream one answer; every failure is raised as ProviderError."""
-        response = await self.open_stream(self.url(request.model), lambda: self.build_body(request))
+        response = await self.open_stream(
+            self.url(request.model), request.model, lambda: self.build_body(request)
+        )
         asm = _Assembler(self.name)
         batches = self.sse_data(response, asm.text)
         try:

@@ -53,6 +53,8 @@ class NativeProvider(ChatProvider):
             tls.warm()
         self.params = RequestParams()
         self.model_params: dict[str, RequestParams] = {}
+        # model -> the optional fields its server refused (a 400 "not supported"), left out since.
+        self.refused: dict[str, set[str]] = {}
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(name={self.name!r}, base_url={self.base_url!r})"
@@ -100,15 +102,29 @@ class NativeProvider(ChatProvider):
             client, self._client = self._client, None
             await client.aclose()
 
-    def fallback(self, status: int, text: str) -> bool:
+    def fallback(self, model: str, status: int, text: str) -> bool:
         """Drop an optional field the server refused (HTTP `status`, body `text`); True: resend."""
         return False
+
+    def refuse(self, model: str, name: str) -> bool:
+        """Remember that `model` refuses the optional field `name`; False when already known."""
+        known = self.refused.setdefault(model, set())
+        if name in known:
+            return False
+        known.add(name)
+        return True
+
+    def sends(self, model: str, name: str) -> bool:
+        """False once `model`'s server refused the optional field `name`."""
+        return name not in self.refused.get(model, ())
 
     def status_error(self, status: int, text: str) -> ProviderError:
         """The error of a non-200 answer (errors.py's mapping; a kind may refine it)."""
         return from_status(status, text, provider=self.name)
 
-    async def open_stream(self, url: str, build: Callable[[], dict[str, Any]]) -> httpx.Response:
+    async def open_stream(
+        self, url: str, model: str, build: Callable[[], dict[str, Any]]
+    ) -> httpx.Response:
         """POST the body `build` makes; retry network errors, 429 and 5xx; the 200 response."""
         client = await self._http()
         headers = {"Content-Type": "application/json"}
@@ -134,7 +150,7 @@ class NativeProvider(ChatProvider):
                 text = ""
             finally:
                 await response.aclose()
-            if self.fallback(response.status_code, text):
+            if self.fallback(model, response.status_code, text):
                 continue
             err = self.status_error(response.status_code, text)
             await self._backoff_or_raise(err, attempt, retry_after_seconds(response.headers))

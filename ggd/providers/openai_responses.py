@@ -116,22 +116,16 @@ class ResponsesProvider(NativeProvider):
     """A model behind OpenAI's Responses API (or a gateway speaking it)."""
 
     kind = KIND
-    # Off once the server refused them (a model that does not reason): learnt from a 400.
-    send_encrypted = True
-    send_reasoning = True
 
-    def fallback(self, status: int, text: str) -> bool:
+    def fallback(self, model: str, status: int, text: str) -> bool:
+        # A model that does not reason refuses these; only a "not supported" answer drops one
+        # (a reasoning item that fails verification is a real error).
         low = text.lower()
-        # Only "not supported" answers: a reasoning item that fails verification is a real error.
         if status != 400 or "supported" not in low:
             return False
-        if self.send_encrypted and ("encrypted" in low or "include" in low):
-            self.send_encrypted = False
+        if ("encrypted" in low or "include" in low) and self.refuse(model, "include"):
             return True
-        if self.send_reasoning and "reasoning" in low:
-            self.send_reasoning = False
-            return True
-        return False
+        return "reasoning" in low and self.refuse(model, "reasoning")
 
     def auth_headers(self) -> dict[str, str]:
         return {"Authorization": f"Bearer {self._api_key}"}
@@ -160,8 +154,10 @@ class ResponsesProvider(NativeProvider):
         max_tokens = params.max_tokens if params.max_tokens is not None else request.max_tokens
         if max_tokens is not None:
             out["max_output_tokens"] = max_tokens
-        if request.reasoning_effort and self.send_reasoning:
-            out["reasoning"] = {"effort": request.reasoning_effort, "summary": "auto"}
+        if self.sends(request.model, "reasoning"):
+            # Summaries are what a reasoning model shows of its reasoning; effort when set.
+            reasoning = {"effort": request.reasoning_effort} if request.reasoning_effort else {}
+            out["reasoning"] = {**reasoning, "summary": "auto"}
         out.update(params.extra_body)
         return out
 
@@ -175,7 +171,7 @@ class ResponsesProvider(NativeProvider):
             body["tools"] = _tools(request.tools)
         body.update(self.request_params(request))
         body["store"] = False
-        if self.send_encrypted:
+        if self.sends(request.model, "include"):
             body["include"] = ["reasoning.encrypted_content"]
         body["stream"] = True
         if request.session_id:
@@ -186,7 +182,7 @@ class ResponsesProvider(NativeProvider):
     async def stream(self, request: ChatRequest) -> AsyncIterator[StreamEvent]:
         """Stream one answer; every failure is raised as ProviderError."""
         response = await self.open_stream(
-            f"{self.base_url}/responses", lambda: self.build_body(request)
+            f"{self.base_url}/responses", request.model, lambda: self.build_body(request)
         )
         asm = _Assembler(self.name)
         batches = self.sse_data(response, asm.text)

@@ -284,3 +284,17 @@ def test_the_openai_name_can_take_the_responses_kind() -> None:
     assert isinstance(provider, ResponsesProvider)
     assert provider.base_url == "https://api.openai.com/v1"
     assert provider.auth_headers() == {"Authorization": "Bearer sk"}
+
+
+async def test_a_refusal_is_remembered_per_model(options: Any) -> None:
+    enc = {"error": {"message": "Encrypted content is not supported with this model."}}
+    with FakeResponses([{"status": 400, "errorBody": enc}, {"text": "a"}, {"text": "b"}]) as fr:
+        p = ResponsesProvider(fr.base_url, "k", name="r", options=options)
+        await collect(p, ChatRequest("gpt-4.1", [{"role": "user", "content": "hi"}]))
+        await collect(p, ChatRequest("gpt-5", [{"role": "user", "content": "hi"}]))
+        await p.aclose()
+        sent = fr.requests
+    assert "include" not in sent[1]
+    # The reasoning model keeps its encrypted reasoning, and shows summaries without an effort.
+    assert sent[2]["include"] == ["reasoning.encrypted_content"]
+    assert sent[2]["reasoning"] == {"summary": "auto"}
