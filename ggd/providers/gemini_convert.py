@@ -177,6 +177,7 @@ def to_contents(messages: list[dict[str, Any]]) -> tuple[str, list[dict[str, Any
     """
     system: list[str] = []
     names: dict[str, str] = {}
+    ids: set[str] = set()
     contents: list[dict[str, Any]] = []
 
     def add(role: str, parts: list[dict[str, Any]]) -> None:
@@ -192,11 +193,19 @@ def to_contents(messages: list[dict[str, Any]]) -> tuple[str, list[dict[str, Any
         elif role == "assistant":
             for call in m.get("tool_calls") or []:
                 names[str(call.get("id", ""))] = str((call.get("function") or {}).get("name", ""))
-            add("model", _model_parts(m))
+            parts = _model_parts(m)
+            # Calls that came with Gemini's own id are answered with it (else by name alone).
+            ids.update(
+                str(p["functionCall"]["id"]) for p in parts if "id" in p.get("functionCall", {})
+            )
+            add("model", parts)
         elif role == "tool":
-            name = names.get(str(m.get("tool_call_id", "")), "")
-            result = {"result": _text_of(m.get("content"))}
-            add("user", [{"functionResponse": {"name": name, "response": result}}])
+            call_id = str(m.get("tool_call_id", ""))
+            response: dict[str, Any] = {"name": names.get(call_id, "")}
+            if call_id in ids:
+                response = {"id": call_id, **response}
+            response["response"] = {"result": _text_of(m.get("content"))}
+            add("user", [{"functionResponse": response}])
             images = [p for p in m.get("content") or [] if isinstance(p, dict)]
             if any(p.get("type") == "image_url" for p in images):
                 add("user", [x for x in _user_parts(images) if "text" not in x])

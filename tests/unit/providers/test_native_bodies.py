@@ -298,3 +298,17 @@ async def test_a_refusal_is_remembered_per_model(options: Any) -> None:
     # The reasoning model keeps its encrypted reasoning, and shows summaries without an effort.
     assert sent[2]["include"] == ["reasoning.encrypted_content"]
     assert sent[2]["reasoning"] == {"summary": "auto"}
+
+
+def test_gemini_answers_a_call_with_its_own_id() -> None:
+    parts = [{"functionCall": {"id": "g-7", "name": "read", "args": {}}, "thoughtSignature": "S"}]
+    call = {"id": "g-7", "type": "function", "function": {"name": "read", "arguments": "{}"}}
+    msgs = [
+        {"role": "user", "content": "go"},
+        {"role": "assistant", "content": None, "gg_replay": {"kind": "gemini", "parts": parts}, "tool_calls": [call]},
+        {"role": "tool", "tool_call_id": "g-7", "content": "A"},
+    ]  # fmt: skip
+    _, contents = to_contents(msgs)
+    assert contents[2]["parts"] == [
+        {"functionResponse": {"id": "g-7", "name": "read", "response": {"result": "A"}}}
+    ]
