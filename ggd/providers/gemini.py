@@ -220,6 +220,8 @@ class _Assembler:
             if signature:  # a signature alone belongs with what came before it
                 self._sign(signature)
             return []
+        if not text and not signature:
+            return []  # the empty part of a closing chunk: nothing to show or send back
         thought = part.get("thought") is True
         last = self.parts[-1] if self.parts else None
         if (

@@ -144,3 +144,12 @@ def test_responses_interleaved_parallel_call_deltas() -> None:
         ("c0", "read", {"path": "a"}),
         ("c1", "grep", {"pattern": "TODO"}),
     ]
+
+
+def test_gemini_closing_empty_part_is_not_sent_back() -> None:
+    asm = GeminiAssembler("g")
+    call = {"functionCall": {"name": "read", "args": {"path": "a"}}, "thoughtSignature": "U0lH"}
+    feed(asm, cand([call]), cand([{"text": ""}], finishReason="STOP"))
+    done = asm.finish()
+    assert done.replay == {"kind": "gemini", "parts": [call]}
+    assert done.tool_calls[0].name == "read" and done.tool_calls[0].id.startswith("call_")
