@@ -188,8 +188,11 @@ def to_contents(messages: list[dict[str, Any]]) -> tuple[str, list[dict[str, Any
 
     for m in messages:
         role = m.get("role")
-        if role in ("system", "developer"):
+        if role in ("system", "developer") and not contents:
             system.append(_text_of(m.get("content")))
+        elif role in ("system", "developer"):
+            # Gemini has no system turn: a later one is user text, where it was said.
+            add("user", [{"text": _text_of(m.get("content"))}])
         elif role == "assistant":
             for call in m.get("tool_calls") or []:
                 names[str(call.get("id", ""))] = str((call.get("function") or {}).get("name", ""))

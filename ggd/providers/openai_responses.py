@@ -59,15 +59,18 @@ def _parts(content: Any) -> list[dict[str, Any]]:
 def to_input(messages: list[dict[str, Any]]) -> tuple[str, list[dict[str, Any]]]:
     """Chat messages -> (instructions, Responses input items).
 
-    System messages become `instructions`; an assistant message's own reasoning items (its
+    Leading system messages become `instructions`; an assistant message's own reasoning items (its
     `gg_replay` of this kind) go back before its text and function calls, as the API wants.
     """
     system: list[str] = []
     items: list[dict[str, Any]] = []
     for m in messages:
         role = m.get("role")
-        if role in ("system", "developer"):
+        if role in ("system", "developer") and not items:
             system.append(_text_of(m.get("content")))
+        elif role in ("system", "developer"):
+            # Later ones stay in place: moved into instructions they would change the prefix.
+            items.append({"role": role, "content": _text_of(m.get("content"))})
         elif role == "assistant":
             replay = m.get("gg_replay")
             if isinstance(replay, dict) and replay.get("kind") == KIND:

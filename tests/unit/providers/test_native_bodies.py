@@ -312,3 +312,17 @@ def test_gemini_answers_a_call_with_its_own_id() -> None:
     assert contents[2]["parts"] == [
         {"functionResponse": {"id": "g-7", "name": "read", "response": {"result": "A"}}}
     ]
+
+
+def test_a_later_system_message_stays_in_place() -> None:
+    msgs = [
+        {"role": "system", "content": "rules"},
+        {"role": "user", "content": "go"},
+        {"role": "system", "content": "note"},
+    ]
+    instructions, items = to_input(msgs)
+    assert instructions == "rules" and items[-1] == {"role": "system", "content": "note"}
+    system, contents = to_contents(msgs)
+    assert system == "rules" and contents == [
+        {"role": "user", "parts": [{"text": "go"}, {"text": "note"}]}
+    ]
