@@ -153,3 +153,33 @@ def test_gemini_closing_empty_part_is_not_sent_back() -> None:
     done = asm.finish()
     assert done.replay == {"kind": "gemini", "parts": [call]}
     assert done.tool_calls[0].name == "read" and done.tool_calls[0].id.startswith("call_")
+
+
+@pytest.mark.parametrize(
+    ("usage", "cached", "reasoning"),
+    [
+        (
+            {
+                "prompt_tokens_details": {"cached_tokens": 1024},
+                "completion_tokens_details": {"reasoning_tokens": 7},
+            },
+            1024,
+            7,
+        ),
+        ({"prompt_cache_hit_tokens": 640, "prompt_cache_miss_tokens": 360}, 640, 0),
+        ({"prompt_tokens_details": None}, 0, 0),
+    ],
+)
+def test_chat_completions_usage_keeps_cache_and_reasoning_counts(
+    usage: dict[str, Any], cached: int, reasoning: int
+) -> None:
+    from ggd.providers.assembly import StreamAssembler
+
+    asm = StreamAssembler()
+    chunk = {
+        "choices": [],
+        "usage": {"prompt_tokens": 1000, "completion_tokens": 9, "total_tokens": 1009, **usage},
+    }
+    asm.feed_data(json.dumps(chunk))
+    assert asm.usage is not None and asm.usage.prompt_tokens == 1000
+    assert (asm.usage.cache_read_tokens, asm.usage.reasoning_tokens) == (cached, reasoning)
