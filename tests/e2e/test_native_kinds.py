@@ -191,3 +191,20 @@ async def test_acp_prompt_with_a_rejected_edit(native_daemon: Any, workspace: Pa
     kinds = client.kinds()
     assert "agent_thought_chunk" in kinds and "agent_message_chunk" in kinds
     assert len(fm.requests) == 3 and fm.mismatches == []
+
+
+async def test_a_dropped_stream_fails_the_run_keeping_the_text(native_daemon: Any) -> None:
+    d, fm = native_daemon([{"text": "The answer starts here and then", "chunkSize": 4, "torn": 5}])
+    c = await d.connect("ws")
+    try:
+        sid = await new_session(c)
+        rid = await start(c, sid, "go", approvalMode="yolo")
+        done = await finish(c, rid)
+        assert done["type"] == "run_failed", done
+        assert done["errorCode"] == "stream_interrupted" and done["retryable"] is True
+        snap = await c.request("gg/session.get", {"sessionId": sid})
+        last = snap["messages"][-1]
+        assert last["role"] == "assistant" and last["content"].startswith("The ")
+        assert len(fm.requests) == 1
+    finally:
+        await c.close()
