@@ -698,6 +698,16 @@ export interface ModelCheckResult {
   problem?: string | null;
 }
 
+/** The model wrote the session's todo list (todo_write): the whole list, as saved. */
+export interface PlanUpdatedEvent {
+  runId: string;
+  sessionId: string;
+  sequence: number;
+  timestamp: number;
+  type: "plan_updated";
+  todos: Array<TodoItem>;
+}
+
 /** The artifact now published, and its copy in the library. */
 export interface PublishResult {
   artifact: Artifact;
@@ -769,7 +779,7 @@ export interface RunRecord {
 export interface RunStartParams {
   sessionId: string;
   prompt: string;
-  approvalMode?: "auto" | "on-request" | "yolo" | "never" | null;
+  approvalMode?: "auto" | "on-request" | "yolo" | "never" | "plan" | null;
   interactive?: boolean;
   model?: string | null;
   subscribe?: boolean;
@@ -918,6 +928,11 @@ export interface SessionSummary {
   workspace?: WorkspaceRef | null;
 }
 
+/** The session's current todo list (the last todo_write on its active branch; empty if none). */
+export interface SessionTodosResult {
+  todos: Array<TodoItem>;
+}
+
 /** A snapshot after a tree action, with a draft to put back into the composer. */
 export interface SessionUpdate {
   sessionId: string;
@@ -1003,6 +1018,12 @@ export interface ThinkingDeltaEvent {
   timestamp: number;
   type: "thinking_delta";
   text: string;
+}
+
+/** One item of a session's todo list (the todo_write tool writes the whole list). */
+export interface TodoItem {
+  content: string;
+  status: "pending" | "in_progress" | "completed";
 }
 
 /** A tool finished (output truncated for display). */
@@ -1099,7 +1120,7 @@ export interface WorkspaceRef {
   root?: string | null;
 }
 
-export type RunEvent = RunStartedEvent | TextDeltaEvent | ThinkingDeltaEvent | ToolCallStartEvent | ToolCallFinishEvent | UserMessageEvent | ApprovalRequestedEvent | ApprovalResolvedEvent | UsageEvent | CompactionEvent | RunCompletedEvent | RunFailedEvent | RunCanceledEvent;
+export type RunEvent = RunStartedEvent | TextDeltaEvent | ThinkingDeltaEvent | ToolCallStartEvent | ToolCallFinishEvent | UserMessageEvent | ApprovalRequestedEvent | ApprovalResolvedEvent | UsageEvent | CompactionEvent | PlanUpdatedEvent | RunCompletedEvent | RunFailedEvent | RunCanceledEvent;
 export type RunEventType = RunEvent["type"];
 
 /** Every gg method and notification with its params and result types. */
@@ -1117,6 +1138,7 @@ export interface GgMethods {
   "gg/session.unsubscribe": { params: SessionIdParams; result: EmptyResult };
   "gg/session.compact": { params: SessionCompactParams; result: SessionCompactResult };
   "gg/session.context": { params: SessionIdParams; result: SessionContextResult };
+  "gg/session.todos": { params: SessionIdParams; result: SessionTodosResult };
   "gg/run.start": { params: RunStartParams; result: RunStartResult };
   "gg/run.subscribe": { params: RunSubscribeParams; result: EmptyResult };
   "gg/run.unsubscribe": { params: RunIdParams; result: EmptyResult };

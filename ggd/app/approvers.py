@@ -19,7 +19,7 @@ from ggd.protocol import Approval
 from ggd.providers.types import ToolCall
 from ggd.tools import ApprovalInfo, Tool
 
-from .policy import decide
+from .policy import PLAN_MODE, PLAN_REFUSAL, decide
 
 if TYPE_CHECKING:
     from .run import Run
@@ -59,6 +59,8 @@ class InteractiveApprover:
         self, run: Run, call: ToolCall, tool: Tool, info: ApprovalInfo
     ) -> ApprovalDecision:
         """Policy first; ask clients only when the table says ask."""
+        if run.approval_mode == PLAN_MODE:  # before session allows: plan mode runs no writes
+            return ApprovalDecision(allow=False, reason=PLAN_REFUSAL)
         dangerous = info.risk == "dangerous"
         if not dangerous and tool.name in self._session_allows(run.session_id):
             return ApprovalDecision(allow=True)
@@ -83,6 +85,8 @@ class UnattendedApprover:
         self, run: Run, call: ToolCall, tool: Tool, info: ApprovalInfo
     ) -> ApprovalDecision:
         """Deny dangerous always; allow the rest only when the job opted in."""
+        if run.approval_mode == PLAN_MODE:
+            return ApprovalDecision(allow=False, reason=PLAN_REFUSAL)
         if info.risk == "dangerous":
             return ApprovalDecision(
                 allow=False,

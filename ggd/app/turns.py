@@ -32,6 +32,7 @@ from .events import to_wire
 from .extension import ScopeContext, SessionContext, ToolProvider
 from .run import Run
 from .service import Service
+from .todos import plan_sections, todo_tool
 from .transcript import SessionTranscript
 
 
@@ -117,7 +118,7 @@ class TurnAssembler:
         return AgentLoop(
             provider,
             bare,
-            turn.tools,
+            [*turn.tools, todo_tool(run, svc)],
             ToolContext(
                 workspace=svc.workspace.root,
                 log_dir=self.home / "logs" / "tools",
@@ -137,7 +138,7 @@ class TurnAssembler:
                 max_turns=self.opts.max_turns,
                 gg_home=self.home,
                 context_window=self.models.context_window(run.model),
-                prompt_sections=turn.sections,
+                prompt_sections=[*turn.sections, *plan_sections(run.approval_mode)],
                 loop_guard=self.opts.loop_guard,
             ),
             loop_ask=loop_asker(run),

@@ -66,7 +66,7 @@ class Config(BaseModel):
     # 500 model requests: 5x a long 100-step task; the run timeout bounds wall time.
     maxTurns: int = Field(default=500, ge=1, le=100_000)
     bashLoginShell: bool = False
-    approvalMode: Literal["auto", "on-request", "yolo", "never"] = "auto"
+    approvalMode: Literal["auto", "on-request", "yolo", "never", "plan"] = "auto"
     loopGuard: LoopGuardConfig = Field(default_factory=LoopGuardConfig)
 
     def providers_dict(self) -> dict[str, Any]:

@@ -7,7 +7,7 @@ from typing import Annotated, Any, Literal
 from pydantic import ConfigDict, Field, TypeAdapter
 
 from .base import Event
-from .dto import Approval, UsageInfo
+from .dto import Approval, TodoItem, UsageInfo
 
 
 class RunEventBase(Event):
@@ -103,6 +103,13 @@ class CompactionEvent(RunEventBase):
     summary: str
 
 
+class PlanUpdatedEvent(RunEventBase):
+    """The model wrote the session's todo list (todo_write): the whole list, as saved."""
+
+    type: Literal["plan_updated"] = "plan_updated"
+    todos: list[TodoItem]
+
+
 class RunCompletedEvent(RunEventBase):
     """The run finished with a final answer."""
 
@@ -137,6 +144,7 @@ RunEvent = Annotated[
     | ApprovalResolvedEvent
     | UsageEvent
     | CompactionEvent
+    | PlanUpdatedEvent
     | RunCompletedEvent
     | RunFailedEvent
     | RunCanceledEvent,

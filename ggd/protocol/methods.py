@@ -34,6 +34,7 @@ from .session import (
     SessionListParams,
     SessionListResult,
     SessionRenameParams,
+    SessionTodosResult,
 )
 from .spec import MethodSpec
 from .system import (
@@ -246,6 +247,22 @@ SESSION_CONTEXT = MethodSpec(
         },
     },
 )
+SESSION_TODOS = MethodSpec(
+    "gg/session.todos",
+    "The session's current todo list: what the last todo_write on its active branch saved.",
+    SessionIdParams,
+    SessionTodosResult,
+    scope="session",
+    example={
+        "params": {"sessionId": "s_1a2b"},
+        "result": {
+            "todos": [
+                {"content": "read the failing test", "status": "completed"},
+                {"content": "fix the parser", "status": "in_progress"},
+            ]
+        },
+    },
+)
 RUN_START = MethodSpec(
     "gg/run.start",
     "Start the agent on a session with a prompt; one active run per session.",
@@ -414,6 +431,7 @@ METHODS: tuple[MethodSpec, ...] = (
     SESSION_UNSUBSCRIBE,
     SESSION_COMPACT,
     SESSION_CONTEXT,
+    SESSION_TODOS,
     RUN_START,
     RUN_SUBSCRIBE,
     RUN_UNSUBSCRIBE,
