@@ -27,7 +27,7 @@ commands:
   gg init                            write your profile (~/.gg/USER.md)
   gg memory show|search|add          what gg remembers (sent to the model)
   gg skills list                     skills of this workspace (.agents/skills)
-  gg job|mcp|kb|artifact|library|media|browser|connect ...   capability commands (gg COMMAND -h)
+  gg job|mcp|hooks|kb|artifact|library|media|browser|connect ...   capability commands (gg COMMAND -h)
   gg rpc                             NDJSON JSON-RPC relay on stdin/stdout (for scripts):
                                      (gg rpc -h shows an example)
   gg bridge                          raw LSP byte pump stdio <-> daemon (for stdio LSP clients)

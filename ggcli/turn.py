@@ -401,6 +401,14 @@ class TurnRunner:
             self.ui.err.write(todo_block(list(ev.get("todos") or []), self.ui.err_style))
             self.ui.err.flush()
 
+    def _on_hook_failed(self, ev: dict[str, Any]) -> None:
+        if not self.opts.json_mode:
+            self._end_line()
+            self.ui.note(
+                f"  ! {ev.get('hookEvent')} hook failed ({ev.get('error')}): {ev.get('command')}",
+                "yellow",
+            )
+
     def _on_compaction(self, ev: dict[str, Any]) -> None:
         if not self.opts.json_mode:
             self._end_line()

@@ -17,6 +17,7 @@ from ggd.agent import (
     compact,
     estimate_tokens,
 )
+from ggd.hooks import HookEngine, RunHooks
 from ggd.protocol import SessionEvent
 from ggd.protocol import errors as E
 from ggd.providers import ProviderRegistry
@@ -53,6 +54,7 @@ class TurnAssembler:
         self.home = home
         self.bus = bus
         self.path_locks = PathLocks()
+        self.hooks = HookEngine(home, opts.hooks_config)
 
     def resolve_model(self, svc: Service, model: str | None) -> tuple[ChatProvider, str, str]:
         """(provider, bare model name, provider:model) for a run; invalid params when unknown."""
@@ -140,6 +142,7 @@ class TurnAssembler:
                 context_window=self.models.context_window(run.model),
                 prompt_sections=[*turn.sections, *plan_sections(run.approval_mode)],
                 loop_guard=self.opts.loop_guard,
+                hooks=RunHooks.for_run(self.hooks, run, svc),
             ),
             loop_ask=loop_asker(run),
         )

@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 
 class ConfigError(Exception):
@@ -68,6 +68,20 @@ class Config(BaseModel):
     bashLoginShell: bool = False
     approvalMode: Literal["auto", "on-request", "yolo", "never", "plan"] = "auto"
     loopGuard: LoopGuardConfig = Field(default_factory=LoopGuardConfig)
+    # Claude Code's hooks format (docs/hooks.md); checked at start, read again at each event.
+    hooks: dict[str, Any] | None = None
+
+    @field_validator("hooks")
+    @classmethod
+    def _hooks_valid(cls, value: dict[str, Any] | None) -> dict[str, Any] | None:
+        if value is not None:
+            from ggd.hooks.config import HookConfigError, parse
+
+            try:
+                parse(value, "config.json hooks")
+            except HookConfigError as exc:
+                raise ValueError(str(exc)) from None
+        return value
 
     def providers_dict(self) -> dict[str, Any]:
         """The raw provider section, for the provider registry."""

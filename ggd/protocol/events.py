@@ -110,6 +110,15 @@ class PlanUpdatedEvent(RunEventBase):
     todos: list[TodoItem]
 
 
+class HookFailedEvent(RunEventBase):
+    """A hook command failed (exit other than 0 or 2, timeout, could not start); the run goes on."""
+
+    type: Literal["hook_failed"] = "hook_failed"
+    hook_event: str
+    command: str
+    error: str
+
+
 class RunCompletedEvent(RunEventBase):
     """The run finished with a final answer."""
 
@@ -145,6 +154,7 @@ RunEvent = Annotated[
     | UsageEvent
     | CompactionEvent
     | PlanUpdatedEvent
+    | HookFailedEvent
     | RunCompletedEvent
     | RunFailedEvent
     | RunCanceledEvent,
