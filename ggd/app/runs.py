@@ -14,7 +14,6 @@ from collections import OrderedDict
 from collections.abc import Awaitable, Callable
 
 from ggd.agent import AgentLoop, TurnOutcome, begin_turn
-from ggd.hooks import approval_pending, before_prompt
 from ggd.protocol import SessionEvent
 from ggd.protocol import errors as E
 from ggd.protocol import events as W
@@ -22,6 +21,7 @@ from ggd.protocol import events as W
 from .admission import RunOptions, admit
 from .approvers import Approver, InteractiveApprover
 from .delegate import ClientDelegate
+from .hooks import approval_pending, before_prompt
 from .naming import session_name
 from .outcome import drive
 from .run import Run, Subscriber

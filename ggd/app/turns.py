@@ -17,7 +17,7 @@ from ggd.agent import (
     compact,
     estimate_tokens,
 )
-from ggd.hooks import HookEngine, RunHooks
+from ggd.hooks import HookEngine
 from ggd.protocol import SessionEvent
 from ggd.protocol import errors as E
 from ggd.providers import ProviderRegistry
@@ -31,6 +31,7 @@ from .capabilities import CapabilityRegistry
 from .delegate import ClientDelegate
 from .events import to_wire
 from .extension import ScopeContext, SessionContext, ToolProvider
+from .hooks import RunHooks
 from .run import Run
 from .service import Service
 from .todos import plan_sections, todo_tool

@@ -13,14 +13,16 @@ Sources, all of them used (hooks add up, as Claude Code's settings files do):
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import hashlib
 import json
+import os
 import re
+import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
-
-from ggd.app.files import owner_lock, write_private
 
 EVENTS = (
     "SessionStart",
@@ -197,7 +199,9 @@ def trust_workspace(home: Path, root: Path) -> int:
         raise HookConfigError("this workspace has no .gg/hooks.json to trust")
     count = len(parse(_json(data, ".gg/hooks.json"), ".gg/hooks.json"))
     home.mkdir(parents=True, exist_ok=True, mode=0o700)
-    with owner_lock(home / f".{TRUST_FILE}.lock", timeout=10):
+    lock = os.open(home / f".{TRUST_FILE}.lock", os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # two `gg hooks trust` at once both land
         try:
             trust = json.loads(_read(home / TRUST_FILE) or b"{}")
         except ValueError:
@@ -205,8 +209,25 @@ def trust_workspace(home: Path, root: Path) -> int:
         if not isinstance(trust, dict) or not isinstance(trust.get("trusted"), dict):
             trust = {"trusted": {}}
         trust["trusted"][str(root)] = file_digest(data)
-        write_private(home / TRUST_FILE, (json.dumps(trust, indent=2) + "\n").encode())
+        _write_private(home / TRUST_FILE, (json.dumps(trust, indent=2) + "\n").encode())
+    finally:
+        os.close(lock)
     return count
+
+
+def _write_private(path: Path, payload: bytes) -> None:
+    """Owner-only (0600), fsynced, never half-written: a temp file renamed over the old one."""
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(payload)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
 
 
 __all__ = [

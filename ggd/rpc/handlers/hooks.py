@@ -7,8 +7,14 @@ from __future__ import annotations
 import asyncio
 
 from ggd.app import Handler, HandlerContext
-from ggd.hooks import HookCommand, HookConfigError, Scope, load, trust_workspace
-from ggd.hooks.binding import transcript_path
+from ggd.app.hooks import (
+    HookCommand,
+    HookConfigError,
+    Scope,
+    load,
+    transcript_path,
+    trust_workspace,
+)
 from ggd.protocol import errors as E
 from ggd.protocol import methods as M
 from ggd.protocol.base import Empty

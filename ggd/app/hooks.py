@@ -15,16 +15,16 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ggd.agent.hooks import PreToolVerdict
+from ggd.hooks import HookCommand, HookConfigError, HookEngine, Scope, load, trust_workspace
+from ggd.hooks.engine import PromptBlocked
 from ggd.protocol import errors as E
 from ggd.protocol import events as W
 from ggd.providers.types import ToolCall
 from ggd.tools.base import ApprovalInfo, Tool, ToolResult
 
-from .engine import HookEngine, PromptBlocked, Scope
-
 if TYPE_CHECKING:
-    from ggd.app.run import Run
-    from ggd.app.service import Service
+    from .run import Run
+    from .service import Service
 
 log = logging.getLogger("ggd.hooks")
 # Notification hooks in flight (fire and forget: an approval never waits for them).
@@ -151,9 +151,15 @@ async def fire_subagent_stop(
 
 
 __all__ = [
+    "HookCommand",
+    "HookConfigError",
+    "HookEngine",
     "RunHooks",
+    "Scope",
     "approval_pending",
     "before_prompt",
     "fire_subagent_stop",
+    "load",
     "transcript_path",
+    "trust_workspace",
 ]
