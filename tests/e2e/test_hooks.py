@@ -274,3 +274,33 @@ async def test_notification_fires_when_an_approval_waits(
         await finish(c, rid)
     finally:
         await c.close()
+
+
+async def test_cancelling_a_run_kills_its_running_hook(
+    fake_daemon, gg_home: Path, workspace: Path, tmp_path: Path
+) -> None:
+    pid_file = tmp_path / "hook.pid"
+    slow = {"type": "command", "command": f"echo $$ > {pid_file}; sleep 30; touch {tmp_path}/late"}
+    _hooks(gg_home / "hooks.json", {"PreToolUse": [{"hooks": [slow]}]})
+    d, _fm = fake_daemon([_bash("echo hi"), {"text": "never"}])
+    c = await d.connect("unix")
+    try:
+        sid = await new_session(c)
+        rid = await start(c, sid, "go", approvalMode="yolo")
+        await wait_until(lambda: pid_file.exists() and pid_file.read_text().strip(), timeout=20)
+        pid = int(pid_file.read_text())
+        await c.request("gg/run.cancel", {"runId": rid})
+        end = await finish(c, rid, timeout=20)  # well before the hook's 30 s sleep
+        assert end["type"] == "run_canceled"
+
+        def gone() -> bool:
+            try:
+                stat = Path(f"/proc/{pid}/stat").read_text()
+            except OSError:
+                return True
+            return stat.split(") ")[1].startswith("Z")  # a zombie is dead too
+
+        await wait_until(gone, timeout=10)
+        assert not (tmp_path / "late").exists()
+    finally:
+        await c.close()
