@@ -104,8 +104,8 @@ async def before_prompt(
 ) -> str:
     """SessionStart and UserPromptSubmit before a run's prompt is saved; a block is a typed
     error whose message is the hook's reason (the user reads it; nothing was saved)."""
-    if not engine.configured(svc.workspace.root):
-        return prompt
+    if svc.active_run_id is not None or not engine.configured(svc.workspace.root):
+        return prompt  # a busy session refuses the prompt anyway: its hooks do not run for it
     scope = Scope(
         session_id=svc.id,
         workspace=svc.workspace.root,

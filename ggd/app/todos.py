@@ -104,21 +104,20 @@ class TodoWriteTool(Tool):
     """Replace the session's todo list with the one given (the whole list each call)."""
 
     name = TODO_TOOL
+    # Declared in every request: kept short (bench/context.py measures it).
     description = (
-        "Write the session's todo list, shown live to the user. Pass the WHOLE list every time "
-        "(it replaces the previous one). Use it for multi-step work: one item in_progress at a "
-        "time, mark items completed as soon as they are done, add items you discover."
+        "Your todo list for multi-step work, shown live to the user. Send the WHOLE list each "
+        "time; one item in_progress at a time, mark items completed when done."
     )
     parameters = {
         "type": "object",
         "properties": {
             "todos": {
                 "type": "array",
-                "description": "The complete list, in order.",
                 "items": {
                     "type": "object",
                     "properties": {
-                        "content": {"type": "string", "description": "What to do."},
+                        "content": {"type": "string"},
                         "status": {"type": "string", "enum": list(STATUSES)},
                     },
                     "required": ["content", "status"],

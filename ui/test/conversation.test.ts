@@ -262,4 +262,13 @@ describe("snapshot after a run", () => {
     const after = conversationReducer(live, { type: "snapshot", snapshot });
     expect(after.items).toMatchObject([{ kind: "tool", status: "done", diff: "+x", entryId: "m1" }]);
   });
+
+  it("says when a hook failed and keeps the run going", () => {
+    const s = run([
+      ev(1, "run_started"),
+      ev(2, "hook_failed", { hookEvent: "PreToolUse", command: "./check.sh", error: "timed out after 60 s" }),
+    ]);
+    expect(s.phase).toBe("running");
+    expect(s.notice).toEqual({ tone: "error", text: "A PreToolUse hook failed (timed out after 60 s): ./check.sh" });
+  });
 });

@@ -278,6 +278,10 @@ function applyEvent(state: ConversationState, event: RunEvent): ConversationStat
     case "compaction":
       next.notice = { tone: "info", text: "Older turns were summarised to fit the context window." };
       return next;
+    case "hook_failed":
+      // The run goes on; the user should still learn that a hook of theirs did not work.
+      next.notice = { tone: "error", text: `A ${event.hookEvent} hook failed (${event.error}): ${event.command}` };
+      return next;
     case "run_completed":
       next.phase = "completed";
       next.items = closeStreaming(next.items);

@@ -229,7 +229,8 @@ export class SessionController {
   /** Fetch the session's current todo list (an older daemon without the method shows none). */
   private async loadTodos(sessionId: string): Promise<void> {
     try {
-      const { todos } = await this.client.call("gg/session.todos", { sessionId });
+      const res = await this.client.call("gg/session.todos", { sessionId });
+      const todos = Array.isArray(res?.todos) ? res.todos : [];
       if (this.sessionId === sessionId) this.store.update((view) => ({ ...view, todos }));
     } catch {
       // Not fatal: the list appears with the next plan_updated event.
