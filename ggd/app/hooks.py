@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import weakref
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -51,13 +50,11 @@ def reporter(run: Run) -> Any:
 class RunHooks:
     """The hooks of one run, as the agent loop calls them (ggd.agent.hooks.ToolHooks)."""
 
-    _live: weakref.WeakValueDictionary[str, RunHooks] = weakref.WeakValueDictionary()
-
     def __init__(self, engine: HookEngine, scope: Scope, run_id: str) -> None:
         self.engine = engine
         self.scope = scope
         self.notified: set[str] = set()
-        RunHooks._live[run_id] = self
+        engine.runs[run_id] = self  # weakly: the run's loop holds it, and it goes with the run
 
     @classmethod
     def for_run(cls, engine: HookEngine, run: Run, svc: Service) -> RunHooks:
@@ -71,10 +68,11 @@ class RunHooks:
         )
         return cls(engine, scope, run.id)
 
-    @classmethod
-    def of(cls, run_id: str) -> RunHooks | None:
+    @staticmethod
+    def of(engine: HookEngine, run_id: str) -> RunHooks | None:
         """The hooks of a live run, if its loop was built."""
-        return cls._live.get(run_id)
+        hooks = engine.runs.get(run_id)
+        return hooks if isinstance(hooks, RunHooks) else None
 
     async def pre_tool(self, call: ToolCall, tool: Tool, info: ApprovalInfo) -> PreToolVerdict:
         """PreToolUse: the combined decision, its reason and context."""
@@ -118,9 +116,9 @@ async def before_prompt(
         raise E.InvalidActionError(f"a UserPromptSubmit hook blocked the prompt: {exc}") from None
 
 
-def approval_pending(run: Run) -> None:
+def approval_pending(engine: HookEngine, run: Run) -> None:
     """Notification for each approval the run starts waiting on (once per approval)."""
-    hooks = RunHooks.of(run.id)
+    hooks = RunHooks.of(engine, run.id)
     if hooks is None:
         return
     for approval_id, pending in list(run.pending.items()):

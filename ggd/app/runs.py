@@ -241,7 +241,7 @@ class RunManager:
     # -- internals ----------------------------------------------------------------------------
 
     def _pending_changed(self, run: Run) -> None:
-        approval_pending(run)  # Notification hooks, once per approval
+        approval_pending(self.turns.hooks, run)  # Notification hooks, once per approval
         self.runtime.bus.publish(
             SessionEvent(
                 session_id=run.session_id,

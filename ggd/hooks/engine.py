@@ -21,6 +21,7 @@ import asyncio
 import json
 import logging
 import os
+import weakref
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -149,6 +150,8 @@ class HookEngine:
         self.config_section = config_section
         self.env = dict(os.environ if env is None else env)
         self._started: set[str] = set()  # sessions whose SessionStart fired in this daemon
+        # The hooks of each live run by run id (ggd.app.hooks.RunHooks), held weakly.
+        self.runs: weakref.WeakValueDictionary[str, Any] = weakref.WeakValueDictionary()
 
     def hooks_for(self, workspace: Path, event: str, *names: str) -> list[HookCommand]:
         """The hooks an event runs in a workspace (untrusted workspace hooks never)."""
