@@ -61,19 +61,31 @@ def cc_script(tmp_path: Path) -> Path:
     return script
 
 
+# Claude Code's documented PostToolUse example, character for character.
+CC_DOCS_LOGGER = (
+    'jq -r \'"\\(.tool_input.command) - \\(.tool_input.description // "No description")"\' '
+    ">> ~/.claude/bash-command-log.txt"
+)
+
+
 async def test_a_claude_code_hook_script_works_unchanged_and_its_deny_is_final_in_yolo(
-    fake_daemon, gg_home: Path, workspace: Path, cc_script: Path
+    fake_daemon, gg_home: Path, workspace: Path, cc_script: Path, tmp_path: Path
 ) -> None:
+    home = tmp_path / "user-home"
+    (home / ".claude").mkdir(parents=True)
+    docs_logger = {"type": "command", "command": CC_DOCS_LOGGER}
     _hooks(
         gg_home / "hooks.json",
         {
             "PreToolUse": [{"matcher": "Bash", "hooks": [_command(cc_script)]}],
             "UserPromptSubmit": [{"hooks": [_command(cc_script)]}],
-            "PostToolUse": [{"matcher": "Bash", "hooks": [_command(cc_script)]}],
+            "PostToolUse": [{"matcher": "Bash", "hooks": [_command(cc_script), docs_logger]}],
         },
     )
     (workspace / "build").mkdir()
-    d, fm = fake_daemon([_bash("rm -rf build"), _bash("echo hi"), {"text": "done"}])
+    d, fm = fake_daemon(
+        [_bash("rm -rf build"), _bash("echo hi"), {"text": "done"}], env={"HOME": str(home)}
+    )
     c = await d.connect("unix")
     try:
         sid = await new_session(c)
@@ -87,6 +99,8 @@ async def test_a_claude_code_hook_script_works_unchanged_and_its_deny_is_final_i
         assert not echo["isError"]
         log = (workspace / "bash-command-log.txt").read_text()
         assert log == "echo hi\n"  # PostToolUse ran only for the call that ran
+        docs_log = (home / ".claude" / "bash-command-log.txt").read_text()
+        assert docs_log == "echo hi - No description\n"
         first_user = [m for m in fm.requests[0]["messages"] if m["role"] == "user"][-1]
         assert "Project rule: answer in English." in first_user["content"]
     finally:
