@@ -318,3 +318,34 @@ async def test_cancelling_a_run_kills_its_running_hook(
         assert not (tmp_path / "late").exists()
     finally:
         await c.close()
+
+
+async def test_a_hook_ask_asks_a_person_even_in_yolo(fake_daemon, gg_home: Path, workspace):
+    ask = {
+        "type": "command",
+        "command": 'echo \'{"hookSpecificOutput": {"hookEventName": "PreToolUse", '
+        '"permissionDecision": "ask", "permissionDecisionReason": "check it"}}\'',
+    }
+    _hooks(gg_home / "hooks.json", {"PreToolUse": [{"matcher": "Write", "hooks": [ask]}]})
+    write = {"toolCalls": [{"name": "write", "arguments": {"path": "w.txt", "content": "w\n"}}]}
+    d, _fm = fake_daemon([write, {"text": "ok"}, write, {"text": "ok"}])
+    c = await d.connect("ws")
+    try:
+        sid = await new_session(c)
+        rid = await start(c, sid, "go", interactive=True, approvalMode="yolo")
+        asked = await until(c, rid, "approval_requested")
+        assert asked["approval"]["toolName"] == "write"
+        await c.request(
+            "gg/run.approve", {"runId": rid, "approvalId": asked["approval"]["id"], "allow": True}
+        )
+        await finish(c, rid)
+        assert (workspace / "w.txt").read_text() == "w\n"
+        # Nobody can answer a non-interactive run: the ask is a denial there.
+        (workspace / "w.txt").unlink()
+        rid2 = await start(c, sid, "again", approvalMode="yolo")
+        await finish(c, rid2)
+        (res,) = finished_tools(c, rid2).values()
+        assert res["isError"] and "asked for a person's approval" in res["output"]
+        assert not (workspace / "w.txt").exists()
+    finally:
+        await c.close()
