@@ -150,14 +150,24 @@ class HookEngine:
         self.config_section = config_section
         self.env = dict(os.environ if env is None else env)
         self._started: set[str] = set()  # sessions whose SessionStart fired in this daemon
+        self._reported: set[tuple[str, str]] = set()  # (session, configuration problem) said
         # The hooks of each live run by run id (ggd.app.hooks.RunHooks), held weakly.
         self.runs: weakref.WeakValueDictionary[str, Any] = weakref.WeakValueDictionary()
 
-    def hooks_for(self, workspace: Path, event: str, *names: str) -> list[HookCommand]:
-        """The hooks an event runs in a workspace (untrusted workspace hooks never)."""
+    def hooks_for(
+        self, workspace: Path, event: str, *names: str, scope: Scope | None = None
+    ) -> list[HookCommand]:
+        """The hooks an event runs in a workspace (untrusted workspace hooks never). A broken
+        source is reported once per session (its hooks do not run; the others do)."""
         loaded = load(self.home, workspace, self.config_section)
         for problem in loaded.errors:
+            key = (scope.session_id if scope else "", problem)
+            if key in self._reported:
+                continue
+            self._reported.add(key)
             log.warning("hooks configuration: %s", problem)
+            if scope is not None and scope.report is not None:
+                scope.report(event, "(configuration)", problem)
         hooks = [h for h in loaded.for_event(event) if not names or h.matches(*names)]
         unique: dict[str, HookCommand] = {}
         for h in hooks:  # the same command configured twice runs once, as in Claude Code
@@ -173,7 +183,7 @@ class HookEngine:
     ) -> Outcome:
         """Run the matching hooks of one event in parallel and combine what they say."""
         out = Outcome(stdin={**scope.common(event), **payload})
-        hooks = self.hooks_for(scope.workspace, event, *names)
+        hooks = self.hooks_for(scope.workspace, event, *names, scope=scope)
         if not hooks:
             return out
         stdin = json.dumps(out.stdin).encode()

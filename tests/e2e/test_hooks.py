@@ -349,3 +349,26 @@ async def test_a_hook_ask_asks_a_person_even_in_yolo(fake_daemon, gg_home: Path,
         assert not (workspace / "w.txt").exists()
     finally:
         await c.close()
+
+
+async def test_a_broken_hooks_file_is_reported_once_and_the_run_goes_on(
+    fake_daemon, gg_home: Path, workspace: Path
+) -> None:
+    gg_home.mkdir(parents=True, exist_ok=True)
+    (gg_home / "hooks.json").write_text('{"hooks": {"PreTool": []}}')
+    (workspace / "a.txt").write_text("a\n")
+    read = {"toolCalls": [{"name": "read", "arguments": {"path": "a.txt"}}]}
+    d, _fm = fake_daemon([read, read, {"text": "ok"}])
+    c = await d.connect("unix")
+    try:
+        sid = await new_session(c)
+        rid = await start(c, sid, "read twice")
+        assert (await finish(c, rid))["type"] == "run_completed"
+        failed = [e for e in c.events(run_id=rid) if e["type"] == "hook_failed"]
+        assert len(failed) == 1, failed
+        assert "unknown hook event 'PreTool'" in failed[0]["error"]
+        assert failed[0]["command"] == "(configuration)"
+        listed = await c.request("gg/hooks.list", {})
+        assert any("PreTool" in e for e in listed["errors"])
+    finally:
+        await c.close()
