@@ -50,15 +50,21 @@ def reporter(run: Run) -> Any:
 class RunHooks:
     """The hooks of one run, as the agent loop calls them (ggd.agent.hooks.ToolHooks)."""
 
-    def __init__(self, engine: HookEngine, scope: Scope, run_id: str) -> None:
+    def __init__(
+        self, engine: HookEngine, scope: Scope, run_id: str, stop_event: str = "Stop"
+    ) -> None:
         self.engine = engine
         self.scope = scope
+        self.stop_event = stop_event
         self.notified: set[str] = set()
         engine.runs[run_id] = self  # weakly: the run's loop holds it, and it goes with the run
 
     @classmethod
-    def for_run(cls, engine: HookEngine, run: Run, svc: Service) -> RunHooks:
-        """The hooks of a run (its loop holds them; they go with it)."""
+    def for_run(
+        cls, engine: HookEngine, run: Run, svc: Service, stop_event: str = "Stop"
+    ) -> RunHooks:
+        """The hooks of a run (its loop holds them; they go with it). A subagent's child run
+        passes stop_event="SubagentStop": its answer fires SubagentStop instead of Stop."""
         scope = Scope(
             session_id=svc.id,
             workspace=svc.workspace.root,
@@ -66,7 +72,7 @@ class RunHooks:
             approval_mode=run.approval_mode,
             report=reporter(run),
         )
-        return cls(engine, scope, run.id)
+        return cls(engine, scope, run.id, stop_event)
 
     @staticmethod
     def of(engine: HookEngine, run_id: str) -> RunHooks | None:
@@ -94,7 +100,7 @@ class RunHooks:
 
     async def stop(self, answer: str, active: bool) -> str:
         """Stop: '' ends the run, else the reason the model goes on with."""
-        return await self.engine.stop(self.scope, "Stop", answer, active)
+        return await self.engine.stop(self.scope, self.stop_event, answer, active)
 
 
 async def before_prompt(
