@@ -271,4 +271,34 @@ describe("snapshot after a run", () => {
     expect(s.phase).toBe("running");
     expect(s.notice).toEqual({ tone: "error", text: "A PreToolUse hook failed (timed out after 60 s): ./check.sh" });
   });
+
+  it("summarises a todo_write call from history as its count done", () => {
+    const snapshot: Snapshot = {
+      sessionId: "s1",
+      name: "n",
+      model: "m",
+      messages: [
+        {
+          id: "m1",
+          role: "assistant",
+          toolCalls: [
+            {
+              id: "c1",
+              name: "todo_write",
+              arguments: {
+                todos: [
+                  { content: "a", status: "completed" },
+                  { content: "b", status: "pending" },
+                ],
+              },
+            },
+          ],
+          timestamp: 1,
+        },
+      ],
+      tree: [],
+    };
+    const s = conversationReducer(initialConversation, { type: "snapshot", snapshot });
+    expect(s.items).toMatchObject([{ kind: "tool", toolName: "todo_write", summary: "1/2 done" }]);
+  });
 });

@@ -78,6 +78,12 @@ function argumentSummary(args: Record<string, unknown> | undefined): string {
     const value = args[key];
     if (typeof value === "string") return value;
   }
+  const todos = args["todos"];
+  if (Array.isArray(todos)) {
+    // todo_write, as the daemon summarises it live ("1/3 done").
+    const done = todos.filter((t) => (t as { status?: unknown })?.status === "completed").length;
+    return `${done}/${todos.length} done`;
+  }
   const text = JSON.stringify(args);
   return text.length > 80 ? `${text.slice(0, 77)}...` : text;
 }
