@@ -95,3 +95,19 @@ def test_an_anthropic_key_alone_is_enough_and_openai_keeps_precedence() -> None:
     gateway = {"ANTHROPIC_API_KEY": "k", "ANTHROPIC_BASE_URL": "http://127.0.0.1:9"}
     with pytest.raises(ValueError, match="model is not set"):
         build_registry({}, gateway, None, None)
+
+
+def test_the_docs_anthropic_example_builds_what_it_shows() -> None:
+    import json
+    from pathlib import Path
+
+    text = (Path(__file__).resolve().parents[3] / "docs" / "providers.md").read_text()
+    section = text.split('kind "anthropic"', 1)[1]
+    example = json.loads(section.split("```json", 1)[1].split("```", 1)[0])
+    env = {"ANTHROPIC_API_KEY": "sk-ant", "GATEWAY_KEY": "sk-gw"}
+    reg = build_registry(example, env)
+    provider, model = _anthropic(reg)
+    assert model == example["model"].split(":", 1)[1] and provider._api_key == "sk-ant"
+    assert provider.params_for("claude-haiku-4-5").max_tokens == 8192
+    gateway, _ = _anthropic(reg, "gateway:claude-x")
+    assert gateway.base_url.endswith("/anthropic/v1") and gateway._api_key == "sk-gw"
