@@ -134,3 +134,23 @@ async def test_the_fix_the_bug_task_through_the_anthropic_kind(
         assert fa.rejections == []
     finally:
         await c.close()
+
+
+async def test_a_dropped_stream_fails_the_run_keeping_the_text(claude_daemon: Any) -> None:
+    # Frames: start, ping, the thinking block (start, delta, signature, stop), the text block's
+    # start and four of its deltas; then the connection drops.
+    step = {"thinking": "t", "text": "The answer starts here and then", "chunkSize": 4, "torn": 11}
+    d, fa = claude_daemon([step])
+    c = await d.connect("unix")
+    try:
+        sid = await new_session(c)
+        rid = await start(c, sid, "go", approvalMode="yolo")
+        done = await finish(c, rid)
+        assert done["type"] == "run_failed", done
+        assert done["errorCode"] == "stream_interrupted" and done["retryable"] is True
+        snap = await c.request("gg/session.get", {"sessionId": sid})
+        last = snap["messages"][-1]
+        assert last["role"] == "assistant" and last["content"] == "The answer start"
+        assert len(fa.requests) == 1  # what streamed was shown: not retried
+    finally:
+        await c.close()
