@@ -152,7 +152,9 @@ class AnthropicProvider(NativeProvider):
         """A model that refused thinking "enabled" (a manual budget) is asked to think
         adaptively from then on; True to resend. The newest models take only that."""
         low = text.lower()
+        # (Not a refusal of thinking with a forced tool_choice: adaptive thinking fares no better.)
         refused = "thinking" in low and ("adaptive" in low or "enabled" in low)
+        refused = refused and "tool_choice" not in low
         return status == 400 and refused and self.refuse(model, _BUDGET)
 
     async def stream(self, request: ChatRequest) -> AsyncIterator[StreamEvent]:

@@ -385,6 +385,10 @@ async def test_a_model_that_takes_no_thinking_budget_is_asked_adaptively_from_th
     fa.add_steps([{"status": 400, "errorBody": "thinking blocks are wrong"}])
     err, _ = await failure(provider, ask(reasoning_effort="low"))
     assert err.code == "bad_request" and len(fa.requests) == 5
+    forced = "Thinking may not be enabled when tool_choice forces tool use."
+    fa.add_steps([{"status": 400, "errorBody": forced}])
+    err, _ = await failure(provider, ask(reasoning_effort="low"))
+    assert err.code == "bad_request" and "tool_choice" in err.message and len(fa.requests) == 6
 
 
 async def test_an_overloaded_error_event_before_any_answer_is_retried(
