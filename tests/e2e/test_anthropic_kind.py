@@ -113,7 +113,7 @@ async def test_the_fix_the_bug_task_through_the_anthropic_kind(
         share = sum(u.cache_read_input_tokens for u in uses[1:10]) / sum(
             u.total for u in uses[1:10]
         )
-        assert share >= 0.85, (share, uses)  # issue 33's aim (bench/provider_cache.py)
+        assert share >= 0.85, (share, uses)  # issue 33's aim (bench/provider_prefix.py)
         usage = [e for e in c.events(run_id=rid) if e["type"] == "usage"]
         assert [u["promptTokens"] for u in usage] == [u.total for u in uses[:10]]
         snap = await c.request("gg/session.get", {"sessionId": sid})
