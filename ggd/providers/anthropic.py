@@ -131,6 +131,9 @@ class AnthropicProvider(NativeProvider):
         if params.tool_choice is not None and request.tools:
             out["tool_choice"] = _tool_choice(params.tool_choice)
         out.update(params.extra_body)
+        thinking = out.get("thinking")
+        if not may_think and isinstance(thinking, dict) and thinking.get("type") == "enabled":
+            del out["thinking"]  # set in extraBody: this loop began without it (see above)
         return out
 
     def build_body(self, request: ChatRequest) -> dict[str, Any]:

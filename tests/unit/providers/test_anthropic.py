@@ -29,6 +29,7 @@ TOOLS = [
     {"type": "function", "function": {"name": "grep", "parameters": {"type": "object"}}},
 ]
 # Long enough for the cache's minimum (1024 tokens), as gg's own system prompt is.
+CONFIG_THINKING = {"type": "enabled", "budget_tokens": 1024}
 SYSTEM = "You are a careful coding agent.\n" + "Rule: keep the prefix stable.\n" * 200
 
 
@@ -221,8 +222,18 @@ async def test_a_tool_loop_begun_without_thinking_continues_without_it(
     }
     history = [*ask("fix").messages, turn, {"role": "tool", "tool_call_id": "c1", "content": "x"}]
     req = ChatRequest("claude-fake", history, TOOLS, reasoning_effort="high")
-    assert isinstance((await collect(claude(fa), req))[-1], Completed)
+    provider = claude(fa)
+    assert isinstance((await collect(provider, req))[-1], Completed)
     assert "thinking" not in fa.requests[0] and fa.rejections == []
+    # Thinking set outright in extraBody goes too, for that loop only.
+    from ggd.providers.params import parse_params
+
+    provider.params = parse_params("p", {"extraBody": {"thinking": CONFIG_THINKING}})
+    fa.add_steps([{"text": "ok"}, {"text": "fresh"}])
+    assert isinstance((await collect(provider, req))[-1], Completed)
+    assert "thinking" not in fa.requests[1] and fa.rejections == []
+    await collect(provider, ask("a new question"))
+    assert fa.requests[2]["thinking"] == CONFIG_THINKING
 
 
 async def test_parameters_from_config_in_the_apis_names(fake_anthropic: Any, claude: Any) -> None:
