@@ -11,8 +11,8 @@ are retried before the stream is accepted, after `retry-after` when given; so is
 event (overloaded) that comes before any of the answer did.
 
 Extended thinking follows `reasoning_effort`: "low", "medium", "high" (a budget of 2048, 8192 or
-32000 tokens, on top of the answer's own max_tokens), a number of tokens (1024 or more), or
-"none"; unset, the model does not think. With thinking on, temperature and top_p are not sent
+32000 tokens, on top of the answer's own max_tokens; "minimal" 1024, "xhigh" 48000, "max" 60000),
+a number of tokens (1024 or more), or "none"; unset, the model does not think. With thinking on, temperature and top_p are not sent
 (the API takes only their defaults then). A model that refuses a manual budget (HTTP 400 about
 thinking) is asked again, and from then on, with adaptive thinking at the same effort level.
 """
@@ -46,7 +46,16 @@ API_VERSION = "2023-06-01"
 # Output tokens of an answer when neither config nor the loop sets them: every current model
 # takes this many (the API requires max_tokens).
 DEFAULT_MAX_TOKENS = 8192
-_EFFORT_BUDGETS = {"minimal": 1024, "low": 2048, "medium": 8192, "high": 32000}
+_EFFORT_BUDGETS = {
+    "minimal": 1024,
+    "low": 2048,
+    "medium": 8192,
+    "high": 32000,
+    "xhigh": 48000,
+    "max": 60000,
+}
+# The effort levels of adaptive thinking (output_config.effort).
+_LEVELS = ("low", "medium", "high", "xhigh", "max")
 _OFF = ("none", "off", "0", "")
 _OFFICIAL_HOST = "api.anthropic.com"
 # The optional field a model may refuse: a manual thinking budget (NativeProvider.refuse).
@@ -120,7 +129,8 @@ class AnthropicProvider(NativeProvider):
         out: dict[str, Any] = {"max_tokens": answer + (budget or 0)}
         if budget is not None and not self.sends(request.model, _BUDGET):
             out["thinking"] = {"type": "adaptive"}
-            out["output_config"] = {"effort": _effort_level(budget)}
+            named = (request.reasoning_effort or "").strip().lower()
+            out["output_config"] = {"effort": named if named in _LEVELS else _effort_level(budget)}
         elif budget is not None:
             out["thinking"] = {"type": "enabled", "budget_tokens": budget}
         else:

@@ -267,8 +267,8 @@ async def test_parameters_from_config_in_the_apis_names(fake_anthropic: Any, cla
 
 async def test_a_bad_reasoning_effort_is_a_clear_error(claude: Any, fake_anthropic: Any) -> None:
     fa = fake_anthropic([])
-    err, _ = await failure(claude(fa), ask(reasoning_effort="max"))
-    assert err.code == "bad_request" and "'max'" in err.message and "low" in err.message
+    err, _ = await failure(claude(fa), ask(reasoning_effort="extreme"))
+    assert err.code == "bad_request" and "'extreme'" in err.message and "low" in err.message
     assert fa.requests == []
 
 
@@ -388,7 +388,7 @@ async def test_a_model_that_takes_no_thinking_budget_is_asked_adaptively_from_th
     ]
     assert fa.requests[1]["output_config"] == {"effort": "high"}
     # Remembered for that model: the next request is adaptive at once; others keep budgets.
-    await collect(provider, ask(model="claude-next", reasoning_effort="low"))
+    await collect(provider, ask(model="claude-next", reasoning_effort="3000"))
     assert fa.requests[2]["output_config"] == {"effort": "low"} and len(fa.rejections) == 1
     await collect(provider, ask(reasoning_effort="low"))
     assert fa.requests[3]["thinking"] == {"type": "enabled", "budget_tokens": 2048}
@@ -400,6 +400,11 @@ async def test_a_model_that_takes_no_thinking_budget_is_asked_adaptively_from_th
     fa.add_steps([{"status": 400, "errorBody": forced}])
     err, _ = await failure(provider, ask(reasoning_effort="low"))
     assert err.code == "bad_request" and "tool_choice" in err.message and len(fa.requests) == 6
+    # A named level goes to an adaptive model as it is.
+    fa.add_steps([{"text": "four"}])
+    await collect(provider, ask(model="claude-next", reasoning_effort="max"))
+    assert fa.requests[-1]["output_config"] == {"effort": "max"}
+    assert fa.requests[-1]["max_tokens"] == 8192 + 60000
 
 
 async def test_an_overloaded_error_event_before_any_answer_is_retried(
