@@ -40,9 +40,10 @@ from ggd.providers.native import NativeProvider
 from ggd.providers.openai_compat import ProviderOptions
 from ggd.providers.types import ChatRequest, ProviderError, StreamEvent
 
-__all__ = ["API_VERSION", "DEFAULT_MAX_TOKENS", "AnthropicProvider", "thinking_budget"]
+__all__ = ["API_VERSION", "BASE_URL", "DEFAULT_MAX_TOKENS", "AnthropicProvider", "thinking_budget"]
 
 API_VERSION = "2023-06-01"
+BASE_URL = "https://api.anthropic.com/v1"
 # Output tokens of an answer when neither config nor the loop sets them: every current model
 # takes this many (the API requires max_tokens).
 DEFAULT_MAX_TOKENS = 8192

@@ -5,7 +5,7 @@ wins: config "providers"; else env OPENAI_API_KEY / OPENAI_BASE_URL (provider "o
 ANTHROPIC_API_KEY (provider "anthropic"); else a well-known provider named in the model ref
 ("ollama:qwen2.5-coder", "anthropic:claude-..."); else the offline demo model.
 API key per provider: "apiKey" > env["apiKeyEnv"] > credentials.json > the well-known env variable
-of its name, then of its kind. A provider's `kind` is its wire API: one row of _FACTORIES.
+of its name, then of its kind. A provider's `kind` is its wire API (kinds.py: one row each).
 """
 
 from __future__ import annotations
@@ -19,14 +19,22 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ggd.providers.anthropic import AnthropicProvider
+from ggd.providers.anthropic import BASE_URL as ANTHROPIC_BASE_URL
 from ggd.providers.demo import DEMO_MODEL, DemoProvider
 from ggd.providers.gemini import BASE_URL as GEMINI_BASE_URL
-from ggd.providers.gemini import GeminiProvider
-from ggd.providers.kinds import LOCAL_KEYS, make_local, provider_params
+from ggd.providers.kinds import (
+    FACTORIES,
+    KIND_BASE,
+    KIND_KEY_ENV,
+    KINDS,
+    LOCAL_KEYS,
+    NAME_KINDS,
+    kind_of,
+    make_local,
+    provider_params,
+)
 from ggd.providers.native import NativeProvider
 from ggd.providers.openai_compat import OpenAICompatProvider, ProviderOptions
-from ggd.providers.openai_responses import ResponsesProvider
 from ggd.providers.params import PARAM_KEYS
 from ggd.providers.types import ChatProvider
 
@@ -39,21 +47,7 @@ WELL_KNOWN: dict[str, str] = {
     "openrouter": "https://openrouter.ai/api/v1",
     "deepseek": "https://api.deepseek.com/v1",
     "gemini": GEMINI_BASE_URL,
-    "anthropic": "https://api.anthropic.com/v1",
-}
-# The wire kind of a well-known name when it is not Chat Completions.
-_WELL_KNOWN_KIND = {"gemini": "gemini", "anthropic": "anthropic"}
-# Default base URLs of the native kinds, for an entry of any name without baseUrl.
-_KIND_BASE = {
-    "openai-responses": "https://api.openai.com/v1",
-    "gemini": GEMINI_BASE_URL,
-    "anthropic": WELL_KNOWN["anthropic"],
-}
-# Key variables of a kind, tried in order after the name's own (_KEY_ENV).
-_KIND_KEY_ENV = {
-    "openai-responses": ("OPENAI_API_KEY",),
-    "gemini": ("GEMINI_API_KEY", "GOOGLE_API_KEY"),
-    "anthropic": ("ANTHROPIC_API_KEY",),
+    "anthropic": ANTHROPIC_BASE_URL,
 }
 # Base URLs from the environment, by well-known name (Anthropic's SDK reads the same variable).
 _BASE_ENV = {"openai": "OPENAI_BASE_URL", "anthropic": "ANTHROPIC_BASE_URL"}
@@ -67,15 +61,6 @@ _PROVIDER_KEYS = frozenset(
     | set(PARAM_KEYS)
     | LOCAL_KEYS
 )
-# kind -> its provider class, one line per HTTP wire kind (all take the same arguments).
-_FACTORIES: dict[str, type[OpenAICompatProvider | NativeProvider]] = {
-    "openai": OpenAICompatProvider,
-    "openai-responses": ResponsesProvider,
-    "gemini": GeminiProvider,
-    "anthropic": AnthropicProvider,
-}
-KIND_ALIASES = {"openai-chat": "openai"}  # the name the docs use for Chat Completions
-KINDS = ("openai", "llamacpp", "openai-responses", "gemini", "anthropic", "openai-chat")
 # The model of a provider implied by its key alone, talking to its own API.
 _DEFAULT_MODELS = {"openai": "gpt-4.1-mini", "anthropic": "claude-sonnet-4-6"}
 
@@ -268,7 +253,7 @@ def _check_entry(name: Any, entry: Any) -> dict[str, Any]:
         not isinstance(window, int) or isinstance(window, bool) or window <= 0
     ):
         raise ValueError(f"{where}.contextWindow must be a positive integer")
-    kind = _kind(name, entry)
+    kind = kind_of(name, entry)
     if kind not in KINDS:
         raise ValueError(f"{where}.kind must be one of {', '.join(KINDS)} (got {kind!r})")
     local = sorted(k for k in entry if k in LOCAL_KEYS)
@@ -281,22 +266,16 @@ def _check_entry(name: Any, entry: Any) -> dict[str, Any]:
     return entry
 
 
-def _kind(name: str, entry: dict[str, Any]) -> str:
-    """An entry's wire kind: its `kind` (aliases resolved), else its well-known name's, else chat."""
-    kind = entry.get("kind") or _WELL_KNOWN_KIND.get(name, "openai")
-    return KIND_ALIASES.get(kind, kind) if isinstance(kind, str) else kind
-
-
 def _make(
     name: str, base_url: str, key: str | None, options: ProviderOptions | None, kind: str = "openai"
 ) -> OpenAICompatProvider | NativeProvider:
     opts = ProviderOptions(**{**vars(options)}) if options else None
-    return _FACTORIES[kind](base_url, key, name=name, options=opts)
+    return FACTORIES[kind](base_url, key, name=name, options=opts)
 
 
 def _env_key(env: Mapping[str, str], name: str, kind: str) -> str | None:
     """The API key from the environment: the well-known name's variable, then the kind's."""
-    names = ((_KEY_ENV[name],) if name in _KEY_ENV else ()) + _KIND_KEY_ENV.get(kind, ())
+    names = ((_KEY_ENV[name],) if name in _KEY_ENV else ()) + KIND_KEY_ENV.get(kind, ())
     return next((env[v] for v in names if env.get(v)), None)
 
 
@@ -329,7 +308,7 @@ def build_registry(
             lists[name] = list(local.models)
             windows[name] = local.settings.context_window
             continue
-        kind = _kind(name, entry)
+        kind = kind_of(name, entry)
         base = entry.get("baseUrl") or (env.get(_BASE_ENV[name]) if name in _BASE_ENV else None)
         key = (
             entry.get("apiKey")
@@ -337,7 +316,7 @@ def build_registry(
             or _cred_key(creds, name)
             or _env_key(env, name, kind)
         )
-        made = _make(name, base or _KIND_BASE.get(kind) or WELL_KNOWN[name], key, options, kind)
+        made = _make(name, base or KIND_BASE.get(kind) or WELL_KNOWN[name], key, options, kind)
         made.params, made.model_params = provider_params(name, entry)
         providers[name] = made
         lists[name] = list(entry.get("models", []))
@@ -346,7 +325,7 @@ def build_registry(
     implicit = _implicit_provider(model, env, creds, providers)
     if implicit is not None:
         name, base = implicit
-        kind = _WELL_KNOWN_KIND.get(name, "openai")
+        kind = NAME_KINDS.get(name, "openai")
         key = _cred_key(creds, name) or _env_key(env, name, kind)
         providers[name] = _make(name, base, key, options, kind)
         lists[name] = []
