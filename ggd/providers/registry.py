@@ -1,9 +1,11 @@
 """Config resolution: config.json + environment + credentials file -> a registry of providers.
 
 Precedence for the model: cli_model > env GG_MODEL > config "model". Provider sources, first match
-wins: config "providers"; else env OPENAI_API_KEY / OPENAI_BASE_URL (provider "openai"); else a
-well-known provider named in the model ref ("ollama:qwen2.5-coder"); else the offline demo model.
-API key per provider: "apiKey" > env["apiKeyEnv"] > credentials.json > the well-known env variable.
+wins: config "providers"; else env OPENAI_API_KEY / OPENAI_BASE_URL (provider "openai"), else
+ANTHROPIC_API_KEY (provider "anthropic"); else a well-known provider named in the model ref
+("ollama:qwen2.5-coder", "anthropic:claude-..."); else the offline demo model.
+API key per provider: "apiKey" > env["apiKeyEnv"] > credentials.json > the well-known env variable
+of its name, then of its kind. A provider's `kind` is its wire API (kinds.py: one row each).
 """
 
 from __future__ import annotations
@@ -17,13 +19,22 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ggd.providers.anthropic import BASE_URL as ANTHROPIC_BASE_URL
 from ggd.providers.demo import DEMO_MODEL, DemoProvider
 from ggd.providers.gemini import BASE_URL as GEMINI_BASE_URL
-from ggd.providers.gemini import GeminiProvider
-from ggd.providers.kinds import LOCAL_KEYS, make_local, provider_params
+from ggd.providers.kinds import (
+    FACTORIES,
+    KIND_BASE,
+    KIND_KEY_ENV,
+    KINDS,
+    LOCAL_KEYS,
+    NAME_KINDS,
+    kind_of,
+    make_local,
+    provider_params,
+)
 from ggd.providers.native import NativeProvider
 from ggd.providers.openai_compat import OpenAICompatProvider, ProviderOptions
-from ggd.providers.openai_responses import ResponsesProvider
 from ggd.providers.params import PARAM_KEYS
 from ggd.providers.types import ChatProvider
 
@@ -36,16 +47,10 @@ WELL_KNOWN: dict[str, str] = {
     "openrouter": "https://openrouter.ai/api/v1",
     "deepseek": "https://api.deepseek.com/v1",
     "gemini": GEMINI_BASE_URL,
+    "anthropic": ANTHROPIC_BASE_URL,
 }
-# The wire kind of a well-known name when it is not Chat Completions.
-_WELL_KNOWN_KIND = {"gemini": "gemini"}
-# Default base URLs of the native kinds, for an entry of any name without baseUrl.
-_KIND_BASE = {"openai-responses": "https://api.openai.com/v1", "gemini": GEMINI_BASE_URL}
-# Key variables of a kind, tried in order after the name's own (_KEY_ENV).
-_KIND_KEY_ENV = {
-    "openai-responses": ("OPENAI_API_KEY",),
-    "gemini": ("GEMINI_API_KEY", "GOOGLE_API_KEY"),
-}
+# Base URLs from the environment, by well-known name (Anthropic's SDK reads the same variable).
+_BASE_ENV = {"openai": "OPENAI_BASE_URL", "anthropic": "ANTHROPIC_BASE_URL"}
 _KEY_ENV = {
     "openai": "OPENAI_API_KEY",
     "openrouter": "OPENROUTER_API_KEY",
@@ -56,8 +61,8 @@ _PROVIDER_KEYS = frozenset(
     | set(PARAM_KEYS)
     | LOCAL_KEYS
 )
-KINDS = ("openai", "llamacpp", "openai-responses", "gemini")
-_OPENAI_DEFAULT_MODEL = "gpt-4.1-mini"
+# The model of a provider implied by its key alone, talking to its own API.
+_DEFAULT_MODELS = {"openai": "gpt-4.1-mini", "anthropic": "claude-sonnet-4-6"}
 
 
 @dataclass
@@ -248,7 +253,7 @@ def _check_entry(name: Any, entry: Any) -> dict[str, Any]:
         not isinstance(window, int) or isinstance(window, bool) or window <= 0
     ):
         raise ValueError(f"{where}.contextWindow must be a positive integer")
-    kind = entry.get("kind", "openai")
+    kind = kind_of(name, entry)
     if kind not in KINDS:
         raise ValueError(f"{where}.kind must be one of {', '.join(KINDS)} (got {kind!r})")
     local = sorted(k for k in entry if k in LOCAL_KEYS)
@@ -265,16 +270,12 @@ def _make(
     name: str, base_url: str, key: str | None, options: ProviderOptions | None, kind: str = "openai"
 ) -> OpenAICompatProvider | NativeProvider:
     opts = ProviderOptions(**{**vars(options)}) if options else None
-    if kind == "openai-responses":
-        return ResponsesProvider(base_url, key, name=name, options=opts)
-    if kind == "gemini":
-        return GeminiProvider(base_url, key, name=name, options=opts)
-    return OpenAICompatProvider(base_url, key, name=name, options=opts)
+    return FACTORIES[kind](base_url, key, name=name, options=opts)
 
 
 def _env_key(env: Mapping[str, str], name: str, kind: str) -> str | None:
     """The API key from the environment: the well-known name's variable, then the kind's."""
-    names = ((_KEY_ENV[name],) if name in _KEY_ENV else ()) + _KIND_KEY_ENV.get(kind, ())
+    names = ((_KEY_ENV[name],) if name in _KEY_ENV else ()) + KIND_KEY_ENV.get(kind, ())
     return next((env[v] for v in names if env.get(v)), None)
 
 
@@ -307,15 +308,15 @@ def build_registry(
             lists[name] = list(local.models)
             windows[name] = local.settings.context_window
             continue
-        kind = str(entry.get("kind") or _WELL_KNOWN_KIND.get(name, "openai"))
-        base = entry.get("baseUrl") or (env.get("OPENAI_BASE_URL") if name == "openai" else None)
+        kind = kind_of(name, entry)
+        base = entry.get("baseUrl") or (env.get(_BASE_ENV[name]) if name in _BASE_ENV else None)
         key = (
             entry.get("apiKey")
             or (env.get(entry["apiKeyEnv"]) if "apiKeyEnv" in entry else None)
             or _cred_key(creds, name)
             or _env_key(env, name, kind)
         )
-        made = _make(name, base or _KIND_BASE.get(kind) or WELL_KNOWN[name], key, options, kind)
+        made = _make(name, base or KIND_BASE.get(kind) or WELL_KNOWN[name], key, options, kind)
         made.params, made.model_params = provider_params(name, entry)
         providers[name] = made
         lists[name] = list(entry.get("models", []))
@@ -324,12 +325,12 @@ def build_registry(
     implicit = _implicit_provider(model, env, creds, providers)
     if implicit is not None:
         name, base = implicit
-        kind = _WELL_KNOWN_KIND.get(name, "openai")
+        kind = NAME_KINDS.get(name, "openai")
         key = _cred_key(creds, name) or _env_key(env, name, kind)
         providers[name] = _make(name, base, key, options, kind)
         lists[name] = []
-        if model is None and base == WELL_KNOWN["openai"]:
-            model = _OPENAI_DEFAULT_MODEL
+        if model is None and base == WELL_KNOWN[name] and name in _DEFAULT_MODELS:
+            model = _DEFAULT_MODELS[name]
     providers.setdefault("demo", DemoProvider())
     lists.setdefault("demo", [DEMO_MODEL])
     registry = ProviderRegistry(providers, _default_model(model, providers, lists), lists, windows)
@@ -346,17 +347,23 @@ def build_registry(
 def _implicit_provider(
     model: str | None, env: Mapping[str, str], creds: dict[str, Any], configured: dict[str, Any]
 ) -> tuple[str, str] | None:
-    """A provider implied by a well-known model prefix, or by OpenAI env/credentials alone."""
+    """A provider implied by a well-known model prefix, or by OpenAI (else Anthropic)
+    env/credentials alone."""
     prefix = model.partition(":")[0] if model and ":" in model else None
     openai_base = env.get("OPENAI_BASE_URL") or WELL_KNOWN["openai"]
     if prefix in WELL_KNOWN and prefix not in configured:
-        return prefix, openai_base if prefix == "openai" else WELL_KNOWN[prefix]
+        own = env.get(_BASE_ENV[prefix]) if prefix in _BASE_ENV else None
+        return prefix, own or WELL_KNOWN[prefix]
     if configured or (prefix is not None and prefix in ("demo", *WELL_KNOWN)):
         return None
     has_openai = (
         env.get("OPENAI_API_KEY") or env.get("OPENAI_BASE_URL") or _cred_key(creds, "openai")
     )
-    return ("openai", openai_base) if has_openai else None
+    if has_openai:
+        return "openai", openai_base
+    if env.get("ANTHROPIC_API_KEY") or _cred_key(creds, "anthropic"):
+        return "anthropic", env.get("ANTHROPIC_BASE_URL") or WELL_KNOWN["anthropic"]
+    return None
 
 
 def _default_model(
