@@ -36,9 +36,10 @@ from ggd.providers.kinds import (
 from ggd.providers.native import NativeProvider
 from ggd.providers.openai_compat import OpenAICompatProvider, ProviderOptions
 from ggd.providers.params import PARAM_KEYS
-from ggd.providers.types import ChatProvider
+from ggd.providers.probe import shown_url
+from ggd.providers.types import ChatProvider, Probe
 
-__all__ = ["WELL_KNOWN", "ProviderRegistry", "build_registry", "resolve_provider"]
+__all__ = ["WELL_KNOWN", "ProviderRegistry", "ProviderState", "build_registry", "resolve_provider"]
 
 WELL_KNOWN: dict[str, str] = {
     "openai": "https://api.openai.com/v1",
@@ -63,6 +64,17 @@ _PROVIDER_KEYS = frozenset(
 )
 # The model of a provider implied by its key alone, talking to its own API.
 _DEFAULT_MODELS = {"openai": "gpt-4.1-mini", "anthropic": "claude-sonnet-4-6"}
+
+
+@dataclass
+class ProviderState:
+    """A configured provider as `gg models` shows it (its URL without credentials or query)."""
+
+    name: str
+    kind: str
+    base_url: str | None
+    probe: Probe
+    models: list[str]
 
 
 @dataclass
@@ -194,6 +206,27 @@ class ProviderRegistry:
             state = getattr(provider, "state", None)
             if isinstance(state, str):
                 out.update({f"{name}:{m}": state for m in self.model_lists.get(name, [])})
+        return out
+
+    async def status(self) -> list[ProviderState]:
+        """Each provider with its kind and its answer to one listing request, asked together."""
+        names = list(self.providers)
+        found = await asyncio.gather(*(self.providers[n].probe() for n in names))
+        known = self.models()
+        out = []
+        for name, probe in zip(names, found, strict=True):
+            provider = self.providers[name]
+            url = getattr(provider, "base_url", None)
+            local = provider.is_demo or provider.kind == "llamacpp"
+            out.append(
+                ProviderState(
+                    name=name,
+                    kind=provider.kind,
+                    base_url=None if local or not url else shown_url(url),
+                    probe=probe,
+                    models=[m for m in known if m.split(":", 1)[0] == name],
+                )
+            )
         return out
 
     def context_window(self, model_ref: str | None = None) -> int | None:
