@@ -15,11 +15,21 @@ ALLOWED: dict[str, set[str]] = {
     "session": set(),
     "tools": set(),
     "providers": set(),
+    "checkpoints": set(),
     "agent": {"tools", "providers"},
-    "app": {"protocol", "agent", "session", "tools", "providers"},
+    "app": {"protocol", "agent", "session", "tools", "providers", "checkpoints"},
     "rpc": {"protocol", "app"},
     "transport": {"protocol", "rpc", "compat"},
-    "capabilities": {"protocol", "app", "agent", "tools", "session", "providers", "compat"},
+    "capabilities": {
+        "protocol",
+        "app",
+        "agent",
+        "tools",
+        "session",
+        "providers",
+        "compat",
+        "checkpoints",
+    },
     # clients of gg (ggd --acp, ggd --mcp): they speak to a daemon, never into one
     "adapters": {"protocol"},
     "daemon": {
@@ -34,6 +44,7 @@ ALLOWED: dict[str, set[str]] = {
         "capabilities",
         "compat",
         "adapters",
+        "checkpoints",
     },
 }
 

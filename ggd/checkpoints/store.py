@@ -1,0 +1,486 @@
+"""CheckpointStore: snapshots, diffs and restores of one workspace in a shadow git repository.
+
+Layout under the store folder (mode 0700, GG_HOME/checkpoints/<workspace id>/):
+`git/` the shadow git directory (its own index, refs `refs/gg/cp/<commit>` per snapshot and
+`refs/gg/latest`, the state gg last recorded or restored), `lock` (flock: one writer across
+processes), `restore.json` (the journal of a restore in progress, see `restore`).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import logging
+import os
+import time
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import portalocker
+
+from .gitcli import Git, GitError
+
+log = logging.getLogger("ggd.checkpoints")
+
+# Never snapshotted: dependency and build folders that are large, regenerated, and rarely
+# what a user means to undo. Config `checkpoints.ignore` replaces this list.
+DEFAULT_IGNORE: tuple[str, ...] = (
+    "node_modules/",
+    ".venv/",
+    "venv/",
+    "__pycache__/",
+    ".mypy_cache/",
+    ".pytest_cache/",
+    ".ruff_cache/",
+    ".tox/",
+    ".gradle/",
+    "target/",
+    "dist/",
+    "build/",
+    ".next/",
+    ".DS_Store",
+)
+
+# Override every in-tree .gitattributes: bytes in, the same bytes out (no eol or filter).
+_ATTRIBUTES = "* -text -filter -ident -working-tree-encoding\n"
+_LATEST = "refs/gg/latest"
+_PREFIX = "refs/gg/cp/"
+LOCK_TIMEOUT = 60.0
+
+
+class CheckpointError(Exception):
+    """A checkpoint operation cannot be done; the message says why, for a user."""
+
+
+@dataclass(frozen=True)
+class CheckpointSettings:
+    """`checkpoints` in config.json (docs/checkpoints.md)."""
+
+    enabled: bool = True
+    ignore: tuple[str, ...] = DEFAULT_IGNORE
+    max_file_bytes: int = 10 * 1024 * 1024
+    max_age_days: float = 30.0
+    max_store_bytes: int = 2 * 1024 * 1024 * 1024
+    prune_every_seconds: float = 3600.0
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    """One snapshot: its commit and tree, and the files skipped for their size."""
+
+    commit: str
+    tree: str
+    skipped: tuple[str, ...] = ()
+    new: bool = True  # False: the tree equals gg's last recorded state (nothing was added)
+
+
+@dataclass(frozen=True)
+class FileChange:
+    """One path that differs between two snapshots."""
+
+    path: str
+    status: str  # added | modified | deleted | mode
+    old_mode: str | None = None
+    new_mode: str | None = None
+    additions: int | None = None  # None: binary
+    deletions: int | None = None
+
+
+@dataclass
+class Diff:
+    """What changes from one snapshot to another."""
+
+    files: list[FileChange] = field(default_factory=list)
+    patch: str = ""
+    truncated: bool = False
+    skipped: tuple[str, ...] = ()
+
+
+_STATUS = {"A": "added", "M": "modified", "D": "deleted", "T": "modified"}
+
+
+class CheckpointStore:
+    """The checkpoints of one workspace. Every method is synchronous (call it in a thread)."""
+
+    def __init__(self, folder: Path, workspace: Path, settings: CheckpointSettings) -> None:
+        self.folder = folder
+        self.workspace = workspace
+        self.settings = settings
+        self.git = Git(folder / "git", workspace)
+        self._ready = False
+
+    # -- setup ----------------------------------------------------------------------------------
+
+    @contextlib.contextmanager
+    def locked(self) -> Iterator[None]:
+        """Hold the store's writer lock (one git writer across threads and processes)."""
+        self._ensure_folder()
+        try:
+            with portalocker.Lock(
+                str(self.folder / "lock"),
+                mode="a",
+                timeout=LOCK_TIMEOUT,
+                flags=portalocker.LockFlags.EXCLUSIVE | portalocker.LockFlags.NON_BLOCKING,
+            ):
+                yield
+        except portalocker.exceptions.LockException:
+            raise CheckpointError("the checkpoint store is busy; try again") from None
+
+    def _ensure_folder(self) -> None:
+        self.folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+        os.chmod(self.folder, 0o700)
+
+    def _init(self) -> None:
+        """Create the shadow repository once (under the lock)."""
+        if self._ready:
+            return
+        if not self.workspace.is_dir():
+            raise CheckpointError(f"the workspace folder {self.workspace} does not exist")
+        gd = self.git.git_dir
+        if not (gd / "HEAD").exists():
+            (gd / "home").mkdir(mode=0o700, parents=True, exist_ok=True)
+            (gd / "hooks-off").mkdir(mode=0o700, exist_ok=True)
+            self.git.run(["init", "-q", "--template="])
+            for key, value in (
+                ("core.hooksPath", str(gd / "hooks-off")),
+                ("core.autocrlf", "false"),
+                ("core.filemode", "true"),
+                ("core.symlinks", "true"),
+                ("core.untrackedCache", "true"),
+                ("core.fsmonitor", "false"),
+                ("core.quotePath", "false"),
+                ("gc.auto", "0"),
+                ("advice.addEmbeddedRepo", "false"),
+                ("commit.gpgSign", "false"),
+            ):
+                self.git.run(["config", key, value])
+        (gd / "info").mkdir(exist_ok=True)
+        (gd / "info" / "attributes").write_text(_ATTRIBUTES, encoding="utf-8")
+        self._ready = True
+
+    def _write_excludes(self, skipped: Sequence[str]) -> None:
+        lines = [*self.settings.ignore, *("/" + _glob_escape(p) for p in skipped)]
+        (self.git.git_dir / "info" / "exclude").write_text(
+            "\n".join(lines) + "\n", encoding="utf-8"
+        )
+
+    # -- snapshots ------------------------------------------------------------------------------
+
+    def snapshot(self, note: str = "") -> Snapshot:
+        """Record the workspace as it is now; an unchanged tree adds no object."""
+        with self.locked():
+            self._init()
+            return self._snapshot(note)
+
+    def _snapshot(self, note: str) -> Snapshot:
+        self._write_excludes(())
+        skipped = self._oversized()
+        if skipped:
+            self._write_excludes(skipped)
+            self.git.run(
+                [
+                    "rm",
+                    "-q",
+                    "--cached",
+                    "--ignore-unmatch",
+                    "--pathspec-from-file=-",
+                    "--pathspec-file-nul",
+                ],
+                stdin=b"\0".join(os.fsencode(p) for p in skipped),
+            )
+        # --ignore-errors: a file that vanishes or is unreadable mid-scan (a running build) is
+        # left out of this snapshot instead of failing it.
+        self.git.run(["add", "-A", "--ignore-errors", "."], ok=(0, 1))
+        tree = self.git.text(["write-tree"])
+        latest = self._latest()
+        if latest is not None and self._tree_of(latest) == tree:
+            return Snapshot(commit=latest, tree=tree, skipped=tuple(skipped), new=False)
+        message = json.dumps({"note": note, "skipped": skipped, "at": int(time.time() * 1000)})
+        commit = self.git.text(["commit-tree", tree, "-m", message])
+        self.git.run(["update-ref", _PREFIX + commit, commit])
+        self.git.run(["update-ref", _LATEST, commit])
+        return Snapshot(commit=commit, tree=tree, skipped=tuple(skipped))
+
+    def _oversized(self) -> list[str]:
+        """Files (tracked or not, not ignored) over the size limit, workspace-relative."""
+        limit = self.settings.max_file_bytes
+        out = self.git.run(["ls-files", "-z", "--cached", "--others", "--exclude-standard"])
+        big: list[str] = []
+        root = self.workspace
+        for raw in out.split(b"\0"):
+            if not raw:
+                continue
+            try:
+                st = os.lstat(root / os.fsdecode(raw))
+            except OSError:
+                continue
+            if st.st_size > limit:
+                big.append(os.fsdecode(raw))
+        return sorted(set(big))
+
+    def _latest(self) -> str | None:
+        out = self.git.run(["rev-parse", "-q", "--verify", _LATEST + "^{commit}"], ok=(0, 1))
+        return out.decode().strip() or None
+
+    def _tree_of(self, commit: str) -> str:
+        return self.git.text(["rev-parse", commit + "^{tree}"])
+
+    def latest(self) -> str | None:
+        """The state gg last recorded or restored in this workspace."""
+        with self.locked():
+            self._init()
+            return self._latest()
+
+    def exists(self, commit: str) -> bool:
+        """Whether a snapshot is still in the store (not pruned)."""
+        with self.locked():
+            self._init()
+            return self._exists(commit)
+
+    def _exists(self, commit: str) -> bool:
+        # A snapshot lives while its ref does (pruning deletes the ref, then the objects).
+        ref = _PREFIX + commit
+        return self.git.run(["rev-parse", "-q", "--verify", ref], ok=(0, 1)).strip() != b""
+
+    def skipped_of(self, commit: str) -> tuple[str, ...]:
+        """The files a snapshot skipped for their size."""
+        body = self.git.text(["log", "-1", "--format=%B", commit])
+        try:
+            return tuple(json.loads(body).get("skipped") or ())
+        except (ValueError, AttributeError):
+            return ()
+
+    def files(self, commit: str) -> dict[str, tuple[str, str]]:
+        """path -> (mode, blob id) of every file in a snapshot."""
+        with self.locked():
+            self._init()
+            out = self.git.run(["ls-tree", "-r", "-z", "--full-tree", commit])
+        found: dict[str, tuple[str, str]] = {}
+        for rec in out.split(b"\0"):
+            if rec:
+                meta, _, path = rec.partition(b"\t")
+                mode, _kind, oid = meta.decode().split(" ")
+                found[os.fsdecode(path)] = (mode, oid)
+        return found
+
+    # -- diffs ----------------------------------------------------------------------------------
+
+    def diff(self, old: str, new: str, patch_limit: int = 200_000) -> Diff:
+        """Every file that differs from `old` to `new`, with a unified patch (cut at the limit)."""
+        with self.locked():
+            self._init()
+            for c in (old, new):
+                if not self._exists(c):
+                    raise CheckpointError(f"checkpoint {c[:12]} was pruned")
+            return self._diff(old, new, patch_limit)
+
+    def _diff(self, old: str, new: str, patch_limit: int) -> Diff:
+        raw = self.git.run(["diff-tree", "-r", "-z", "--no-renames", "--raw", old, new])
+        parts = raw.split(b"\0")
+        changes: dict[str, FileChange] = {}
+        i = 0
+        while i + 1 < len(parts):
+            meta, path = parts[i].decode(), os.fsdecode(parts[i + 1])
+            i += 2
+            if not meta.startswith(":"):
+                continue
+            old_mode, new_mode, _a, _b, code = meta[1:].split(" ")
+            status = _STATUS.get(code[0], "modified")
+            if status == "modified" and _a == _b:
+                status = "mode"
+            changes[path] = FileChange(
+                path,
+                status,
+                None if old_mode == "000000" else old_mode,
+                None if new_mode == "000000" else new_mode,
+            )
+        stats = self.git.run(["diff-tree", "-r", "-z", "--no-renames", "--numstat", old, new])
+        for rec in stats.split(b"\0"):
+            cols = rec.split(b"\t", 2)
+            if len(cols) == 3 and os.fsdecode(cols[2]) in changes:
+                path = os.fsdecode(cols[2])
+                add, rem = cols[0].decode(), cols[1].decode()
+                ch = changes[path]
+                changes[path] = FileChange(
+                    ch.path,
+                    ch.status,
+                    ch.old_mode,
+                    ch.new_mode,
+                    None if add == "-" else int(add),
+                    None if rem == "-" else int(rem),
+                )
+        text = self.git.run(["diff-tree", "-r", "-p", "--no-renames", "--no-color", old, new])
+        truncated = len(text) > patch_limit
+        skipped = tuple(sorted(set(self.skipped_of(old)) | set(self.skipped_of(new))))
+        return Diff(
+            files=[changes[p] for p in sorted(changes)],
+            patch=text[:patch_limit].decode("utf-8", "replace"),
+            truncated=truncated,
+            skipped=skipped,
+        )
+
+    # -- restore --------------------------------------------------------------------------------
+
+    def plan(self, target: str) -> tuple[Snapshot, str | None, Diff, list[str]]:
+        """Snapshot now and say what restoring `target` would change.
+
+        Returns (the current snapshot, gg's last recorded state before it, the diff current ->
+        target, the conflicts: files changed outside gg since that last state that the restore
+        would overwrite). The current snapshot is kept, so the restore can itself be undone.
+        """
+        with self.locked():
+            self._init()
+            if not self._exists(target):
+                raise CheckpointError(f"checkpoint {target[:12]} was pruned or never existed")
+            before = self._latest()
+            now = self._snapshot("before restore")
+            diff = self._diff(now.commit, target, 200_000)
+            conflicts: list[str] = []
+            if before is not None and before != now.commit:
+                outside = {c.path for c in self._diff(before, now.commit, 0).files}
+                conflicts = sorted(outside & {c.path for c in diff.files})
+            return now, before, diff, conflicts
+
+    def restore(self, current: str, target: str) -> None:
+        """Make the workspace equal to `target`, from the snapshot `current` it equals now.
+
+        The journal (`restore.json`, fsynced) is written first; a kill in the middle leaves it
+        behind and `recover()` (run at the next daemon start) rolls the restore forward, so
+        the workspace ends as it was or as restored, never half.
+        """
+        with self.locked():
+            self._init()
+            if not self._exists(target):
+                raise CheckpointError(f"checkpoint {target[:12]} was pruned or never existed")
+            journal = self.folder / "restore.json"
+            data = json.dumps({"workspace": str(self.workspace), "from": current, "to": target})
+            _write_synced(journal, data.encode())
+            self._apply(current, target)
+            journal.unlink()
+            _fsync_dir(self.folder)
+
+    def _apply(self, current: str, target: str) -> None:
+        # A killed git leaves its index.lock; we hold the store's lock, so no git runs here now.
+        with contextlib.suppress(FileNotFoundError):
+            (self.git.git_dir / "index.lock").unlink()
+        self.git.run(["read-tree", current])  # the index describes what is on disk now
+        self.git.run(["read-tree", "--reset", "-u", target])
+        self.git.run(["update-ref", _LATEST, target])
+
+    def recover(self) -> bool:
+        """Finish a restore a kill interrupted (True when there was one)."""
+        journal = self.folder / "restore.json"
+        if not journal.exists():
+            return False
+        with self.locked():
+            self._init()
+            try:
+                data = json.loads(journal.read_text(encoding="utf-8"))
+                self._apply(str(data["from"]), str(data["to"]))
+            except (ValueError, KeyError, GitError) as exc:
+                log.warning("could not finish an interrupted restore: %s", exc)
+                return False
+            journal.unlink()
+            _fsync_dir(self.folder)
+            log.warning("finished a restore that was interrupted (workspace %s)", self.workspace)
+            return True
+
+    # -- pruning --------------------------------------------------------------------------------
+
+    def prune(self, keep: Sequence[str] = ()) -> int:
+        """Drop snapshots older than max_age_days, then the oldest while over max_store_bytes.
+
+        Returns how many were dropped. Runs at most every prune_every_seconds (a stamp file).
+        """
+        stamp = self.folder / "pruned"
+        with contextlib.suppress(FileNotFoundError):
+            if time.time() - stamp.stat().st_mtime < self.settings.prune_every_seconds:
+                return 0
+        with self.locked():
+            self._init()
+            stamp.touch()
+            return self._prune(set(keep))
+
+    def _prune(self, keep: set[str]) -> int:
+        out = self.git.text(
+            [
+                "for-each-ref",
+                "--sort=committerdate",
+                "--format=%(objectname) %(committerdate:unix)",
+                _PREFIX,
+            ]
+        )
+        rows = [(c, int(t)) for c, t in (ln.split(" ") for ln in out.splitlines() if ln)]
+        latest = self._latest()
+        cutoff = time.time() - self.settings.max_age_days * 86400
+        old = [c for c, t in rows if t < cutoff and c != latest and c not in keep]
+        dropped = self._drop(old)
+        rest = [c for c, _ in rows if c not in set(old) and c != latest and c not in keep]
+        while rest and self._size() > self.settings.max_store_bytes:
+            batch, rest = rest[: max(1, len(rest) // 4)], rest[max(1, len(rest) // 4) :]
+            dropped += self._drop(batch)
+        return dropped
+
+    def _drop(self, commits: Sequence[str]) -> int:
+        if not commits:
+            return 0
+        cmds = "".join(f"delete {_PREFIX}{c}\n" for c in commits).encode()
+        self.git.run(["update-ref", "--stdin"], stdin=cmds)
+        self.git.run(["prune", "--expire=now"])
+        self.git.run(["repack", "-a", "-d", "-q"])
+        return len(commits)
+
+    def _size(self) -> int:
+        total = 0
+        for dirpath, _dirs, names in os.walk(self.git.git_dir / "objects"):
+            for n in names:
+                with contextlib.suppress(OSError):
+                    total += os.lstat(os.path.join(dirpath, n)).st_size
+        return total
+
+
+def _glob_escape(path: str) -> str:
+    """A path as a literal gitignore pattern."""
+    out = []
+    for ch in path:
+        if ch in "*?[]\\!# ":
+            out.append("\\" + ch)
+        else:
+            out.append(ch)
+    return "".join(out)
+
+
+def _write_synced(path: Path, data: bytes) -> None:
+    tmp = path.with_suffix(".tmp")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    try:
+        os.write(fd, data)
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+    os.replace(tmp, path)
+    _fsync_dir(path.parent)
+
+
+def _fsync_dir(path: Path) -> None:
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def recover_all(root: Path, settings: CheckpointSettings) -> int:
+    """Finish every restore a kill interrupted under `root` (GG_HOME/checkpoints)."""
+    done = 0
+    if not root.is_dir():
+        return 0
+    for journal in root.glob("*/restore.json"):
+        try:
+            data = json.loads(journal.read_text(encoding="utf-8"))
+            store = CheckpointStore(journal.parent, Path(data["workspace"]), settings)
+            done += store.recover()
+        except (OSError, ValueError, KeyError, CheckpointError, GitError) as exc:
+            log.warning("could not finish an interrupted restore: %s", exc)
+    return done
