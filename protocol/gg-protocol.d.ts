@@ -246,6 +246,29 @@ export interface Empty {
 export interface EmptyResult {
 }
 
+/** One file that differs between two checkpoints. */
+export interface FileChangeInfo {
+  path: string;
+  status: "added" | "modified" | "deleted" | "mode";
+  oldMode?: string | null;
+  newMode?: string | null;
+  additions?: number | null;
+  deletions?: number | null;
+}
+
+/** What a restore changed (or would change, in a preview), or what a turn changed (diff). */
+export interface FilesResult {
+  applied: boolean;
+  target: string;
+  current: string;
+  files: Array<FileChangeInfo>;
+  conflicts?: Array<string>;
+  patch?: string;
+  truncated?: boolean;
+  skipped?: Array<string>;
+  turn?: string | null;
+}
+
 /** A scheduled prompt: what runs, when, where, and with which permissions. */
 export interface Job {
   id: string;
@@ -837,6 +860,8 @@ export interface SessionActionParams {
   sessionId: string;
   action: "tree" | "fork" | "clone";
   nodeId?: string | null;
+  restoreFiles?: boolean;
+  confirmConflicts?: boolean;
 }
 
 /** Summarise the older part of a session now. */
@@ -867,10 +892,16 @@ export interface SessionCreateParams {
   model?: string | null;
 }
 
+/** What one turn changed in the workspace. */
+export interface SessionDiffParams {
+  sessionId: string;
+  nodeId?: string | null;
+}
+
 /** gg/session.event: a change to a session that every subscriber sees. */
 export interface SessionEvent {
   sessionId: string;
-  type: "created" | "run_started" | "run_finished" | "renamed" | "head_changed" | "forked" | "approval_pending" | "compacted" | "artifact_created" | "artifact_updated";
+  type: "created" | "run_started" | "run_finished" | "renamed" | "head_changed" | "forked" | "approval_pending" | "compacted" | "artifact_created" | "artifact_updated" | "files_restored";
   runId?: string | null;
   status?: string | null;
   name?: string | null;
@@ -906,6 +937,14 @@ export interface SessionRenameParams {
   name: string;
 }
 
+/** Restore the workspace files to the checkpoint recorded at a node of the tree. */
+export interface SessionRestoreParams {
+  sessionId: string;
+  nodeId: string;
+  preview?: boolean;
+  confirmConflicts?: boolean;
+}
+
 /** One row of the session list. */
 export interface SessionSummary {
   id: string;
@@ -917,6 +956,13 @@ export interface SessionSummary {
   /** some lines of the session file are not valid entries: the session opens without them, and they are kept on disk */
   damaged?: boolean;
   workspace?: WorkspaceRef | null;
+}
+
+/** Undo (or redo) the files of the last turn. */
+export interface SessionUndoParams {
+  sessionId: string;
+  preview?: boolean;
+  confirmConflicts?: boolean;
 }
 
 /** A snapshot after a tree action, with a draft to put back into the composer. */
@@ -1118,6 +1164,10 @@ export interface GgMethods {
   "gg/session.unsubscribe": { params: SessionIdParams; result: EmptyResult };
   "gg/session.compact": { params: SessionCompactParams; result: SessionCompactResult };
   "gg/session.context": { params: SessionIdParams; result: SessionContextResult };
+  "gg/session.undo": { params: SessionUndoParams; result: FilesResult };
+  "gg/session.redo": { params: SessionUndoParams; result: FilesResult };
+  "gg/session.restore": { params: SessionRestoreParams; result: FilesResult };
+  "gg/session.diff": { params: SessionDiffParams; result: FilesResult };
   "gg/run.start": { params: RunStartParams; result: RunStartResult };
   "gg/run.subscribe": { params: RunSubscribeParams; result: EmptyResult };
   "gg/run.unsubscribe": { params: RunIdParams; result: EmptyResult };
@@ -1195,6 +1245,7 @@ export const ERROR_CODES = {
   version_changed: -32012,
   job_not_found: -32013,
   capability_unavailable: -32014,
+  checkpoint_conflict: -32015,
   invalid_params: -32602,
   not_initialized: -32002,
   method_not_found: -32601,

@@ -27,6 +27,7 @@ from .admission import RunOptions
 from .approvers import Approver, loop_asker
 from .bus import SessionBus
 from .capabilities import CapabilityRegistry
+from .checkpoints import Checkpointer
 from .delegate import ClientDelegate
 from .events import to_wire
 from .extension import ScopeContext, SessionContext, ToolProvider
@@ -45,12 +46,14 @@ class TurnAssembler:
         opts: RunOptions,
         home: Path,
         bus: SessionBus,
+        checkpoints: Checkpointer | None = None,
     ) -> None:
         self.models = models
         self.capabilities = capabilities
         self.opts = opts
         self.home = home
         self.bus = bus
+        self.checkpoints = checkpoints
         self.path_locks = PathLocks()
 
     def resolve_model(self, svc: Service, model: str | None) -> tuple[ChatProvider, str, str]:
@@ -127,6 +130,7 @@ class TurnAssembler:
                 read_roots=tuple(turn.read_roots),
                 login_shell=self.opts.bash_login_shell,
                 client=client,
+                checkpoint=self.checkpoints.tool_hook(svc) if self.checkpoints else None,
             ),
             SessionTranscript(svc),
             _RunSink(run),
