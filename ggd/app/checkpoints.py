@@ -50,6 +50,15 @@ class RestoreOutcome:
     turn: str | None = None
 
 
+def conflict_error(conflicts: list[str]) -> E.CheckpointConflictError:
+    """The refusal of a restore that would overwrite files changed outside gg."""
+    shown = ", ".join(conflicts[:10]) + (" ..." if len(conflicts) > 10 else "")
+    return E.CheckpointConflictError(
+        f"{len(conflicts)} file(s) changed outside gg since the last checkpoint would be "
+        f"overwritten: {shown}; preview the restore and confirm to overwrite them"
+    )
+
+
 class Checkpointer:
     """The checkpoint stores of every workspace, under GG_HOME/checkpoints/."""
 
@@ -161,14 +170,10 @@ class Checkpointer:
             skipped=diff.skipped,
             turn=turn,
         )
-        if conflicts and not confirm_conflicts:
-            shown = ", ".join(conflicts[:10]) + (" ..." if len(conflicts) > 10 else "")
-            raise E.CheckpointConflictError(
-                f"{len(conflicts)} file(s) changed outside gg since the last checkpoint would be "
-                f"overwritten: {shown}; preview the restore and confirm to overwrite them"
-            )
         if preview:
             return out
+        if conflicts and not confirm_conflicts:
+            raise conflict_error(conflicts)
         if before_apply is not None:
             await before_apply()
         if diff.files:

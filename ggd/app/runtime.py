@@ -14,7 +14,7 @@ from ggd.protocol import errors as E
 from ggd.session import SessionRepository
 
 from .bus import SessionBus
-from .checkpoints import Checkpointer
+from .checkpoints import Checkpointer, conflict_error
 from .manager import Manager
 from .naming import name_copy, session_name
 from .service import Service
@@ -185,14 +185,11 @@ class Runtime:
             files: str | None = None
             if restore_files:
                 files = await self.checkpoints.node_state(svc, node_id)
-                await self.checkpoints.restore(
-                    svc,
-                    files,
-                    op="restore",
-                    turn=node_id,
-                    preview=True,
-                    confirm_conflicts=confirm_conflicts,
+                plan = await self.checkpoints.restore(
+                    svc, files, op="restore", turn=node_id, preview=True, confirm_conflicts=False
                 )
+                if plan.conflicts and not confirm_conflicts:
+                    raise conflict_error(plan.conflicts)
             head = await svc.write(lambda sf: sf.checkout(target))
             leaf = head.id
             if files is not None:

@@ -173,7 +173,8 @@ class CheckpointStore:
             self._init()
             return self._snapshot(note)
 
-    def _snapshot(self, note: str) -> Snapshot:
+    def _snapshot(self, note: str, *, advance: bool = True) -> Snapshot:
+        """Snapshot; `advance` makes it gg's last recorded state (what conflicts compare to)."""
         self._write_excludes(())
         skipped = self._oversized()
         if skipped:
@@ -199,7 +200,8 @@ class CheckpointStore:
         message = json.dumps({"note": note, "skipped": skipped, "at": int(time.time() * 1000)})
         commit = self.git.text(["commit-tree", tree, "-m", message])
         self.git.run(["update-ref", _PREFIX + commit, commit])
-        self.git.run(["update-ref", _LATEST, commit])
+        if advance:
+            self.git.run(["update-ref", _LATEST, commit])
         return Snapshot(commit=commit, tree=tree, skipped=tuple(skipped))
 
     def _oversized(self) -> list[str]:
@@ -334,7 +336,8 @@ class CheckpointStore:
             if not self._exists(target):
                 raise CheckpointError(f"checkpoint {target[:12]} was pruned or never existed")
             before = self._latest()
-            now = self._snapshot("before restore")
+            # Not advancing: a preview must not make files changed outside gg look known.
+            now = self._snapshot("before restore", advance=False)
             diff = self._diff(now.commit, target, 200_000)
             conflicts: list[str] = []
             if before is not None and before != now.commit:

@@ -42,7 +42,7 @@ def _step(rng: random.Random, ws: Path) -> None:
     else:
         cmd = rng.choice(
             [
-                "mkdir -p gen && seq 1 %d > gen/n.txt" % rng.randint(1, 50),
+                f"mkdir -p gen && seq 1 {rng.randint(1, 50)} > gen/n.txt",
                 "rm -rf gen",
                 "printf 'x' >> a.txt",
                 "mv a.txt src/moved.txt 2>/dev/null; true",
