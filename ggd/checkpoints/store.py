@@ -17,8 +17,6 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import portalocker
-
 from .gitcli import Git, GitError
 
 log = logging.getLogger("ggd.checkpoints")
@@ -115,6 +113,8 @@ class CheckpointStore:
     @contextlib.contextmanager
     def locked(self) -> Iterator[None]:
         """Hold the store's writer lock (one git writer across threads and processes)."""
+        import portalocker  # ~20 ms of imports: at the first snapshot, not at daemon start
+
         self._ensure_folder()
         try:
             with portalocker.Lock(

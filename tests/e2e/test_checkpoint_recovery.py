@@ -12,7 +12,6 @@ import time
 from pathlib import Path
 
 from ggd.checkpoints import CheckpointSettings, CheckpointStore
-
 from tests.unit.checkpoints.helpers import state, tree_bytes, user_repo
 
 from .daemon import Daemon, daemon_env
