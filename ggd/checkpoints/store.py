@@ -58,6 +58,8 @@ class CheckpointSettings:
     enabled: bool = True
     ignore: tuple[str, ...] = DEFAULT_IGNORE
     max_file_bytes: int = 10 * 1024 * 1024
+    # A workspace with more files than this (a home folder opened by mistake) is not snapshotted.
+    max_files: int = 100_000
     max_age_days: float = 30.0
     max_store_bytes: int = 2 * 1024 * 1024 * 1024
     prune_every_seconds: float = 3600.0
@@ -210,7 +212,13 @@ class CheckpointStore:
         out = self.git.run(["ls-files", "-z", "--cached", "--others", "--exclude-standard"])
         big: list[str] = []
         root = self.workspace
-        for raw in out.split(b"\0"):
+        names = out.split(b"\0")
+        if len(names) - 1 > self.settings.max_files:
+            raise CheckpointError(
+                f"the workspace has more than {self.settings.max_files} files "
+                "(checkpoints.maxFiles); no checkpoint was taken"
+            )
+        for raw in names:
             if not raw:
                 continue
             try:

@@ -59,6 +59,7 @@ def checkpoint_settings(config: Config) -> CheckpointSettings:
         enabled=c.enabled,
         ignore=DEFAULT_IGNORE if c.ignore is None else tuple(c.ignore),
         max_file_bytes=c.maxFileBytes,
+        max_files=c.maxFiles,
         max_age_days=c.maxAgeDays,
         max_store_bytes=c.maxStoreBytes,
     )

@@ -62,6 +62,7 @@ class CheckpointsConfig(BaseModel):
     # gitignore patterns never snapshotted (besides .gitignore); null: the defaults.
     ignore: list[str] | None = None
     maxFileBytes: int = Field(default=10 * 1024 * 1024, ge=0)
+    maxFiles: int = Field(default=100_000, ge=1)
     maxAgeDays: float = Field(default=30, gt=0)
     maxStoreBytes: int = Field(default=2 * 1024 * 1024 * 1024, ge=0)
 
