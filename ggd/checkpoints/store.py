@@ -45,6 +45,8 @@ _ATTRIBUTES = "* -text -filter -ident -working-tree-encoding\n"
 _LATEST = "refs/gg/latest"
 _PREFIX = "refs/gg/cp/"
 LOCK_TIMEOUT = 60.0
+# Loose objects packed together past this count (a first snapshot, a big turn).
+LOOSE_LIMIT = 1000
 
 
 class CheckpointError(Exception):
@@ -202,9 +204,22 @@ class CheckpointStore:
         message = json.dumps({"note": note, "skipped": skipped, "at": int(time.time() * 1000)})
         commit = self.git.text(["commit-tree", tree, "-m", message])
         self.git.run(["update-ref", _PREFIX + commit, commit])
+        self._pack_loose()
         if advance:
             self.git.run(["update-ref", _LATEST, commit])
         return Snapshot(commit=commit, tree=tree, skipped=tuple(skipped))
+
+    def _pack_loose(self) -> None:
+        """Pack loose objects once there are many: each takes a 4 KB block, most are ~1 KB."""
+        out = self.git.text(["count-objects"])  # "N objects, M kilobytes"
+        try:
+            loose = int(out.split(" ", 1)[0])
+        except ValueError:
+            return
+        if loose >= LOOSE_LIMIT:
+            # No delta search (--window=0): 5x less CPU on a first snapshot of 10,000 files.
+            self.git.run(["repack", "-d", "-q", "--window=0"])
+            self.git.run(["prune-packed", "-q"])
 
     def _oversized(self) -> list[str]:
         """Files (tracked or not, not ignored) over the size limit, workspace-relative."""
@@ -371,11 +386,15 @@ class CheckpointStore:
             journal.unlink()
             _fsync_dir(self.folder)
 
-    def _apply(self, current: str, target: str) -> None:
+    def _apply(self, current: str, target: str, *, recovering: bool = False) -> None:
         # A killed git leaves its index.lock; we hold the store's lock, so no git runs here now.
         with contextlib.suppress(FileNotFoundError):
             (self.git.git_dir / "index.lock").unlink()
-        self.git.run(["read-tree", current])  # the index describes what is on disk now
+        if recovering or self.git.text(["write-tree"]) != self._tree_of(current):
+            # The index must describe `current` with fresh stat data, or read-tree -u rewrites
+            # every file (5 s and every mtime on 10,000 files); after plan() it already does.
+            self.git.run(["read-tree", current])
+            self.git.run(["update-index", "-q", "--refresh"], ok=(0, 1))
         self.git.run(["read-tree", "--reset", "-u", target])
         self.git.run(["update-ref", _LATEST, target])
 
@@ -388,7 +407,7 @@ class CheckpointStore:
             self._init()
             try:
                 data = json.loads(journal.read_text(encoding="utf-8"))
-                self._apply(str(data["from"]), str(data["to"]))
+                self._apply(str(data["from"]), str(data["to"]), recovering=True)
             except (ValueError, KeyError, GitError) as exc:
                 log.warning("could not finish an interrupted restore: %s", exc)
                 return False
