@@ -90,3 +90,18 @@ def test_pruning_by_age_keeps_the_latest(tmp_path: Path) -> None:
     assert not store.exists(old) and store.exists(latest)
     with pytest.raises(CheckpointError, match="pruned"):
         store.diff(old, latest)
+
+
+def test_a_restore_rewrites_only_the_files_that_differ(tmp_path: Path) -> None:
+    store, ws = _store(tmp_path)
+    for i in range(20):
+        (ws / f"f{i}.txt").write_text(f"{i}\n")
+    base = store.snapshot().commit
+    (ws / "f0.txt").write_text("changed\n")
+    untouched = (ws / "f1.txt").stat().st_mtime_ns
+    os.utime(ws / "f1.txt", ns=(untouched - 10**9, untouched - 10**9))  # a build tool's view
+    untouched -= 10**9
+    now = store.plan(base)[0]
+    store.restore(now.commit, base)
+    assert (ws / "f0.txt").read_text() == "0\n"
+    assert (ws / "f1.txt").stat().st_mtime_ns == untouched
