@@ -74,12 +74,23 @@ class Checkpointer:
         return recover_all(self.root, self.settings)
 
     def store(self, ws: Workspace) -> CheckpointStore:
-        """The store of one workspace."""
+        """The store of one workspace (GitError when git is not installed)."""
         store = self._stores.get(ws.id)
         if store is None:
             store = CheckpointStore(self.root / ws.id, ws.root, self.settings)
             self._stores[ws.id] = store
         return store
+
+    def _store_for(self, ws: Workspace) -> CheckpointStore:
+        """The store, or a clear error for a client when checkpoints cannot work here."""
+        if not self.settings.enabled:
+            raise E.InvalidActionError(
+                "checkpoints are switched off (config.json checkpoints.enabled)"
+            )
+        try:
+            return self.store(ws)
+        except GitError as exc:
+            raise E.InvalidActionError(str(exc)) from None
 
     # -- recording ------------------------------------------------------------------------------
 
@@ -92,6 +103,8 @@ class Checkpointer:
             await svc.write(lambda sf: T.record(sf, snap.commit, at, snap.skipped))
         except (CheckpointError, GitError, E.GgError, OSError) as exc:
             log.warning("checkpoint (%s) skipped: %s", at, exc, extra={"session": svc.id})
+        except Exception:  # a bug here must not fail the user's run or tool
+            log.exception("checkpoint (%s) failed", at, extra={"session": svc.id})
 
     @contextlib.asynccontextmanager
     async def turn(self, svc: Service) -> AsyncIterator[None]:
@@ -154,7 +167,7 @@ class Checkpointer:
             raise E.RunConflictError(
                 "the session has an active run; cancel it or wait before restoring files"
             )
-        store = self.store(svc.workspace)
+        store = self._store_for(svc.workspace)
         try:
             now, _before, diff, conflicts = await asyncio.to_thread(store.plan, target)
         except (CheckpointError, GitError) as exc:
@@ -230,7 +243,7 @@ class Checkpointer:
         if start is None or end is None:
             raise E.InvalidActionError("no checkpoint was recorded for that turn")
         try:
-            d = await asyncio.to_thread(self.store(svc.workspace).diff, start, end)
+            d = await asyncio.to_thread(self._store_for(svc.workspace).diff, start, end)
         except (CheckpointError, GitError) as exc:
             raise E.InvalidActionError(f"cannot diff that turn: {exc}") from None
         return RestoreOutcome(

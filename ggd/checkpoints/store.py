@@ -47,6 +47,8 @@ _PREFIX = "refs/gg/cp/"
 LOCK_TIMEOUT = 60.0
 # Loose objects packed together past this count (a first snapshot, a big turn).
 LOOSE_LIMIT = 1000
+# A workspace over max_files is listed again after this many seconds, not at every snapshot.
+TOO_BIG_RECHECK = 600.0
 
 
 class CheckpointError(Exception):
@@ -111,6 +113,8 @@ class CheckpointStore:
         self.settings = settings
         self.git = Git(folder / "git", workspace)
         self._ready = False
+        # Until when (monotonic) a workspace found over max_files is not scanned again.
+        self._too_big_until = 0.0
 
     # -- setup ----------------------------------------------------------------------------------
 
@@ -173,6 +177,8 @@ class CheckpointStore:
 
     def snapshot(self, note: str = "") -> Snapshot:
         """Record the workspace as it is now; an unchanged tree adds no object."""
+        if time.monotonic() < self._too_big_until:  # a home folder: do not list it every tool
+            raise CheckpointError(f"the workspace has more than {self.settings.max_files} files")
         with self.locked():
             self._init()
             return self._snapshot(note)
@@ -229,6 +235,7 @@ class CheckpointStore:
         root = self.workspace
         names = out.split(b"\0")
         if len(names) - 1 > self.settings.max_files:
+            self._too_big_until = time.monotonic() + TOO_BIG_RECHECK
             raise CheckpointError(
                 f"the workspace has more than {self.settings.max_files} files "
                 "(checkpoints.maxFiles); no checkpoint was taken"
