@@ -81,12 +81,15 @@ class Checkpointer:
             self._stores[ws.id] = store
         return store
 
-    def _store_for(self, ws: Workspace) -> CheckpointStore:
-        """The store, or a clear error for a client when checkpoints cannot work here."""
+    def _check_enabled(self) -> None:
         if not self.settings.enabled:
             raise E.InvalidActionError(
                 "checkpoints are switched off (config.json checkpoints.enabled)"
             )
+
+    def _store_for(self, ws: Workspace) -> CheckpointStore:
+        """The store, or a clear error for a client when checkpoints cannot work here."""
+        self._check_enabled()
         try:
             return self.store(ws)
         except GitError as exc:
@@ -127,7 +130,12 @@ class Checkpointer:
         return hook
 
     def _prune_later(self, ws: Workspace) -> None:
-        store = self.store(ws)
+        if not self.settings.enabled:
+            return
+        try:
+            store = self.store(ws)
+        except GitError:
+            return  # already logged by the snapshot that could not be taken
 
         async def prune() -> None:
             try:
@@ -212,6 +220,7 @@ class Checkpointer:
         self, svc: Service, *, preview: bool, confirm_conflicts: bool, redo: bool = False
     ) -> RestoreOutcome:
         """Restore the files to before the last turn not undone yet (redo: reapply the last undo)."""
+        self._check_enabled()
         await svc.ensure_loaded()
         step = await svc.read(T.next_redo if redo else T.next_undo)
         if step is None:
@@ -228,6 +237,7 @@ class Checkpointer:
 
     async def node_state(self, svc: Service, node_id: str | None) -> str:
         """The state recorded at a node; a user message means the state its turn started from."""
+        self._check_enabled()
         await svc.ensure_loaded()
         found = await svc.read(lambda sf: T.state_at(sf, node_id))
         if found is None:
@@ -236,6 +246,7 @@ class Checkpointer:
 
     async def diff(self, svc: Service, turn_id: str | None) -> RestoreOutcome:
         """What one turn changed (the last turn when None): its start state -> its end state."""
+        self._check_enabled()
         await svc.ensure_loaded()
         turn, start, end = await svc.read(lambda sf: T.turn_range(sf, turn_id))
         if turn is None:

@@ -5,6 +5,7 @@ attached client sees, and the checkpoint entries surviving a daemon restart."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -119,5 +120,31 @@ async def test_diff_undo_redo_restore_and_conflicts(fake_daemon, workspace: Path
         await c.request("gg/session.undo", {"sessionId": sid})
         assert state(workspace) == s2
         assert tree_bytes(workspace / ".git") == git_before
+    finally:
+        await c.close()
+
+
+@pytest.mark.parametrize(
+    ("section", "says"),
+    [
+        ({"enabled": False}, "checkpoints are switched off"),
+        ({"maxFiles": 1}, "nothing to undo"),  # too many files: runs go on without checkpoints
+    ],
+)
+async def test_runs_go_on_without_checkpoints(
+    fake_daemon, gg_home: Path, workspace: Path, section: dict[str, Any], says: str
+) -> None:
+    gg_home.mkdir(parents=True, exist_ok=True)
+    (gg_home / "config.json").write_text(json.dumps({"checkpoints": section}))
+    (workspace / "other.txt").write_text("x\n")
+    d, _fm = fake_daemon(TURN1)
+    c = await d.connect("ws")
+    try:
+        sid = await new_session(c)
+        await _turn(c, sid, "turn one")
+        assert (workspace / "made.txt").exists()
+        with pytest.raises(RpcError) as err:
+            await c.request("gg/session.undo", {"sessionId": sid})
+        assert err.value.symbol == "invalid_action" and says in err.value.message
     finally:
         await c.close()
