@@ -7,12 +7,12 @@ It imports nothing of ggd (docs/checkpoints.md).
 
 from __future__ import annotations
 
+from .diffs import Diff, FileChange
 from .store import (
     DEFAULT_IGNORE,
     CheckpointError,
     CheckpointSettings,
     CheckpointStore,
-    FileChange,
     Snapshot,
     recover_all,
 )
@@ -22,6 +22,7 @@ __all__ = [
     "CheckpointError",
     "CheckpointSettings",
     "CheckpointStore",
+    "Diff",
     "FileChange",
     "Snapshot",
     "recover_all",

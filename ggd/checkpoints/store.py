@@ -14,10 +14,12 @@ import logging
 import os
 import time
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
+from .diffs import Diff, diff_trees
 from .gitcli import Git, GitError
+from .maintenance import PREFIX, fsync_dir, prune_refs, write_synced
 
 log = logging.getLogger("ggd.checkpoints")
 
@@ -43,7 +45,7 @@ DEFAULT_IGNORE: tuple[str, ...] = (
 # Override every in-tree .gitattributes: bytes in, the same bytes out (no eol or filter).
 _ATTRIBUTES = "* -text -filter -ident -working-tree-encoding\n"
 _LATEST = "refs/gg/latest"
-_PREFIX = "refs/gg/cp/"
+_PREFIX = PREFIX
 LOCK_TIMEOUT = 60.0
 # Loose objects packed together past this count (a first snapshot, a big turn).
 LOOSE_LIMIT = 1000
@@ -77,31 +79,6 @@ class Snapshot:
     tree: str
     skipped: tuple[str, ...] = ()
     new: bool = True  # False: the tree equals gg's last recorded state (nothing was added)
-
-
-@dataclass(frozen=True)
-class FileChange:
-    """One path that differs between two snapshots."""
-
-    path: str
-    status: str  # added | modified | deleted | mode
-    old_mode: str | None = None
-    new_mode: str | None = None
-    additions: int | None = None  # None: binary
-    deletions: int | None = None
-
-
-@dataclass
-class Diff:
-    """What changes from one snapshot to another."""
-
-    files: list[FileChange] = field(default_factory=list)
-    patch: str = ""
-    truncated: bool = False
-    skipped: tuple[str, ...] = ()
-
-
-_STATUS = {"A": "added", "M": "modified", "D": "deleted", "T": "modified"}
 
 
 class CheckpointStore:
@@ -308,49 +285,8 @@ class CheckpointStore:
             return self._diff(old, new, patch_limit)
 
     def _diff(self, old: str, new: str, patch_limit: int) -> Diff:
-        raw = self.git.run(["diff-tree", "-r", "-z", "--no-renames", "--raw", old, new])
-        parts = raw.split(b"\0")
-        changes: dict[str, FileChange] = {}
-        i = 0
-        while i + 1 < len(parts):
-            meta, path = parts[i].decode(), os.fsdecode(parts[i + 1])
-            i += 2
-            if not meta.startswith(":"):
-                continue
-            old_mode, new_mode, _a, _b, code = meta[1:].split(" ")
-            status = _STATUS.get(code[0], "modified")
-            if status == "modified" and _a == _b:
-                status = "mode"
-            changes[path] = FileChange(
-                path,
-                status,
-                None if old_mode == "000000" else old_mode,
-                None if new_mode == "000000" else new_mode,
-            )
-        stats = self.git.run(["diff-tree", "-r", "-z", "--no-renames", "--numstat", old, new])
-        for rec in stats.split(b"\0"):
-            cols = rec.split(b"\t", 2)
-            if len(cols) == 3 and os.fsdecode(cols[2]) in changes:
-                path = os.fsdecode(cols[2])
-                add, rem = cols[0].decode(), cols[1].decode()
-                ch = changes[path]
-                changes[path] = FileChange(
-                    ch.path,
-                    ch.status,
-                    ch.old_mode,
-                    ch.new_mode,
-                    None if add == "-" else int(add),
-                    None if rem == "-" else int(rem),
-                )
-        text = self.git.run(["diff-tree", "-r", "-p", "--no-renames", "--no-color", old, new])
-        truncated = len(text) > patch_limit
         skipped = tuple(sorted(set(self.skipped_of(old)) | set(self.skipped_of(new))))
-        return Diff(
-            files=[changes[p] for p in sorted(changes)],
-            patch=text[:patch_limit].decode("utf-8", "replace"),
-            truncated=truncated,
-            skipped=skipped,
-        )
+        return diff_trees(self.git, old, new, patch_limit, skipped)
 
     # -- restore --------------------------------------------------------------------------------
 
@@ -388,10 +324,10 @@ class CheckpointStore:
                 raise CheckpointError(f"checkpoint {target[:12]} was pruned or never existed")
             journal = self.folder / "restore.json"
             data = json.dumps({"workspace": str(self.workspace), "from": current, "to": target})
-            _write_synced(journal, data.encode())
+            write_synced(journal, data.encode())
             self._apply(current, target)
             journal.unlink()
-            _fsync_dir(self.folder)
+            fsync_dir(self.folder)
 
     def _apply(self, current: str, target: str, *, recovering: bool = False) -> None:
         # A killed git leaves its index.lock; we hold the store's lock, so no git runs here now.
@@ -419,7 +355,7 @@ class CheckpointStore:
                 log.warning("could not finish an interrupted restore: %s", exc)
                 return False
             journal.unlink()
-            _fsync_dir(self.folder)
+            fsync_dir(self.folder)
             log.warning("finished a restore that was interrupted (workspace %s)", self.workspace)
             return True
 
@@ -440,41 +376,8 @@ class CheckpointStore:
             return self._prune(set(keep))
 
     def _prune(self, keep: set[str]) -> int:
-        out = self.git.text(
-            [
-                "for-each-ref",
-                "--sort=committerdate",
-                "--format=%(objectname) %(committerdate:unix)",
-                _PREFIX,
-            ]
-        )
-        rows = [(c, int(t)) for c, t in (ln.split(" ") for ln in out.splitlines() if ln)]
-        latest = self._latest()
-        cutoff = time.time() - self.settings.max_age_days * 86400
-        old = [c for c, t in rows if t < cutoff and c != latest and c not in keep]
-        dropped = self._drop(old)
-        rest = [c for c, _ in rows if c not in set(old) and c != latest and c not in keep]
-        while rest and self._size() > self.settings.max_store_bytes:
-            batch, rest = rest[: max(1, len(rest) // 4)], rest[max(1, len(rest) // 4) :]
-            dropped += self._drop(batch)
-        return dropped
-
-    def _drop(self, commits: Sequence[str]) -> int:
-        if not commits:
-            return 0
-        cmds = "".join(f"delete {_PREFIX}{c}\n" for c in commits).encode()
-        self.git.run(["update-ref", "--stdin"], stdin=cmds)
-        self.git.run(["prune", "--expire=now"])
-        self.git.run(["repack", "-a", "-d", "-q"])
-        return len(commits)
-
-    def _size(self) -> int:
-        total = 0
-        for dirpath, _dirs, names in os.walk(self.git.git_dir / "objects"):
-            for n in names:
-                with contextlib.suppress(OSError):
-                    total += os.lstat(os.path.join(dirpath, n)).st_size
-        return total
+        st = self.settings
+        return prune_refs(self.git, self._latest(), keep, st.max_age_days, st.max_store_bytes)
 
 
 def _glob_escape(path: str) -> str:
@@ -486,26 +389,6 @@ def _glob_escape(path: str) -> str:
         else:
             out.append(ch)
     return "".join(out)
-
-
-def _write_synced(path: Path, data: bytes) -> None:
-    tmp = path.with_suffix(".tmp")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    try:
-        os.write(fd, data)
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-    os.replace(tmp, path)
-    _fsync_dir(path.parent)
-
-
-def _fsync_dir(path: Path) -> None:
-    fd = os.open(path, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
 
 
 def recover_all(root: Path, settings: CheckpointSettings) -> int:
