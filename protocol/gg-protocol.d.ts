@@ -896,6 +896,7 @@ export interface SessionCreateParams {
 export interface SessionDiffParams {
   sessionId: string;
   nodeId?: string | null;
+  runId?: string | null;
 }
 
 /** gg/session.event: a change to a session that every subscriber sees. */

@@ -59,14 +59,30 @@ def leaf_state(sf: SessionFile) -> str | None:
     return state_at(sf, sf.leaf_id)
 
 
-def record(sf: SessionFile, commit: str, at: str, skipped: tuple[str, ...]) -> Entry | None:
-    """Append a checkpoint entry on the active branch unless the branch already records it."""
-    if state_at(sf, sf.leaf_id) == commit:
+def record(
+    sf: SessionFile, commit: str, at: str, skipped: tuple[str, ...], run_id: str | None = None
+) -> Entry | None:
+    """Append a checkpoint entry on the active branch unless the branch already records it.
+
+    A turn's start names its run (`runId`) and is always written: gg/session.diff finds a
+    run's turn by it, after a restart too.
+    """
+    if run_id is None and state_at(sf, sf.leaf_id) == commit:
         return None
     data: dict[str, Any] = {"commit": commit, "at": at}
+    if run_id is not None:
+        data["runId"] = run_id
     if skipped:
         data["skipped"] = list(skipped)
     return sf.append(KIND, data)
+
+
+def turn_of_run(sf: SessionFile, run_id: str) -> str | None:
+    """The user message (turn) a run answered, from its turn_start checkpoint entry."""
+    for e in sf.entries:
+        if e.kind == KIND and e.data.get("runId") == run_id:
+            return _nearest_message(sf, e.parent_id)
+    return None
 
 
 @dataclass(frozen=True)

@@ -97,22 +97,22 @@ class Checkpointer:
 
     # -- recording ------------------------------------------------------------------------------
 
-    async def snapshot(self, svc: Service, at: str) -> None:
+    async def snapshot(self, svc: Service, at: str, run_id: str | None = None) -> None:
         """Snapshot the session's workspace and record it on the branch; never raises."""
         if not self.settings.enabled:
             return
         try:
             snap = await asyncio.to_thread(self.store(svc.workspace).snapshot, at)
-            await svc.write(lambda sf: T.record(sf, snap.commit, at, snap.skipped))
+            await svc.write(lambda sf: T.record(sf, snap.commit, at, snap.skipped, run_id))
         except (CheckpointError, GitError, E.GgError, OSError) as exc:
             log.warning("checkpoint (%s) skipped: %s", at, exc, extra={"session": svc.id})
         except Exception:  # a bug here must not fail the user's run or tool
             log.exception("checkpoint (%s) failed", at, extra={"session": svc.id})
 
     @contextlib.asynccontextmanager
-    async def turn(self, svc: Service) -> AsyncIterator[None]:
+    async def turn(self, svc: Service, run_id: str) -> AsyncIterator[None]:
         """Around one run's loop: a snapshot before it and one after (even if it failed)."""
-        await self.snapshot(svc, "turn_start")
+        await self.snapshot(svc, "turn_start", run_id)
         try:
             yield
         finally:
@@ -244,10 +244,16 @@ class Checkpointer:
             raise E.InvalidActionError("no checkpoint was recorded at or before that node")
         return found
 
-    async def diff(self, svc: Service, turn_id: str | None) -> RestoreOutcome:
-        """What one turn changed (the last turn when None): its start state -> its end state."""
+    async def diff(
+        self, svc: Service, turn_id: str | None, run_id: str | None = None
+    ) -> RestoreOutcome:
+        """What one turn (or run) changed (the last turn when None): its start -> its end."""
         self._check_enabled()
         await svc.ensure_loaded()
+        if run_id is not None:
+            turn_id = await svc.read(lambda sf: T.turn_of_run(sf, run_id))
+            if turn_id is None:
+                raise E.InvalidActionError(f"no checkpoint of run {run_id[:40]!r} in this session")
         turn, start, end = await svc.read(lambda sf: T.turn_range(sf, turn_id))
         if turn is None:
             raise E.InvalidActionError("the session has no turn yet")

@@ -160,7 +160,7 @@ class RunManager:
             if switch is not None:  # the session remembers the model it was last run with
                 await svc.write(lambda sf: sf.append("model", {"model": switch}))
             loop: AgentLoop = await self.turns.loop_for(run, svc, approver, provider, bare, client)
-            async with self.runtime.checkpoints.turn(svc):  # undo/redo of the turn's files
+            async with self.runtime.checkpoints.turn(svc, run.id):  # undo/redo of its files
                 return await loop.run_from_begun()  # start() already ran begin_turn
 
         run.task = asyncio.create_task(

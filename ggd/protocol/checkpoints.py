@@ -35,6 +35,8 @@ class SessionDiffParams(Params):
     session_id: str = Field(min_length=1, max_length=200)
     # The turn's user message id; null: the last turn on the active branch.
     node_id: str | None = Field(default=None, max_length=200)
+    # Or the run (gg/run.start's runId) whose turn to show, instead of nodeId.
+    run_id: str | None = Field(default=None, max_length=200)
 
 
 class FileChangeInfo(Result):

@@ -33,10 +33,11 @@ TURN2 = [
 ]
 
 
-async def _turn(c: Any, sid: str, prompt: str) -> None:
+async def _turn(c: Any, sid: str, prompt: str) -> str:
     rid = await start(c, sid, prompt, approvalMode="yolo")
     done = await finish(c, rid)
     assert done["type"] == "run_completed", done
+    return rid
 
 
 def _paths(res: dict[str, Any]) -> dict[str, str]:
@@ -53,7 +54,7 @@ async def test_diff_undo_redo_restore_and_conflicts(fake_daemon, workspace: Path
     try:
         sid = await new_session(c)
         await other.request("gg/session.subscribe", {"sessionId": sid})
-        await _turn(c, sid, "turn one")
+        first_run = await _turn(c, sid, "turn one")
         s1 = state(workspace)
         await _turn(c, sid, "turn two")
         s2 = state(workspace)
@@ -71,6 +72,8 @@ async def test_diff_undo_redo_restore_and_conflicts(fake_daemon, workspace: Path
         first_user = next(m for m in snap["tree"] if m["role"] == "user")
         one = await c.request("gg/session.diff", {"sessionId": sid, "nodeId": first_user["id"]})
         assert _paths(one) == {"app.py": "added", "made.txt": "added", "README.md": "deleted"}
+        by_run = await c.request("gg/session.diff", {"sessionId": sid, "runId": first_run})
+        assert by_run == one
 
         # Undo twice, redo once: before turn two, before turn one, after turn one.
         preview = await c.request("gg/session.undo", {"sessionId": sid, "preview": True})

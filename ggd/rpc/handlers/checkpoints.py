@@ -81,7 +81,7 @@ async def session_diff(ctx: HandlerContext, params: SessionDiffParams) -> FilesR
     """What one turn changed."""
     hub = hub_of(ctx)
     svc = await hub.runtime.service(params.session_id, ctx.workspace)
-    return _result(await hub.runtime.checkpoints.diff(svc, params.node_id))
+    return _result(await hub.runtime.checkpoints.diff(svc, params.node_id, params.run_id))
 
 
 HANDLERS: dict[str, Handler] = {
