@@ -12,6 +12,7 @@ import contextlib
 import json
 import logging
 import os
+import stat
 import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
@@ -175,7 +176,7 @@ class CheckpointStore:
                     "--pathspec-from-file=-",
                     "--pathspec-file-nul",
                 ],
-                stdin=b"\0".join(os.fsencode(p) for p in skipped),
+                stdin=b"\0".join(os.fsencode(p.rstrip("/")) for p in skipped),
             )
         # --ignore-errors: a file that vanishes or is unreadable mid-scan (a running build) is
         # left out of this snapshot instead of failing it.
@@ -205,7 +206,9 @@ class CheckpointStore:
             self.git.run(["prune-packed", "-q"])
 
     def _oversized(self) -> list[str]:
-        """Files (tracked or not, not ignored) over the size limit, workspace-relative."""
+        """What is left out: files (tracked or not, not ignored) over the size limit, and
+        nested git repositories (`sub/`: git would record only their commit, and a restore
+        must never delete one), workspace-relative."""
         limit = self.settings.max_file_bytes
         out = self.git.run(["ls-files", "-z", "--cached", "--others", "--exclude-standard"])
         big: list[str] = []
@@ -220,12 +223,15 @@ class CheckpointStore:
         for raw in names:
             if not raw:
                 continue
+            name = os.fsdecode(raw).rstrip("/")
             try:
-                st = os.lstat(root / os.fsdecode(raw))
+                st = os.lstat(root / name)
             except OSError:
                 continue
-            if st.st_size > limit:
-                big.append(os.fsdecode(raw))
+            if stat.S_ISDIR(st.st_mode):  # an untracked `sub/` or a recorded gitlink
+                big.append(name + "/")
+            elif st.st_size > limit:
+                big.append(name)
         return sorted(set(big))
 
     def _latest(self) -> str | None:

@@ -105,3 +105,24 @@ def test_a_restore_rewrites_only_the_files_that_differ(tmp_path: Path) -> None:
     store.restore(now.commit, base)
     assert (ws / "f0.txt").read_text() == "0\n"
     assert (ws / "f1.txt").stat().st_mtime_ns == untouched
+
+
+def test_a_nested_repository_is_left_out_and_never_deleted(tmp_path: Path) -> None:
+    import subprocess
+
+    from .helpers import GIT_ENV
+
+    store, ws = _store(tmp_path)
+    (ws / "top.txt").write_text("top\n")
+    base = store.snapshot().commit
+    sub = ws / "vendor" / "lib"
+    sub.mkdir(parents=True)
+    (sub / "f.txt").write_text("theirs\n")
+    for args in (["init", "-q"], ["add", "-A"], ["commit", "-qm", "x"]):
+        subprocess.run(["git", *args], cwd=sub, env=GIT_ENV, check=True, capture_output=True)
+    snap = store.snapshot()
+    assert snap.skipped == ("vendor/lib/",)
+    assert sorted(store.files(snap.commit)) == ["top.txt"]
+    now = store.plan(base)[0]
+    store.restore(now.commit, base)
+    assert (sub / "f.txt").read_text() == "theirs\n" and (sub / ".git").is_dir()
