@@ -68,6 +68,9 @@ class Checkpointer:
         self.bus = bus
         self._stores: dict[str, CheckpointStore] = {}
         self._pruning: set[asyncio.Task[None]] = set()
+        # Whether any run is active in a workspace (set by the composition root from its
+        # RunManager): a restore under another session's running agent is refused too.
+        self.workspace_busy: Callable[[str], bool] = lambda _workspace_id: False
 
     def recover(self) -> int:
         """Finish restores a kill interrupted (at daemon start, before any client)."""
@@ -171,9 +174,9 @@ class Checkpointer:
         are conflicts: refused unless `confirm_conflicts`. The state replaced is recorded, so
         the restore can be undone (redo after undo, undo after restore).
         """
-        if svc.active_run_id is not None:
+        if svc.active_run_id is not None or self.workspace_busy(svc.workspace.id):
             raise E.RunConflictError(
-                "the session has an active run; cancel it or wait before restoring files"
+                "a run is active in this workspace; cancel it or wait before restoring files"
             )
         store = self._store_for(svc.workspace)
         try:

@@ -128,6 +128,9 @@ async def compose(
     turns = TurnAssembler(models, registry, opts, home, runtime.bus, runtime.checkpoints)
     memory.install()  # bulk loads pause the collector (the daemon's memory policy)
     runs = RunManager(runtime, turns, opts, on_first_run=memory.freeze_start_up)
+    runtime.checkpoints.workspace_busy = lambda ws_id: any(
+        r.workspace_id == ws_id for r in runs.active.values()
+    )
     core = DaemonCore(runtime, runs, registry, Supervisor(), owns_channels=owns_channels)
     info = HubInfo(
         version=__version__,

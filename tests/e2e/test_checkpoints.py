@@ -14,7 +14,7 @@ import pytest
 from tests.unit.checkpoints.helpers import state, tree_bytes, user_repo
 
 from .rpc_client import RpcError
-from .runs_helpers import finish, new_session, start
+from .runs_helpers import finish, new_session, start, until
 
 
 def call(name: str, **args: Any) -> dict[str, Any]:
@@ -149,5 +149,28 @@ async def test_runs_go_on_without_checkpoints(
         with pytest.raises(RpcError) as err:
             await c.request("gg/session.undo", {"sessionId": sid})
         assert err.value.symbol == "invalid_action" and says in err.value.message
+    finally:
+        await c.close()
+
+
+async def test_no_restore_under_a_running_agent_of_another_session(
+    fake_daemon, workspace: Path
+) -> None:
+    d, _fm = fake_daemon([*TURN1, {"toolCalls": [call("write", path="x.txt", content="x\n")]}])
+    c = await d.connect("ws")
+    try:
+        done = await new_session(c)
+        await _turn(c, done, "turn one")
+        busy = await new_session(c)
+        rid = await start(c, busy, "write x", interactive=True)  # waits for its approval
+        await until(c, rid, "approval_requested")
+        with pytest.raises(RpcError) as err:
+            await c.request("gg/session.undo", {"sessionId": done})
+        assert err.value.symbol == "run_conflict"
+        assert (workspace / "app.py").exists()
+        await c.request("gg/run.cancel", {"runId": rid})
+        await finish(c, rid)
+        res = await c.request("gg/session.undo", {"sessionId": done})
+        assert res["applied"] and not (workspace / "app.py").exists()
     finally:
         await c.close()
