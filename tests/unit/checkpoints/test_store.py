@@ -126,3 +126,15 @@ def test_a_nested_repository_is_left_out_and_never_deleted(tmp_path: Path) -> No
     now = store.plan(base)[0]
     store.restore(now.commit, base)
     assert (sub / "f.txt").read_text() == "theirs\n" and (sub / ".git").is_dir()
+
+
+def test_pruning_by_size_drops_the_oldest_first(tmp_path: Path) -> None:
+    store, ws = _store(tmp_path, max_store_bytes=1, prune_every_seconds=0)
+    made = []
+    for i in range(6):
+        (ws / "a").write_bytes(os.urandom(2000) + bytes([i]))
+        made.append(store.snapshot().commit)
+    dropped = store.prune()
+    assert dropped == 5  # everything but the latest, which gg's next conflict check needs
+    assert [store.exists(c) for c in made] == [False] * 5 + [True]
+    assert store.prune() == 0  # at most every prune_every_seconds: here 0, and nothing is left
