@@ -114,8 +114,10 @@ class CheckpointStore:
             raise CheckpointError("the checkpoint store is busy; try again") from None
 
     def _ensure_folder(self) -> None:
-        self.folder.mkdir(mode=0o700, parents=True, exist_ok=True)
-        os.chmod(self.folder, 0o700)
+        # GG_HOME/checkpoints too: mkdir(parents=True) would make it with the umask's mode.
+        for folder in (self.folder.parent, self.folder):
+            folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+            os.chmod(folder, 0o700)
 
     def _init(self) -> None:
         """Create the shadow repository once (under the lock)."""

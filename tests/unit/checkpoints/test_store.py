@@ -41,6 +41,9 @@ def test_a_plain_folder_ignores_and_big_files(tmp_path: Path) -> None:
     diff = store.diff(snap.commit, later.commit)
     assert [f.path for f in diff.files] == ["keep.txt"] and diff.skipped == ("big.bin",)
     assert stat.S_IMODE((tmp_path / "store").stat().st_mode) == 0o700
+    assert (
+        stat.S_IMODE(tmp_path.stat().st_mode) == 0o700
+    )  # the store's parent (GG_HOME/checkpoints)
 
 
 def test_an_unchanged_tree_adds_nothing(tmp_path: Path) -> None:
