@@ -26,6 +26,7 @@ MODULES: tuple[str, ...] = (
     "kb",
     "connectors",
     "checkpoints",
+    "hooks",
 )
 
 

@@ -16,8 +16,10 @@ ALLOWED: dict[str, set[str]] = {
     "tools": set(),
     "providers": set(),
     "checkpoints": set(),
+    # Claude Code-compatible hooks: configuration, running a command, reading its answer
+    "hooks": set(),
     "agent": {"tools", "providers"},
-    "app": {"protocol", "agent", "session", "tools", "providers", "checkpoints"},
+    "app": {"protocol", "agent", "session", "tools", "providers", "hooks", "checkpoints"},
     "rpc": {"protocol", "app"},
     "transport": {"protocol", "rpc", "compat"},
     "capabilities": {
@@ -45,6 +47,7 @@ ALLOWED: dict[str, set[str]] = {
         "compat",
         "adapters",
         "checkpoints",
+        "hooks",
     },
 }
 
