@@ -32,6 +32,9 @@ def test_diff_undo_and_restore_files_to_here(
     )
     page = open_ui(pages(), web)
     other = open_ui(pages(), web)  # a second page on the same session sees the restore
+    page.get_by_label("Approval mode").select_option(
+        "yolo"
+    )  # the page's mode wins over the daemon's
     send(page, "make app")
     page.get_by_test_id("msg-assistant").filter(has_text="first done").wait_for()
     wait_phase(page, "completed")
