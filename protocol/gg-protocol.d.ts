@@ -246,6 +246,29 @@ export interface Empty {
 export interface EmptyResult {
 }
 
+/** One file that differs between two checkpoints. */
+export interface FileChangeInfo {
+  path: string;
+  status: "added" | "modified" | "deleted" | "mode";
+  oldMode?: string | null;
+  newMode?: string | null;
+  additions?: number | null;
+  deletions?: number | null;
+}
+
+/** What a restore changed (or would change, in a preview), or what a turn changed (diff). */
+export interface FilesResult {
+  applied: boolean;
+  target: string;
+  current: string;
+  files: Array<FileChangeInfo>;
+  conflicts?: Array<string>;
+  patch?: string;
+  truncated?: boolean;
+  skipped?: Array<string>;
+  turn?: string | null;
+}
+
 /** A hook command failed (exit other than 0 or 2, timeout, could not start); the run goes on. */
 export interface HookFailedEvent {
   runId: string;
@@ -926,6 +949,8 @@ export interface SessionActionParams {
   sessionId: string;
   action: "tree" | "fork" | "clone";
   nodeId?: string | null;
+  restoreFiles?: boolean;
+  confirmConflicts?: boolean;
 }
 
 /** Summarise the older part of a session now. */
@@ -956,10 +981,17 @@ export interface SessionCreateParams {
   model?: string | null;
 }
 
+/** What one turn changed in the workspace. */
+export interface SessionDiffParams {
+  sessionId: string;
+  nodeId?: string | null;
+  runId?: string | null;
+}
+
 /** gg/session.event: a change to a session that every subscriber sees. */
 export interface SessionEvent {
   sessionId: string;
-  type: "created" | "run_started" | "run_finished" | "renamed" | "head_changed" | "forked" | "approval_pending" | "compacted" | "artifact_created" | "artifact_updated";
+  type: "created" | "run_started" | "run_finished" | "renamed" | "head_changed" | "forked" | "approval_pending" | "compacted" | "artifact_created" | "artifact_updated" | "files_restored";
   runId?: string | null;
   status?: string | null;
   name?: string | null;
@@ -995,6 +1027,14 @@ export interface SessionRenameParams {
   name: string;
 }
 
+/** Restore the workspace files to the checkpoint recorded at a node of the tree. */
+export interface SessionRestoreParams {
+  sessionId: string;
+  nodeId: string;
+  preview?: boolean;
+  confirmConflicts?: boolean;
+}
+
 /** One row of the session list. */
 export interface SessionSummary {
   id: string;
@@ -1011,6 +1051,13 @@ export interface SessionSummary {
 /** The session's current todo list (the last todo_write on its active branch; empty if none). */
 export interface SessionTodosResult {
   todos: Array<TodoItem>;
+}
+
+/** Undo (or redo) the files of the last turn. */
+export interface SessionUndoParams {
+  sessionId: string;
+  preview?: boolean;
+  confirmConflicts?: boolean;
 }
 
 /** A snapshot after a tree action, with a draft to put back into the composer. */
@@ -1218,6 +1265,10 @@ export interface GgMethods {
   "gg/session.unsubscribe": { params: SessionIdParams; result: EmptyResult };
   "gg/session.compact": { params: SessionCompactParams; result: SessionCompactResult };
   "gg/session.context": { params: SessionIdParams; result: SessionContextResult };
+  "gg/session.undo": { params: SessionUndoParams; result: FilesResult };
+  "gg/session.redo": { params: SessionUndoParams; result: FilesResult };
+  "gg/session.restore": { params: SessionRestoreParams; result: FilesResult };
+  "gg/session.diff": { params: SessionDiffParams; result: FilesResult };
   "gg/session.todos": { params: SessionIdParams; result: SessionTodosResult };
   "gg/hooks.list": { params: Empty; result: HooksListResult };
   "gg/hooks.test": { params: HooksTestParams; result: HooksTestResult };
@@ -1300,6 +1351,7 @@ export const ERROR_CODES = {
   version_changed: -32012,
   job_not_found: -32013,
   capability_unavailable: -32014,
+  checkpoint_conflict: -32015,
   invalid_params: -32602,
   not_initialized: -32002,
   method_not_found: -32601,

@@ -163,7 +163,8 @@ class RunManager:
             if switch is not None:  # the session remembers the model it was last run with
                 await svc.write(lambda sf: sf.append("model", {"model": switch}))
             loop: AgentLoop = await self.turns.loop_for(run, svc, approver, provider, bare, client)
-            return await loop.run_from_begun()  # start() already ran begin_turn
+            async with self.runtime.checkpoints.turn(svc, run.id):  # undo/redo of its files
+                return await loop.run_from_begun()  # start() already ran begin_turn
 
         run.task = asyncio.create_task(
             self._drive(run, svc, work(), time_limit or self.opts.run_timeout), name=f"run {run.id}"

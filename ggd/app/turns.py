@@ -28,6 +28,7 @@ from .admission import RunOptions
 from .approvers import Approver, loop_asker
 from .bus import SessionBus
 from .capabilities import CapabilityRegistry
+from .checkpoints import Checkpointer
 from .delegate import ClientDelegate
 from .events import to_wire
 from .extension import ScopeContext, SessionContext, ToolProvider
@@ -48,12 +49,14 @@ class TurnAssembler:
         opts: RunOptions,
         home: Path,
         bus: SessionBus,
+        checkpoints: Checkpointer | None = None,
     ) -> None:
         self.models = models
         self.capabilities = capabilities
         self.opts = opts
         self.home = home
         self.bus = bus
+        self.checkpoints = checkpoints
         self.path_locks = PathLocks()
         self.hooks = HookEngine(home, opts.hooks_config)
 
@@ -131,6 +134,7 @@ class TurnAssembler:
                 read_roots=tuple(turn.read_roots),
                 login_shell=self.opts.bash_login_shell,
                 client=client,
+                checkpoint=self.checkpoints.tool_hook(svc) if self.checkpoints else None,
             ),
             SessionTranscript(svc),
             _RunSink(run),

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import asyncio
 import logging
 import os
 from collections.abc import Sequence
@@ -26,6 +27,7 @@ from ggd.app import (
     Supervisor,
     TurnAssembler,
 )
+from ggd.checkpoints import DEFAULT_IGNORE, CheckpointSettings
 from ggd.providers import build_registry
 from ggd.rpc.hub import HubInfo
 
@@ -48,6 +50,19 @@ def config_sections(capabilities: Sequence[Capability]) -> dict[str, type[BaseMo
                 raise ValueError(f"two capabilities claim config key {cap.config_key!r}")
             out[cap.config_key] = cap.config_model
     return out
+
+
+def checkpoint_settings(config: Config) -> CheckpointSettings:
+    """config.json `checkpoints` as the store's settings."""
+    c = config.checkpoints
+    return CheckpointSettings(
+        enabled=c.enabled,
+        ignore=DEFAULT_IGNORE if c.ignore is None else tuple(c.ignore),
+        max_file_bytes=c.maxFileBytes,
+        max_files=c.maxFiles,
+        max_age_days=c.maxAgeDays,
+        max_store_bytes=c.maxStoreBytes,
+    )
 
 
 def run_options(config: Config, ns: argparse.Namespace) -> RunOptions:
@@ -95,8 +110,15 @@ async def compose(
     models.prefetch()  # overlaps the capabilities' start below and the client's first requests
     opts = run_options(config, ns)
     runtime = Runtime(
-        RuntimeOptions(home=home, default_workspace=workspace, default_model=models.default_model)
+        RuntimeOptions(
+            home=home,
+            default_workspace=workspace,
+            default_model=models.default_model,
+            checkpoints=checkpoint_settings(config),
+        )
     )
+    # A restore a kill interrupted is finished before any client can look at the files.
+    await asyncio.to_thread(runtime.checkpoints.recover)
     registry = CapabilityRegistry(
         caps,
         SetupContext(home=home, config=None, env=dict(os.environ), sandbox=opts.sandbox),
@@ -104,9 +126,12 @@ async def compose(
         core=CORE_CAPABILITIES,
     )
     await registry.start()
-    turns = TurnAssembler(models, registry, opts, home, runtime.bus)
+    turns = TurnAssembler(models, registry, opts, home, runtime.bus, runtime.checkpoints)
     memory.install()  # bulk loads pause the collector (the daemon's memory policy)
     runs = RunManager(runtime, turns, opts, on_first_run=memory.freeze_start_up)
+    runtime.checkpoints.workspace_busy = lambda ws_id: any(
+        r.workspace_id == ws_id for r in runs.active.values()
+    )
     core = DaemonCore(runtime, runs, registry, Supervisor(), owns_channels=owns_channels)
     info = HubInfo(
         version=__version__,

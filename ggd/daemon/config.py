@@ -58,6 +58,19 @@ class LoopGuardConfig(BaseModel):
     identicalFailures: int = Field(default=3, ge=2, le=1000)
 
 
+class CheckpointsConfig(BaseModel):
+    """`checkpoints`: snapshots of the workspace for undo, redo and restore (docs/checkpoints.md)."""
+
+    model_config = ConfigDict(extra="forbid")
+    enabled: bool = True
+    # gitignore patterns never snapshotted (besides .gitignore); null: the defaults.
+    ignore: list[str] | None = None
+    maxFileBytes: int = Field(default=10 * 1024 * 1024, ge=0)
+    maxFiles: int = Field(default=100_000, ge=1)
+    maxAgeDays: float = Field(default=30, gt=0)
+    maxStoreBytes: int = Field(default=2 * 1024 * 1024 * 1024, ge=0)
+
+
 class Config(BaseModel):
     """The daemon's settings file."""
 
@@ -72,6 +85,7 @@ class Config(BaseModel):
     bashLoginShell: bool = False
     approvalMode: Literal["auto", "on-request", "yolo", "never", "plan"] = "auto"
     loopGuard: LoopGuardConfig = Field(default_factory=LoopGuardConfig)
+    checkpoints: CheckpointsConfig = Field(default_factory=CheckpointsConfig)
     # Claude Code's hooks format (docs/hooks.md); checked at start, read again at each event.
     hooks: dict[str, Any] | None = None
 

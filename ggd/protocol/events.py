@@ -186,6 +186,7 @@ class SessionEvent(Event):
         "compacted",
         "artifact_created",
         "artifact_updated",
+        "files_restored",
     ]
     run_id: str | None = None
     status: str | None = None

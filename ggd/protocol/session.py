@@ -52,6 +52,10 @@ class SessionActionParams(Params):
     session_id: str = Field(min_length=1, max_length=200)
     action: Literal["tree", "fork", "clone"]
     node_id: str | None = None
+    # tree only: also restore the workspace files to the node's checkpoint (gg/session.restore).
+    restore_files: bool = False
+    # With restoreFiles: overwrite files changed outside gg since the last checkpoint.
+    confirm_conflicts: bool = False
 
 
 class EmptyResult(Result):

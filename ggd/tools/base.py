@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import abc
+from collections.abc import Awaitable, Callable
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -34,6 +35,9 @@ class ToolContext:
     login_shell: bool = False
     # The editor that started the run, when it offered to read, write or run (clientTools).
     client: ClientDelegate | None = None
+    # Called with "before" and "after" around a tool that can change files (not read-only):
+    # the workspace checkpoint (ggd/app/checkpoints.py). Never raises.
+    checkpoint: Callable[[str], Awaitable[None]] | None = None
 
 
 @dataclass

@@ -3,6 +3,7 @@ import assert from "node:assert/strict";
 import test from "node:test";
 import type { Approval, RunEvent } from "../../../protocol/gg-protocol";
 import { approvalMessage, approveParams, APPROVAL_CHOICES } from "../src/approvals";
+import { fileLines, OVERWRITE, previewText, RESTORE, restoreQuestion } from "../src/files";
 import { explainFilePrompt, MAX_SELECTION_CHARS, selectionPrompt } from "../src/prompts";
 import { RunTracker } from "../src/runs";
 import { checkProtocol, readSettings, serverCommand } from "../src/server";
@@ -93,4 +94,25 @@ test("webview HTML maps assets, sets a strict CSP and marks the bridge transport
   assert.ok(html.includes('window.__GG_TRANSPORT__ = "vscode"'));
   assert.equal((html.match(/<script(?![^>]*nonce="N0NCE")/g) ?? []).length, 0, "every script carries the nonce");
   assert.match(makeNonce((n) => new Uint8Array(n).fill(7)), /^[A-Za-z0-9]+$/);
+});
+
+test("files: a restore's preview lists the files and asks; conflicts need the overwrite choice", () => {
+  const res = {
+    applied: false,
+    target: "t",
+    current: "c",
+    files: [
+      { path: "app.py", status: "modified" as const, additions: 1, deletions: 1 },
+      { path: "logo.png", status: "added" as const, additions: null, deletions: null },
+    ],
+    conflicts: [],
+    patch: "diff --git a/app.py b/app.py",
+    skipped: ["big.bin"],
+  };
+  assert.deepEqual(fileLines(res), ["M      +1 -1  app.py", "A     binary  logo.png", "(skipped, over the size limit: big.bin)"]);
+  assert.match(previewText("undo: 2 file(s) would change", res), /^undo: 2 file\(s\) would change\nM [^]*\n\ndiff --git/);
+  assert.deepEqual(restoreQuestion("undo", res), { message: "gg undo: restore 2 file(s)?", choices: [RESTORE] });
+  const q = restoreQuestion("redo", { ...res, conflicts: ["app.py"] });
+  assert.deepEqual(q.choices, [OVERWRITE]);
+  assert.match(q.message, /1 changed outside gg since the last checkpoint \(app\.py\)/);
 });

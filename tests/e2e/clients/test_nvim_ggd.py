@@ -291,3 +291,22 @@ def test_another_protocol_major_is_refused(run_nvim, gg_home, workspace, ggd_bin
 def test_pure_helpers(run_nvim, workspace) -> None:
     res = run_nvim({"scenario": "util", "cmd": ["false"], "root": str(workspace)}, {})
     assert res.ok, res.error
+
+
+def test_files_diff_undo_redo(run_nvim, model, gg_home, workspace, ggd_bin) -> None:
+    fm = model([WRITE, {"text": "Wrote the notes."}])
+    res = run_nvim(
+        {
+            "scenario": "files",
+            "cmd": _stdio(ggd_bin, workspace),
+            "root": str(workspace),
+            "prompt": "write notes",
+        },
+        _env(fm, gg_home),
+    )
+    assert res.ok, res.error
+    assert "A" in res.data["diff"] and "notes.txt" in res.data["diff"]
+    assert "+hello" in res.data["diff"]
+    assert res.data["after_undo"].startswith("undo: 1 file(s) would change")
+    assert res.data["exists_after_undo"] is False
+    assert res.data["after_redo"] == "hello\n"

@@ -210,6 +210,21 @@ export class SessionController {
     }
   }
 
+  /** Check out a node and restore the workspace files to it; errors are thrown to the caller. */
+  async checkoutWithFiles(nodeId: string, confirmConflicts: boolean): Promise<void> {
+    const sessionId = this.sessionId;
+    if (!sessionId) return;
+    const update: SessionUpdate = await this.client.call("gg/session.action", {
+      sessionId,
+      action: "tree",
+      nodeId,
+      restoreFiles: true,
+      confirmConflicts,
+    });
+    this.showSnapshot(update);
+    if (update.draft) this.setDraft(update.draft);
+  }
+
   /** Rename the open session. */
   async rename(name: string): Promise<void> {
     const sessionId = this.sessionId;
@@ -314,6 +329,13 @@ export class SessionController {
         void this.reload();
         if (event.sessionId) void this.loadTodos(event.sessionId); // the list follows the branch
         break;
+      case "files_restored": {
+        // Any client's undo, redo or restore: every page viewing the session says so.
+        const what = event.name === "restore" ? "restored to a checkpoint" : `${event.name ?? "restored"} done`;
+        const notice = `Workspace files ${what}: ${event.count ?? 0} file${event.count === 1 ? "" : "s"} changed.`;
+        this.store.update((view) => ({ ...view, notice }));
+        break;
+      }
       case "run_started":
         // Another page started a run here: follow it from its first event.
         if (event.runId && !this.client.isFollowing(event.runId)) {
