@@ -102,6 +102,14 @@ export interface BrowserUrlParams {
   url: string;
 }
 
+/** Spending limits of a run (or a session, or a scheduled job's runs). */
+export interface Budget {
+  /** stop at this many USD */
+  maxCostUsd?: number | null;
+  /** stop at this many tokens */
+  maxTokens?: number | null;
+}
+
 /** A daemon channel (scheduler, Telegram) and its state. */
 export interface ChannelStatus {
   name: string;
@@ -746,8 +754,10 @@ export interface RunFailedEvent {
   timestamp: number;
   type: "run_failed";
   error: string;
+  /** "budget_exceeded" when a run, session or job budget stopped it */
   errorCode?: string | null;
   retryable?: boolean;
+  usage?: UsageInfo | null;
 }
 
 /** Name one run. */
@@ -775,6 +785,8 @@ export interface RunStartParams {
   model?: string | null;
   subscribe?: boolean;
   clientTools?: ClientTools | null;
+  budget?: Budget | null;
+  reasoningEffort?: string | null;
 }
 
 /** The new run's id. */
@@ -830,6 +842,7 @@ export interface RunWaitParams {
 export interface RunWaitResult {
   events: Array<Record<string, unknown>>;
   done: boolean;
+  usage?: UsageInfo | null;
 }
 
 /** A tree action: tree (checkout), fork or clone. */
@@ -917,6 +930,7 @@ export interface SessionSummary {
   /** some lines of the session file are not valid entries: the session opens without them, and they are kept on disk */
   damaged?: boolean;
   workspace?: WorkspaceRef | null;
+  usage?: UsageInfo | null;
 }
 
 /** A snapshot after a tree action, with a draft to put back into the composer. */
@@ -1050,7 +1064,7 @@ export interface TreeItem {
   active: boolean;
 }
 
-/** Token usage after a model call. */
+/** Token usage and cost of one model call, with the run's and the session's totals so far. */
 export interface UsageEvent {
   runId: string;
   sessionId: string;
@@ -1062,15 +1076,32 @@ export interface UsageEvent {
   totalTokens: number;
   contextTokens?: number | null;
   contextWindow?: number | null;
+  cacheReadTokens?: number;
+  cacheWriteTokens?: number;
+  reasoningTokens?: number;
+  costUsd?: number | null;
+  run?: UsageInfo | null;
+  session?: UsageInfo | null;
 }
 
-/** Token counts. */
+/** Token counts and cost of one or more model requests (a run, a session). */
 export interface UsageInfo {
+  /** every input token, cached ones included */
   promptTokens?: number;
   completionTokens?: number;
   totalTokens?: number;
   contextTokens?: number | null;
   contextWindow?: number | null;
+  /** input tokens read from the cache */
+  cacheReadTokens?: number;
+  /** input tokens written to the cache */
+  cacheWriteTokens?: number;
+  /** output tokens spent reasoning */
+  reasoningTokens?: number;
+  /** USD from the price table; null when a request had no known price (show tokens only) */
+  costUsd?: number | null;
+  /** model requests counted */
+  requests?: number | null;
 }
 
 /** A steering or follow-up message was taken into the run. */

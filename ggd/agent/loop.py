@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ggd.providers.prices import Price, Spend
 from ggd.providers.types import (
     ChatProvider,
     ChatRequest,
@@ -23,6 +24,7 @@ from ggd.providers.types import (
 from ggd.tools.base import Tool, ToolContext
 
 from .approval import Approver
+from .budget import BudgetLimit, budget_stop
 from .compaction import CompactionSettings, compact, plan_cut
 from .context import PromptSection, build_system_prompt, estimate_text_tokens, estimate_tokens
 from .errors import AgentError
@@ -78,6 +80,13 @@ class AgentOptions:
     max_parallel: int = 4
     display_limit: int = DISPLAY_LIMIT
     loop_guard: LoopGuardSettings = field(default_factory=LoopGuardSettings)
+    # What a request of this model costs (None: unknown, tokens only), the budgets the run
+    # counts against, and what the session spent before this run.
+    price: Price | None = None
+    budgets: tuple[BudgetLimit, ...] = ()
+    session_before: Spend | None = None
+    # Sent as ChatRequest.reasoning_effort (a run's, else the model's configured value).
+    reasoning_effort: str | None = None
 
 
 @dataclass
@@ -88,6 +97,7 @@ class TurnOutcome:
     usage: Usage
     stop_reason: str
     requests: int = 0
+    spend: Spend = field(default_factory=Spend)
 
 
 async def begin_turn(transcript: Transcript, prompt: str) -> None:
@@ -131,6 +141,8 @@ class AgentLoop:
         self.options = options or AgentOptions()
         self._system: str | None = self.options.system_prompt
         self._sent: ChatRequest | None = None
+        # This run's tokens and cost so far (the app reads it when a run stops early too).
+        self.spend = Spend()
         # --- loop guard (ggd/agent/loopguard.py): sees every batch and every tool result ---
         self._guard = LoopGuard(self.options.loop_guard, loop_ask)
 
@@ -174,9 +186,15 @@ class AgentLoop:
                 raise AgentError(turn_limit_message(requests), TURN_LIMIT_CODE, retryable=False)
             if requests:
                 await self._take_user_messages(self.steering.drain_steering())
+            stop = self._budget_stop()
+            if stop is not None:
+                raise stop
             completed = await self._request(totals)
             requests += 1
             if completed.tool_calls:
+                stop = self._budget_stop()
+                if stop is not None:  # the calls this request asked for are answered, not run
+                    await self._not_run(completed.tool_calls, stop)
                 await self._guarded(completed.tool_calls)  # loop guard, then the batch
                 await self._executor.run_batch(completed.tool_calls)
                 continue
@@ -191,17 +209,26 @@ class AgentLoop:
                 usage=totals,
                 stop_reason=completed.stop_reason,
                 requests=requests,
+                spend=self.spend,
             )
+
+    def _budget_stop(self) -> AgentError | None:
+        priced = self.options.price is not None
+        return budget_stop(self.options.budgets, self.spend, self.model, priced=priced)
 
     async def _guarded(self, calls: list[ToolCall]) -> None:
         """Loop guard: a stopped run still answers every call it was given (as not run)."""
         try:
             await self._guard.check(calls)
         except AgentError as exc:
-            for call in calls:
-                note = f"not run: {exc.message}"
-                await self.transcript.append_message(tool_message(call.id, call.name, note, True))
-            raise
+            await self._not_run(calls, exc)
+
+    async def _not_run(self, calls: list[ToolCall], exc: AgentError) -> None:
+        """Answer every call of a stopped run as not run, then raise why it stopped."""
+        for call in calls:
+            note = f"not run: {exc.message}"
+            await self.transcript.append_message(tool_message(call.id, call.name, note, True))
+        raise exc
 
     async def compact(self, instructions: str | None = None) -> str | None:
         """Compact the conversation now (`/compact`); returns the summary or None."""
@@ -259,6 +286,7 @@ class AgentLoop:
             tools=specs,
             max_tokens=self.options.max_tokens,
             session_id=self.tool_ctx.session_id or None,
+            reasoning_effort=self.options.reasoning_effort,
         )
         self._sent = request  # its parameters are recorded with its usage
         return request, estimate
@@ -329,14 +357,25 @@ class AgentLoop:
         totals.prompt_tokens += used.prompt_tokens
         totals.completion_tokens += used.completion_tokens
         totals.total_tokens += used.total_tokens
+        totals.cache_read_tokens += used.cache_read_tokens
+        totals.cache_write_tokens += used.cache_write_tokens
+        totals.reasoning_tokens += used.reasoning_tokens
+        price = self.options.price
+        cost = price.cost(used) if price is not None else None
+        self.spend.add(used, cost)
         context_tokens = used.prompt_tokens or estimate
         record: dict[str, Any] = {
             "promptTokens": used.prompt_tokens,
             "completionTokens": used.completion_tokens,
             "totalTokens": used.total_tokens,
+            "cacheReadTokens": used.cache_read_tokens,
+            "cacheWriteTokens": used.cache_write_tokens,
+            "reasoningTokens": used.reasoning_tokens,
             "contextTokens": context_tokens,
             "model": self.model,
         }
+        if cost is not None:  # absent: no known price (never a guessed number)
+            record["costUsd"] = cost
         if self.options.context_window:
             record["contextWindow"] = self.options.context_window
         # The sampling fields the request carried (temperature, seed, ...): enough to replay it.
@@ -344,6 +383,7 @@ class AgentLoop:
         if params:
             record["request"] = params
         await self.transcript.append_usage(record)
+        before = self.options.session_before
         safe_emit(
             self.sink,
             UsageEvent(
@@ -352,6 +392,12 @@ class AgentLoop:
                 total_tokens=used.total_tokens,
                 context_tokens=context_tokens,
                 context_window=self.options.context_window,
+                cache_read_tokens=used.cache_read_tokens,
+                cache_write_tokens=used.cache_write_tokens,
+                reasoning_tokens=used.reasoning_tokens,
+                cost_usd=cost,
+                run=self.spend.wire(),
+                session=before.plus(self.spend).wire() if before is not None else None,
             ),
         )
 

@@ -5,7 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ggd.agent.loopguard import LoopGuardSettings
+from ggd.protocol import Budget
 from ggd.protocol import errors as E
+from ggd.providers.prices import PriceTable
 
 from .policy import start_refusal
 
@@ -25,6 +27,10 @@ class RunOptions:
     # bash -l re-reads /etc/profile, which resets PATH (a venv's python vanishes): opt-in only.
     bash_login_shell: bool = False
     loop_guard: LoopGuardSettings = field(default_factory=LoopGuardSettings)
+    # Cost per model (shipped table + config `prices`), and config's `budget.run`/`.session`.
+    prices: PriceTable = field(default_factory=PriceTable)
+    run_budget: Budget | None = None
+    session_budget: Budget | None = None
 
 
 def admit(

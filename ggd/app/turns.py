@@ -14,12 +14,15 @@ from ggd.agent import (
     CompactionSettings,
     DeltaKind,
     PathLocks,
+    UsageEvent,
     compact,
     estimate_tokens,
 )
-from ggd.protocol import SessionEvent
+from ggd.agent.budget import BudgetLimit
+from ggd.protocol import Budget, SessionEvent, UsageInfo
 from ggd.protocol import errors as E
 from ggd.providers import ProviderRegistry
+from ggd.providers.prices import Spend
 from ggd.providers.types import ChatProvider, ToolCall
 from ggd.tools import ApprovalInfo, Tool, ToolContext
 
@@ -133,15 +136,53 @@ class TurnAssembler:
             approve,
             run.steering,
             self.path_locks,
-            AgentOptions(
-                max_turns=self.opts.max_turns,
-                gg_home=self.home,
-                context_window=self.models.context_window(run.model),
-                prompt_sections=turn.sections,
-                loop_guard=self.opts.loop_guard,
-            ),
+            self._options(run, svc, turn.sections),
             loop_ask=loop_asker(run),
         )
+
+    def _options(self, run: Run, svc: Service, sections: Any) -> AgentOptions:
+        """The loop's limits, prompt sections, price, budgets and reasoning effort."""
+        before = Spend.of_records(e.data for e in svc.file.entries if e.kind == "usage")
+        return AgentOptions(
+            max_turns=self.opts.max_turns,
+            gg_home=self.home,
+            context_window=self.models.context_window(run.model),
+            prompt_sections=sections,
+            loop_guard=self.opts.loop_guard,
+            price=self.opts.prices.get(run.model),
+            budgets=self._budgets(run, before),
+            session_before=before,
+            reasoning_effort=run.reasoning_effort,
+        )
+
+    def _budgets(self, run: Run, session_before: Spend) -> tuple[BudgetLimit, ...]:
+        """The budgets a run counts against: its own (or config's run budget) and the session's."""
+        out: list[BudgetLimit] = []
+        own = run.budget or self.opts.run_budget
+        if _limits(own):
+            assert own is not None
+            hint = (
+                'the job\'s "budget" in the scheduler config'
+                if run.budget_name == "job budget"
+                else '`gg --max-cost-usd USD` / `--max-tokens N`, gg/run.start "budget", or '
+                '"budget": {"run": {...}} in GG_HOME/config.json'
+            )
+            name = run.budget_name if run.budget is not None else "run budget"
+            out.append(BudgetLimit(name, own.max_cost_usd, own.max_tokens, Spend(), hint))
+        session = self.opts.session_budget
+        if _limits(session):
+            assert session is not None
+            hint = '"budget": {"session": {...}} in GG_HOME/config.json, or a new session'
+            out.append(
+                BudgetLimit(
+                    "session budget",
+                    session.max_cost_usd,
+                    session.max_tokens,
+                    session_before,
+                    hint,
+                )
+            )
+        return tuple(out)
 
     async def compact(self, svc: Service, instructions: str | None) -> str | None:
         """Summarise older turns now; refused while a run is active."""
@@ -189,10 +230,16 @@ class _RunSink:
     def __call__(self, ev: Any) -> None:
         cls, fields = to_wire(ev)
         self.run.emit(cls, **fields)
+        if isinstance(ev, UsageEvent) and ev.run is not None:
+            self.run.usage = UsageInfo(**ev.run)  # so far: a run stopped early still reports it
 
     def delta(self, kind: DeltaKind, text: str) -> None:
         """One streamed delta, as bare text: no event object, no field dict."""
         self.run.emit_delta(kind, text)
+
+
+def _limits(budget: Budget | None) -> bool:
+    return budget is not None and (budget.max_cost_usd is not None or budget.max_tokens is not None)
 
 
 __all__ = ["TurnAssembler"]

@@ -54,6 +54,22 @@ class LoopGuardConfig(BaseModel):
     identicalFailures: int = Field(default=3, ge=2, le=1000)
 
 
+class BudgetLimits(BaseModel):
+    """One budget: USD and tokens (every token of every request, summed)."""
+
+    model_config = ConfigDict(extra="forbid")
+    maxCostUsd: float | None = Field(default=None, gt=0)
+    maxTokens: int | None = Field(default=None, gt=0)
+
+
+class BudgetConfig(BaseModel):
+    """`budget`: the default limits of every run, and of every session (docs/providers.md)."""
+
+    model_config = ConfigDict(extra="forbid")
+    run: BudgetLimits | None = None
+    session: BudgetLimits | None = None
+
+
 class Config(BaseModel):
     """The daemon's settings file."""
 
@@ -68,6 +84,9 @@ class Config(BaseModel):
     bashLoginShell: bool = False
     approvalMode: Literal["auto", "on-request", "yolo", "never"] = "auto"
     loopGuard: LoopGuardConfig = Field(default_factory=LoopGuardConfig)
+    # USD per million tokens by "provider:model", over the shipped table (ggd/providers/prices).
+    prices: dict[str, dict[str, Any]] | None = None
+    budget: BudgetConfig = Field(default_factory=BudgetConfig)
 
     def providers_dict(self) -> dict[str, Any]:
         """The raw provider section, for the provider registry."""
