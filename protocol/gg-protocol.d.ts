@@ -270,6 +270,7 @@ export interface Job {
   allowAll?: boolean;
   timeout?: number;
   model?: string | null;
+  budget?: Budget | null;
   createdAt: number;
   lastRun?: number | null;
   nextRun?: number | null;
@@ -288,6 +289,7 @@ export interface JobAddParams {
   allowAll?: boolean;
   timeout?: number | null;
   model?: string | null;
+  budget?: Budget | null;
   enabled?: boolean;
 }
 
@@ -353,6 +355,7 @@ export interface JobUpdateParams {
   allowAll?: boolean | null;
   timeout?: number | null;
   model?: string | null;
+  budget?: Budget | null;
 }
 
 /** One knowledge base. */

@@ -219,3 +219,40 @@ async def test_a_cost_budget_on_a_model_without_a_price_stops_before_spending(
     assert end["errorCode"] == "budget_exceeded"
     assert "fake-model has no known price" in end["error"] and '"prices"' in end["error"]
     assert bad["error"]["code"] == -32602, bad
+
+
+async def test_a_job_budget_stops_each_firing_and_the_job_log_says_why(
+    gg_home: Path, workspace: Path
+) -> None:
+    (workspace / "a.txt").write_text("a\n")
+    script = [{**_read("a.txt"), **STEP_A}, {"text": "never asked for"}]
+    with FakeModel(script) as fm:
+        _config(gg_home, fm)
+        d = Daemon(gg_home, workspace, daemon_env(gg_home)).start()
+        try:
+            c = await d.connect("unix")
+            try:
+                added = await c.request(
+                    "gg/job.add",
+                    {
+                        "name": "capped",
+                        "cron": "0 3 * * *",
+                        "prompt": "read a",
+                        "budget": {"maxTokens": 1000},
+                    },
+                )
+                rec = (await c.request("gg/job.run", {"job": "capped"}))["run"]
+                done = await c.wait_for(
+                    "gg/job.event",
+                    lambda p: p["type"] == "finished" and p["run"]["id"] == rec["id"],
+                    60,
+                )
+            finally:
+                await c.close()
+        finally:
+            d.stop()
+        assert len(fm.requests) == 1
+    assert added["job"]["budget"] == {"maxTokens": 1000}
+    assert done["run"]["status"] == "error"
+    assert done["run"]["summary"].startswith("job budget reached: 1100 tokens of maxTokens 1000")
+    assert "the job's \"budget\"" in done["run"]["summary"]
