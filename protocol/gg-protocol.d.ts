@@ -875,6 +875,7 @@ export interface SessionContextResult {
   promptBudget: number;
   messageCount: number;
   hasSummary: boolean;
+  usage?: UsageInfo | null;
 }
 
 /** Create a session in the connection's workspace. */

@@ -216,7 +216,14 @@ class TurnAssembler:
             "prompt_budget": CompactionSettings().budget(window),
             "message_count": len(msgs),
             "has_summary": ctx.summary is not None,
+            "usage": self.session_usage(svc),
         }
+
+    @staticmethod
+    def session_usage(svc: Service) -> UsageInfo | None:
+        """Tokens and cost of every model request the session made (null before the first)."""
+        spend = Spend.of_records(e.data for e in svc.file.entries if e.kind == "usage")
+        return UsageInfo(**spend.wire()) if spend.requests else None
 
 
 class _RunSink:

@@ -35,6 +35,7 @@ class ProviderEntry(BaseModel):
     seed: int | None = None
     toolChoice: str | dict[str, Any] | None = None
     extraBody: dict[str, Any] | None = None
+    reasoningEffort: str | None = None
     modelParams: dict[str, dict[str, Any]] | None = None
     # kind "llamacpp" (ggd/providers/kinds.py)
     modelPath: str | None = None

@@ -255,4 +255,4 @@ async def test_a_job_budget_stops_each_firing_and_the_job_log_says_why(
     assert added["job"]["budget"] == {"maxTokens": 1000}
     assert done["run"]["status"] == "error"
     assert done["run"]["summary"].startswith("job budget reached: 1100 tokens of maxTokens 1000")
-    assert "the job's \"budget\"" in done["run"]["summary"]
+    assert 'the job\'s "budget"' in done["run"]["summary"]
