@@ -168,6 +168,12 @@ def message_wire(entry_id: str, data: dict[str, Any]) -> dict[str, Any] | None:
         if type(error) is not str:
             return None
         out["error"] = error
+    # The reasoning before the answer: clients show it collapsed, apart from the answer.
+    thinking = data.get("thinking")
+    if thinking is not None:
+        if type(thinking) is not str:
+            return None
+        out["thinking"] = thinking
     return out
 
 
