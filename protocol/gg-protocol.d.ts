@@ -1002,6 +1002,7 @@ export interface SystemInfoResult {
   models?: Array<string>;
   defaultModel?: string | null;
   modelStates?: Record<string, string> | null;
+  toolDeclarations?: Record<string, ToolDeclarations> | null;
 }
 
 /** Assistant text as it streams. */
@@ -1056,6 +1057,24 @@ export interface ToolCallStartEvent {
   toolName: string;
   summary: string;
   arguments?: Record<string, unknown> | null;
+}
+
+/** How a model's runs declare deferrable tools (docs/agent.md "Deferred tools"). */
+export interface ToolDeclarations {
+  /** tokens of declarations sent up front (toolDeclarationShare of the context window); null: the window is unknown, so every group is deferred */
+  budgetTokens?: number | null;
+  /** the last run of this model in this workspace; null before one */
+  groups?: Array<ToolGroupInfo> | null;
+}
+
+/** Deferrable tools declared or deferred together (an MCP server's, a capability's). */
+export interface ToolGroupInfo {
+  name: string;
+  tools: number;
+  /** estimated tokens of the group's declarations */
+  tokens: number;
+  /** loaded with tool_search; false: declared up front */
+  deferred: boolean;
 }
 
 /** A node of the conversation tree (message entries only). */

@@ -87,6 +87,14 @@ class AgentOptions:
     session_before: Spend | None = None
     # Sent as ChatRequest.reasoning_effort (a run's, else the model's configured value).
     reasoning_effort: str | None = None
+    # The share of the context window deferrable tools may be declared in up front (toolset.py).
+    tool_share: float = 0.1
+
+    def tool_budget(self) -> int | None:
+        """Tokens of deferrable tool declarations sent up front; None: defer them all."""
+        if not self.context_window or self.tool_share <= 0:
+            return None
+        return int(self.context_window * self.tool_share)
 
 
 @dataclass
@@ -133,12 +141,12 @@ class AgentLoop:
     ) -> None:
         self.provider = provider
         self.model = model
-        self.tools = ToolSet(tools)
+        self.options = options or AgentOptions()
+        self.tools = ToolSet(tools, self.options.tool_budget())
         self.tool_ctx = tool_ctx
         self.transcript = transcript
         self.sink = sink
         self.steering = steering
-        self.options = options or AgentOptions()
         self._system: str | None = self.options.system_prompt
         self._sent: ChatRequest | None = None
         # This run's tokens and cost so far (the app reads it when a run stops early too).

@@ -31,6 +31,8 @@ class RunOptions:
     prices: PriceTable = field(default_factory=PriceTable)
     run_budget: Budget | None = None
     session_budget: Budget | None = None
+    # config `toolDeclarationShare`: the context window's share deferrable tools are declared in.
+    tool_share: float = 0.1
 
 
 def admit(

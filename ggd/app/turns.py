@@ -19,8 +19,10 @@ from ggd.agent import (
     estimate_tokens,
 )
 from ggd.agent.budget import BudgetLimit
+from ggd.agent.toolset import ToolGroup
 from ggd.protocol import Budget, SessionEvent, UsageInfo
 from ggd.protocol import errors as E
+from ggd.protocol.system import ToolDeclarations, ToolGroupInfo
 from ggd.providers import ProviderRegistry
 from ggd.providers.prices import Spend
 from ggd.providers.types import ChatProvider, ToolCall
@@ -55,6 +57,9 @@ class TurnAssembler:
         self.home = home
         self.bus = bus
         self.path_locks = PathLocks()
+        # (workspace id, provider:model) -> the deferrable tool groups of its last run's tool set,
+        # declared up front or deferred (gg/system.info shows them).
+        self.tool_plans: dict[tuple[str, str], list[ToolGroup]] = {}
 
     def resolve_model(self, svc: Service, model: str | None) -> tuple[ChatProvider, str, str]:
         """(provider, bare model name, provider:model) for a run; invalid params when unknown."""
@@ -117,7 +122,7 @@ class TurnAssembler:
         async def approve(call: ToolCall, tool: Tool, info: ApprovalInfo) -> ApprovalDecision:
             return await approver.decide(run, call, tool, info)
 
-        return AgentLoop(
+        loop = AgentLoop(
             provider,
             bare,
             turn.tools,
@@ -139,6 +144,29 @@ class TurnAssembler:
             self._options(run, svc, turn.sections),
             loop_ask=loop_asker(run),
         )
+        self.tool_plans[(svc.workspace.id, run.model)] = loop.tools.groups
+        return loop
+
+    def tool_declarations(self, workspace_id: str, refs: list[str]) -> dict[str, ToolDeclarations]:
+        """Per model: the up-front budget and the groups its last run here declared or deferred."""
+        out: dict[str, ToolDeclarations] = {}
+        for ref in refs:
+            window = self.models.context_window(ref)
+            share = self.opts.tool_share
+            budget = int(window * share) if window and share > 0 else None
+            groups = self.tool_plans.get((workspace_id, ref))
+            out[ref] = ToolDeclarations(
+                budget_tokens=budget,
+                groups=None
+                if groups is None
+                else [
+                    ToolGroupInfo(
+                        name=g.name, tools=len(g.tools), tokens=g.tokens, deferred=g.deferred
+                    )
+                    for g in groups
+                ],
+            )
+        return out
 
     def _options(self, run: Run, svc: Service, sections: Any) -> AgentOptions:
         """The loop's limits, prompt sections, price, budgets and reasoning effort."""
@@ -153,6 +181,7 @@ class TurnAssembler:
             budgets=self._budgets(run, before),
             session_before=before,
             reasoning_effort=run.reasoning_effort,
+            tool_share=self.opts.tool_share,
         )
 
     def _budgets(self, run: Run, session_before: Spend) -> tuple[BudgetLimit, ...]:

@@ -76,6 +76,7 @@ def run_options(config: Config, ns: argparse.Namespace) -> RunOptions:
         prices=prices,
         run_budget=_budget(config.budget.run),
         session_budget=_budget(config.budget.session),
+        tool_share=config.toolDeclarationShare,
     )
 
 

@@ -88,6 +88,9 @@ class Config(BaseModel):
     # USD per million tokens by "provider:model", over the shipped table (ggd/providers/prices).
     prices: dict[str, dict[str, Any]] | None = None
     budget: BudgetConfig = Field(default_factory=BudgetConfig)
+    # Deferrable tools (MCP, browser, ...) are declared up front while their declarations fit
+    # this share of the model's context window; 0 defers them all (docs/agent.md).
+    toolDeclarationShare: float = Field(default=0.1, ge=0, le=0.5)
 
     def providers_dict(self) -> dict[str, Any]:
         """The raw provider section, for the provider registry."""
