@@ -26,6 +26,7 @@ from ggd.protocol.system import ToolDeclarations, ToolGroupInfo
 from ggd.providers import ProviderRegistry
 from ggd.providers.prices import Spend
 from ggd.providers.types import ChatProvider, ToolCall
+from ggd.session.usage import own_usage
 from ggd.tools import ApprovalInfo, Tool, ToolContext
 
 from .admission import RunOptions
@@ -170,7 +171,7 @@ class TurnAssembler:
 
     def _options(self, run: Run, svc: Service, sections: Any) -> AgentOptions:
         """The loop's limits, prompt sections, price, budgets and reasoning effort."""
-        before = Spend.of_records(e.data for e in svc.file.entries if e.kind == "usage")
+        before = Spend.of_records(e.data for e in own_usage(svc.file.header, svc.file.entries))
         return AgentOptions(
             max_turns=self.opts.max_turns,
             gg_home=self.home,
@@ -251,7 +252,7 @@ class TurnAssembler:
     @staticmethod
     def session_usage(svc: Service) -> UsageInfo | None:
         """Tokens and cost of every model request the session made (null before the first)."""
-        spend = Spend.of_records(e.data for e in svc.file.entries if e.kind == "usage")
+        spend = Spend.of_records(e.data for e in own_usage(svc.file.header, svc.file.entries))
         return UsageInfo(**spend.wire()) if spend.requests else None
 
 

@@ -1,8 +1,10 @@
 """The usage totals of a session: the sum of its `usage` entries (one per model request).
 
 Every entry of the file counts, on every branch: tokens spent on an abandoned branch were
-still paid for. `costUsd` is null once one request with tokens has no stored cost (no price
-was known then): a partial sum would be a wrong number.
+still paid for. A fork or clone copies its origin's entries, usage included (they keep each
+request's parameters); those were paid for by the origin, so only entries written after the copy
+was made count for it. `costUsd` is null once one request with tokens has no stored cost (no
+price was known then): a partial sum would be a wrong number.
 """
 
 from __future__ import annotations
@@ -10,9 +12,9 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from .model import Entry
+from .model import Entry, SessionHeader
 
-__all__ = ["USAGE_KEYS", "usage_totals"]
+__all__ = ["USAGE_KEYS", "own_usage", "usage_totals"]
 
 USAGE_KEYS = (
     "promptTokens",
@@ -22,6 +24,12 @@ USAGE_KEYS = (
     "cacheWriteTokens",
     "reasoningTokens",
 )
+
+
+def own_usage(header: SessionHeader, entries: Iterable[Entry]) -> list[Entry]:
+    """The usage entries this session paid for (a copy's inherited ones left out)."""
+    since = header.created_at if header.parent else None
+    return [e for e in entries if e.kind == "usage" and (since is None or e.timestamp > since)]
 
 
 def usage_totals(entries: Iterable[Entry]) -> dict[str, Any] | None:
