@@ -32,7 +32,6 @@ from .events import (
     DISPLAY_LIMIT,
     DeltaKind,
     Sink,
-    UsageEvent,
     UserMessageEvent,
     delta_writer,
     safe_emit,
@@ -51,6 +50,7 @@ from .messages import (
 from .steering import SteeringQueue
 from .toolset import ToolSet
 from .transcript import Transcript
+from .usage import add_usage, usage_event, usage_record
 
 log = logging.getLogger(__name__)
 
@@ -362,52 +362,17 @@ class AgentLoop:
 
     async def _report_usage(self, usage: Usage | None, estimate: int, totals: Usage) -> None:
         used = usage or Usage()
-        totals.prompt_tokens += used.prompt_tokens
-        totals.completion_tokens += used.completion_tokens
-        totals.total_tokens += used.total_tokens
-        totals.cache_read_tokens += used.cache_read_tokens
-        totals.cache_write_tokens += used.cache_write_tokens
-        totals.reasoning_tokens += used.reasoning_tokens
+        add_usage(totals, used)
         price = self.options.price
         cost = price.cost(used) if price is not None else None
         self.spend.add(used, cost)
         context_tokens = used.prompt_tokens or estimate
-        record: dict[str, Any] = {
-            "promptTokens": used.prompt_tokens,
-            "completionTokens": used.completion_tokens,
-            "totalTokens": used.total_tokens,
-            "cacheReadTokens": used.cache_read_tokens,
-            "cacheWriteTokens": used.cache_write_tokens,
-            "reasoningTokens": used.reasoning_tokens,
-            "contextTokens": context_tokens,
-            "model": self.model,
-        }
-        if cost is not None:  # absent: no known price (never a guessed number)
-            record["costUsd"] = cost
-        if self.options.context_window:
-            record["contextWindow"] = self.options.context_window
-        # The sampling fields the request carried (temperature, seed, ...): enough to replay it.
+        window = self.options.context_window
         params = self.provider.request_params(self._sent) if self._sent is not None else {}
-        if params:
-            record["request"] = params
+        record = usage_record(used, cost, context_tokens, self.model, window, params)
         await self.transcript.append_usage(record)
         before = self.options.session_before
-        safe_emit(
-            self.sink,
-            UsageEvent(
-                prompt_tokens=used.prompt_tokens,
-                completion_tokens=used.completion_tokens,
-                total_tokens=used.total_tokens,
-                context_tokens=context_tokens,
-                context_window=self.options.context_window,
-                cache_read_tokens=used.cache_read_tokens,
-                cache_write_tokens=used.cache_write_tokens,
-                reasoning_tokens=used.reasoning_tokens,
-                cost_usd=cost,
-                run=self.spend.wire(),
-                session=before.plus(self.spend).wire() if before is not None else None,
-            ),
-        )
+        safe_emit(self.sink, usage_event(used, cost, context_tokens, window, self.spend, before))
 
 
 def _write(write_delta: Callable[[DeltaKind, str], None], kind: DeltaKind, text: str) -> None:
