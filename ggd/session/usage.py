@@ -33,25 +33,42 @@ def own_usage(header: SessionHeader, entries: Iterable[Entry]) -> list[Entry]:
 
 
 def usage_totals(entries: Iterable[Entry]) -> dict[str, Any] | None:
-    """{"requests", the token keys, "costUsd"} of the usage entries, or None without any."""
-    totals = dict.fromkeys(USAGE_KEYS, 0)
-    requests = 0
+    """{"requests", the token keys, "costUsd"} of the usage entries, or None without any.
+
+    Unrolled over the keys: a session list sums every usage entry of a changed session file.
+    """
+    requests = prompt = completion = total = read = written = reasoning = 0
     cost: float | None = 0.0
     for entry in entries:
         if entry.kind != "usage":
             continue
         data = entry.data
         requests += 1
-        for key in USAGE_KEYS:
-            value = data.get(key)
-            if type(value) is int:
-                totals[key] += value
+        p = data.get("promptTokens")
+        if type(p) is int:
+            prompt += p
+        c = data.get("completionTokens")
+        if type(c) is int:
+            completion += c
+        v = data.get("totalTokens")
+        if type(v) is int:
+            total += v
+        v = data.get("cacheReadTokens")
+        if type(v) is int:
+            read += v
+        v = data.get("cacheWriteTokens")
+        if type(v) is int:
+            written += v
+        v = data.get("reasoningTokens")
+        if type(v) is int:
+            reasoning += v
         spent = data.get("costUsd")
-        if isinstance(spent, int | float) and not isinstance(spent, bool):
+        if type(spent) is float or type(spent) is int:
             if cost is not None:
                 cost += spent
-        elif data.get("promptTokens") or data.get("completionTokens"):
+        elif p or c:
             cost = None
     if not requests:
         return None
-    return {"requests": requests, **totals, "costUsd": cost}
+    values = (prompt, completion, total, read, written, reasoning)
+    return {"requests": requests, **dict(zip(USAGE_KEYS, values, strict=True)), "costUsd": cost}
