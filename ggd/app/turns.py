@@ -142,7 +142,7 @@ class TurnAssembler:
             approve,
             run.steering,
             self.path_locks,
-            self._options(run, svc, turn.sections),
+            self._options(run, svc, turn.sections, _effort(run, provider, bare)),
             loop_ask=loop_asker(run),
         )
         self.tool_plans[(svc.workspace.id, run.model)] = loop.tools.groups
@@ -169,7 +169,7 @@ class TurnAssembler:
             )
         return out
 
-    def _options(self, run: Run, svc: Service, sections: Any) -> AgentOptions:
+    def _options(self, run: Run, svc: Service, sections: Any, effort: str | None) -> AgentOptions:
         """The loop's limits, prompt sections, price, budgets and reasoning effort."""
         before = Spend.of_records(e.data for e in own_usage(svc.file.header, svc.file.entries))
         return AgentOptions(
@@ -181,7 +181,7 @@ class TurnAssembler:
             price=self.opts.prices.get(run.model),
             budgets=self._budgets(run, before),
             session_before=before,
-            reasoning_effort=run.reasoning_effort,
+            reasoning_effort=effort,
             tool_share=self.opts.tool_share,
         )
 
@@ -273,6 +273,19 @@ class _RunSink:
     def delta(self, kind: DeltaKind, text: str) -> None:
         """One streamed delta, as bare text: no event object, no field dict."""
         self.run.emit_delta(kind, text)
+
+
+def _effort(run: Run, provider: ChatProvider, bare: str) -> str | None:
+    """The run's reasoningEffort, else its model's configured one (provider or modelParams).
+
+    Resolved here so every wire kind gets it as ChatRequest.reasoning_effort.
+    """
+    if run.reasoning_effort:
+        return run.reasoning_effort
+    params_for = getattr(provider, "params_for", None)
+    params = params_for(bare) if callable(params_for) else None
+    effort = getattr(params, "reasoning_effort", None)
+    return effort if isinstance(effort, str) else None
 
 
 def _limits(budget: Budget | None) -> bool:
