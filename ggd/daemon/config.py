@@ -15,14 +15,14 @@ class ConfigError(Exception):
 
 
 class ProviderEntry(BaseModel):
-    """One model provider: an OpenAI-compatible endpoint, or a local GGUF (kind "llamacpp").
+    """One model provider: a Chat Completions endpoint, OpenAI Responses, Gemini, or a local GGUF.
 
     Values are range-checked by the provider registry, whose errors name the key
     (docs/providers.md lists them).
     """
 
     model_config = ConfigDict(extra="forbid")
-    kind: Literal["openai", "llamacpp"] | None = None
+    kind: Literal["openai", "llamacpp", "openai-responses", "gemini"] | None = None
     baseUrl: str | None = None
     apiKey: str | None = None
     apiKeyEnv: str | None = None

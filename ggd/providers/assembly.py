@@ -147,6 +147,25 @@ class SSEStream:
         return out
 
 
+def chat_usage(usage: dict[str, Any]) -> Usage:
+    """A Chat Completions usage object, with the cache and reasoning counts servers report.
+
+    OpenAI: prompt_tokens_details.cached_tokens, completion_tokens_details.reasoning_tokens;
+    DeepSeek: prompt_cache_hit_tokens.
+    """
+    prompt = usage.get("prompt_tokens_details")
+    completion = usage.get("completion_tokens_details")
+    cached = prompt.get("cached_tokens") if isinstance(prompt, dict) else None
+    reasoning = completion.get("reasoning_tokens") if isinstance(completion, dict) else None
+    return Usage(
+        prompt_tokens=int(usage.get("prompt_tokens") or 0),
+        completion_tokens=int(usage.get("completion_tokens") or 0),
+        total_tokens=int(usage.get("total_tokens") or 0),
+        cache_read_tokens=int(cached or usage.get("prompt_cache_hit_tokens") or 0),
+        reasoning_tokens=int(reasoning or 0),
+    )
+
+
 @dataclass
 class _PendingCall:
     id: str = ""
@@ -335,33 +354,3 @@ class StreamAssembler:
                 "bad_tool_call",
             )
         return ToolCall(id=call.id, name=call.name, arguments=args)
-
-
-def chat_usage(usage: dict[str, Any]) -> Usage:
-    """A Chat Completions `usage` object, cache reads and reasoning included where reported.
-
-    `prompt_tokens_details.cached_tokens` (OpenAI, and servers copying it) is the part of
-    prompt_tokens read from the cache; `completion_tokens_details.reasoning_tokens` the part of
-    completion_tokens spent reasoning.
-    """
-    prompt = usage.get("prompt_tokens_details")
-    completion = usage.get("completion_tokens_details")
-    return Usage(
-        prompt_tokens=_count(usage.get("prompt_tokens")),
-        completion_tokens=_count(usage.get("completion_tokens")),
-        total_tokens=_count(usage.get("total_tokens")),
-        cache_read_tokens=_count(prompt.get("cached_tokens")) if isinstance(prompt, dict) else 0,
-        reasoning_tokens=(
-            _count(completion.get("reasoning_tokens")) if isinstance(completion, dict) else 0
-        ),
-    )
-
-
-def _count(value: Any) -> int:
-    """A token count from a server's JSON (an integer, or a number or string of one); else 0."""
-    if isinstance(value, bool):
-        return 0
-    try:
-        return max(0, int(value))
-    except (TypeError, ValueError):
-        return 0
