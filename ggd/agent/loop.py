@@ -364,7 +364,8 @@ class AgentLoop:
         used = usage or Usage()
         add_usage(totals, used)
         price = self.options.price
-        cost = price.cost(used) if price is not None else None
+        # No usage reported: the tokens are unknown, so the cost is too (never a guessed $0).
+        cost = price.cost(used) if price is not None and usage is not None else None
         self.spend.add(used, cost)
         context_tokens = used.prompt_tokens or estimate
         window = self.options.context_window

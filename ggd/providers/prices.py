@@ -141,8 +141,8 @@ class PriceTable:
 class Spend:
     """Token and cost totals of several requests (a run, a session).
 
-    `cost_usd` is None as soon as one request with tokens had no price: a partial sum would
-    be a wrong number.
+    `cost_usd` is None as soon as one request has no known cost (no price, or the server
+    reported no usage): a partial sum would be a wrong number.
     """
 
     requests: int = 0
@@ -164,8 +164,7 @@ class Spend:
         self.cache_write_tokens += usage.cache_write_tokens
         self.reasoning_tokens += usage.reasoning_tokens
         if cost is None:
-            if usage.prompt_tokens or usage.completion_tokens:
-                self.cost_usd = None
+            self.cost_usd = None
         elif self.cost_usd is not None:
             self.cost_usd += cost
 

@@ -3,8 +3,8 @@
 Every entry of the file counts, on every branch: tokens spent on an abandoned branch were
 still paid for. A fork or clone copies its origin's entries, usage included (they keep each
 request's parameters); those were paid for by the origin, so only entries written after the copy
-was made count for it. `costUsd` is null once one request with tokens has no stored cost (no
-price was known then): a partial sum would be a wrong number.
+was made count for it. `costUsd` is null once one request has no stored cost (no price was
+known then, or the server reported no usage): a partial sum would be a wrong number.
 """
 
 from __future__ import annotations
@@ -66,7 +66,7 @@ def usage_totals(entries: Iterable[Entry]) -> dict[str, Any] | None:
         if type(spent) is float or type(spent) is int:
             if cost is not None:
                 cost += spent
-        elif p or c:
+        else:
             cost = None
     if not requests:
         return None

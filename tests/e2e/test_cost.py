@@ -53,7 +53,12 @@ async def test_cost_and_cache_tokens_reach_events_wait_the_session_file_and_list
     gg_home: Path, workspace: Path
 ) -> None:
     (workspace / "notes.txt").write_text("hello\n")
-    script = [{**_read("notes.txt"), **STEP_A}, {"text": "Hello.", **STEP_B}, {"text": "Again."}]
+    script = [
+        {**_read("notes.txt"), **STEP_A},
+        {"text": "Hello.", **STEP_B},
+        {"text": "Again.", "usage": {"prompt": 0, "completion": 0}},
+        {"text": "Once more."},
+    ]
     with FakeModel(script) as fm:
         _config(gg_home, fm, prices={"fake:fake-model": PRICE})
         d = Daemon(gg_home, workspace, daemon_env(gg_home)).start()
@@ -68,6 +73,10 @@ async def test_cost_and_cache_tokens_reach_events_wait_the_session_file_and_list
                 # A second run of the session: its usage events carry the session's totals.
                 run2 = await start(c, sid, "again")
                 await finish(c, run2, timeout=60)
+                # A request whose server reports no usage: its tokens, so its cost, are unknown.
+                run3 = await start(c, sid, "once more")
+                end3 = await finish(c, run3, timeout=60)
+                row3 = await _session_row(c, sid)
             finally:
                 await c.close()
         finally:
@@ -83,14 +92,18 @@ async def test_cost_and_cache_tokens_reach_events_wait_the_session_file_and_list
     assert waited["usage"] == end["usage"]
     assert row["usage"]["costUsd"] == pytest.approx(0.0029)
     assert row["usage"]["cacheReadTokens"] == 1800 and row["usage"]["reasoningTokens"] == 20
-    # The third step reports no usage: tokens 0, cost $0, the session's total unchanged.
+    # The third step reports 0 tokens: $0, the session's total unchanged.
     (third,) = _usage_events(c, run2)
-    assert third["session"]["costUsd"] == pytest.approx(0.0029)
+    assert third["costUsd"] == 0 and third["session"]["costUsd"] == pytest.approx(0.0029)
     assert third["session"]["requests"] == 3
+    (fourth,) = _usage_events(c, run3)
+    assert "costUsd" not in fourth and "costUsd" not in fourth["session"]
+    assert "costUsd" not in end3["usage"] and "costUsd" not in row3["usage"]
     session = next((gg_home / "sessions").glob("s_*.jsonl"))
     entries = [json.loads(x) for x in session.read_text().splitlines()[1:]]
     stored = [e["data"] for e in entries if e["type"] == "usage"]
-    assert [u["cacheReadTokens"] for u in stored] == [800, 1000, 0]
+    assert [u["cacheReadTokens"] for u in stored] == [800, 1000, 0, 0]
+    assert "costUsd" not in stored[3]
     assert stored[0]["costUsd"] == pytest.approx(0.0016)
 
 

@@ -74,10 +74,10 @@ def test_a_total_with_one_unpriced_request_has_no_cost() -> None:
     spend = Spend()
     spend.add(Usage(prompt_tokens=10, completion_tokens=1, total_tokens=11), 0.5)
     assert spend.cost_usd == 0.5
-    spend.add(Usage(), None)  # no tokens: nothing unknown was spent
-    assert spend.cost_usd == 0.5
     spend.add(Usage(prompt_tokens=10), None)
-    assert spend.cost_usd is None and spend.requests == 3 and spend.total_tokens == 21
+    assert spend.cost_usd is None and spend.requests == 2 and spend.total_tokens == 21
+    spend.add(Usage(prompt_tokens=1, total_tokens=1), 0.25)  # unknown stays unknown
+    assert spend.cost_usd is None
 
 
 def test_chat_completions_usage_details_fill_the_cache_and_reasoning_counts() -> None:
