@@ -258,7 +258,8 @@ def format_context(info: dict[str, Any]) -> str:
 def format_usage(usage: dict[str, Any], label: str = "this turn") -> str:
     """One line of tokens and cost: input (cached, written), output (reasoning), USD.
 
-    No cost is shown when the daemon sent none: the model has no known price.
+    "cost unknown" when the daemon sent none: the model has no known price, or its server
+    reported no usage.
     """
 
     def n(key: str) -> int:
@@ -279,7 +280,7 @@ def format_usage(usage: dict[str, Any], label: str = "this turn") -> str:
     if isinstance(cost, int | float) and not isinstance(cost, bool):
         parts.append(format_usd(float(cost)))
     else:
-        parts.append("cost unknown (no price for this model)")
+        parts.append("cost unknown")
     if isinstance(usage.get("requests"), int):
         parts.append(f"{usage['requests']} requests")
     return " · ".join(parts)

@@ -457,8 +457,11 @@ class TurnRunner:
     def _show_usage(self, ev: dict[str, Any]) -> None:
         if isinstance(ev.get("usage"), dict):
             self.usage = ev["usage"]
-        if self.opts.show_usage and not self.opts.json_mode and self.usage:
-            self.ui.note(format_usage(self.usage), "dim")
+        usage = self.usage
+        if not (self.opts.show_usage and not self.opts.json_mode and usage):
+            return
+        if usage.get("totalTokens") or usage.get("costUsd") is not None:  # else nothing to say
+            self.ui.note(format_usage(usage), "dim")
 
     def _on_run_canceled(self, ev: dict[str, Any]) -> Outcome:
         self._finish_text()
