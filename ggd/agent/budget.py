@@ -42,11 +42,18 @@ def _check(limit: BudgetLimit, run: Spend, model: str, priced: bool) -> str | No
         )
     if limit.max_cost_usd is None:
         return None
-    if total.cost_usd is None or not priced:
+    if not priced:
         return (
             f"{limit.name} cannot be checked: maxCostUsd {limit.max_cost_usd:g} is set but "
             f'{model} has no known price; give it one under "prices" in GG_HOME/config.json '
             f"(docs/providers.md), or use maxTokens instead"
+        )
+    if total.cost_usd is None:
+        return (
+            f"{limit.name} cannot be checked: maxCostUsd {limit.max_cost_usd:g} is set but some "
+            "requests it counts have no known cost (made without a price, or their server "
+            "reported no usage); use maxTokens instead"
+            + (", or a new session" if limit.name == "session budget" else "")
         )
     if total.cost_usd >= limit.max_cost_usd:
         return (
