@@ -247,7 +247,18 @@ class AgentLoop:
             self.options.compaction,
             self.sink,
             instructions,
+            self._count_summary,
         )
+
+    async def _count_summary(self, usage: Usage | None) -> None:
+        """A compaction's request counts against the run and its budgets like any other."""
+        used = usage or Usage()
+        price = self.options.price
+        cost = price.cost(used) if price is not None and usage is not None else None
+        self.spend.add(used, cost)
+        record = usage_record(used, cost, used.prompt_tokens, self.model, None, {})
+        record["purpose"] = "compaction"
+        await self.transcript.append_usage(record)
 
     async def _take_user_messages(self, texts: list[str]) -> None:
         for text in texts:

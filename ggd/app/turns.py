@@ -20,12 +20,13 @@ from ggd.agent import (
 )
 from ggd.agent.budget import BudgetLimit
 from ggd.agent.toolset import ToolGroup
+from ggd.agent.usage import usage_record
 from ggd.protocol import Budget, SessionEvent, UsageInfo
 from ggd.protocol import errors as E
 from ggd.protocol.system import ToolDeclarations, ToolGroupInfo
 from ggd.providers import ProviderRegistry
 from ggd.providers.prices import Spend
-from ggd.providers.types import ChatProvider, ToolCall
+from ggd.providers.types import ChatProvider, ToolCall, Usage
 from ggd.session.usage import own_usage
 from ggd.tools import ApprovalInfo, Tool, ToolContext
 
@@ -219,10 +220,20 @@ class TurnAssembler:
         if svc.active_run_id is not None:
             raise E.RunConflictError("the session has an active run; compact after it finishes")
         await svc.ensure_loaded()  # resolve_model and the transcript read it on the loop
-        provider, bare, _ref = self.resolve_model(svc, None)
+        provider, bare, ref = self.resolve_model(svc, None)
+        transcript = SessionTranscript(svc)
+        price = self.opts.prices.get(ref)
+
+        async def count(usage: Usage | None) -> None:
+            # The summary request is paid for like any other: the session's totals include it.
+            used = usage or Usage()
+            cost = price.cost(used) if price is not None and usage is not None else None
+            record = usage_record(used, cost, used.prompt_tokens, bare, None, {})
+            await transcript.append_usage({**record, "purpose": "compaction"})
+
         try:
             summary = await compact(
-                provider, bare, SessionTranscript(svc), CompactionSettings(), None, instructions
+                provider, bare, transcript, CompactionSettings(), None, instructions, count
             )
         except AgentError as exc:
             raise E.InternalError(str(exc), retryable=exc.retryable) from None
