@@ -11,7 +11,7 @@ from typing import Any
 from ggcli import __version__
 from ggcli.commands import checkpoints
 from ggcli.commands.skills import FORCE_PREFIX, expand_prompt
-from ggcli.render import format_context, format_sessions, format_tree, todo_block
+from ggcli.render import format_context, format_sessions, format_tree, format_usage, todo_block
 from ggcli.rpc import METHOD_NOT_FOUND, Client, RpcError
 from ggcli.session import start_run
 from ggcli.turn import TurnOptions, TurnRunner, Ui
@@ -27,6 +27,7 @@ Ctrl+D (on an empty line) leaves. Commands:
   /todos            show the session's todo list
   /compact [NOTE]   summarise older turns to make room (NOTE: what to keep)
   /context          show how full the context window is
+  /status           the session's model, context, tokens and cost
   /name NAME        rename this session
   /tree [all]       show the conversation tree (● active branch, ◀ head; all: no collapsing)
   /checkout ID [--files]  move the head to message ID (a user message comes back as a draft);
@@ -66,6 +67,8 @@ class Repl:
         self.model = model
         self.verbose = verbose
         self.draft: str | None = None
+        # gg/run.start fields of every turn (the budget and reasoning flags).
+        self.run_params: dict[str, Any] = {}
         # Approvals can be answered only when the question (stderr) reaches the terminal too.
         self.interactive = _isatty(sys.stdin) and _isatty(sys.stderr)
         self.commands: dict[str, Callable[[str], None]] = {
@@ -74,6 +77,7 @@ class Repl:
             "todos": self.cmd_todos,
             "compact": self.cmd_compact,
             "context": self.cmd_context,
+            "status": self.cmd_status,
             "name": self.cmd_name,
             "tree": self.cmd_tree,
             "checkout": self.cmd_checkout,
@@ -144,6 +148,7 @@ class Repl:
                 interactive=self.interactive,
                 approval=self.approval,
                 model=self.model,
+                extra=self.run_params,
             )
         except RpcError as exc:
             self.ui.note(f"gg: {exc.message}", "red")
@@ -159,6 +164,7 @@ class Repl:
             steer=True,
             stdin_fd=sys.stdin.fileno(),
             verbose=self.verbose,
+            show_usage=True,
         )
         runner = TurnRunner(self.client, self.ui, self.session_id, run_id, opts)
         runner.run()
@@ -249,6 +255,20 @@ class Repl:
         """Show how full the context window is."""
         result = self.client.request("gg/session.context", {"sessionId": self.session_id})
         self.ui.note(format_context(result if isinstance(result, dict) else {}))
+
+    def cmd_status(self, arg: str) -> None:
+        """The session, its model, how full the context is, and what the session has spent."""
+        result = self.client.request("gg/session.context", {"sessionId": self.session_id})
+        info = result if isinstance(result, dict) else {}
+        name = self.snapshot.get("name") or self.session_id
+        self.ui.note(f"session: {name} ({self.session_id})")
+        self.ui.note(f"model: {self.model or info.get('model') or 'default'}")
+        self.ui.note(format_context(info))
+        usage = info.get("usage")
+        if isinstance(usage, dict):
+            self.ui.note(format_usage(usage, "session"))
+        else:
+            self.ui.note("session: no model requests yet", "dim")
 
     def cmd_name(self, arg: str) -> None:
         """Rename the session."""

@@ -82,8 +82,9 @@ def start_run(
     interactive: bool,
     approval: str | None = None,
     model: str | None = None,
+    extra: dict[str, Any] | None = None,
 ) -> str:
-    """gg/run.start with subscribe; returns the run id."""
+    """gg/run.start with subscribe; returns the run id (`extra`: budget, reasoningEffort)."""
     params: dict[str, Any] = {
         "sessionId": session_id,
         "prompt": prompt,
@@ -94,6 +95,7 @@ def start_run(
         params["approvalMode"] = approval
     if model:
         params["model"] = model
+    params.update(extra or {})
     result = client.request("gg/run.start", params) or {}
     return str(result["runId"])
 

@@ -102,6 +102,14 @@ export interface BrowserUrlParams {
   url: string;
 }
 
+/** Spending limits of a run (or a session, or a scheduled job's runs). */
+export interface Budget {
+  /** stop at this many USD */
+  maxCostUsd?: number | null;
+  /** stop at this many tokens */
+  maxTokens?: number | null;
+}
+
 /** A daemon channel (scheduler, Telegram) and its state. */
 export interface ChannelStatus {
   name: string;
@@ -347,6 +355,7 @@ export interface Job {
   allowAll?: boolean;
   timeout?: number;
   model?: string | null;
+  budget?: Budget | null;
   createdAt: number;
   lastRun?: number | null;
   nextRun?: number | null;
@@ -365,6 +374,7 @@ export interface JobAddParams {
   allowAll?: boolean;
   timeout?: number | null;
   model?: string | null;
+  budget?: Budget | null;
   enabled?: boolean;
 }
 
@@ -430,6 +440,7 @@ export interface JobUpdateParams {
   allowAll?: boolean | null;
   timeout?: number | null;
   model?: string | null;
+  budget?: Budget | null;
 }
 
 /** One knowledge base. */
@@ -858,8 +869,10 @@ export interface RunFailedEvent {
   timestamp: number;
   type: "run_failed";
   error: string;
+  /** "budget_exceeded" when a run, session or job budget stopped it */
   errorCode?: string | null;
   retryable?: boolean;
+  usage?: UsageInfo | null;
 }
 
 /** Name one run. */
@@ -887,6 +900,8 @@ export interface RunStartParams {
   model?: string | null;
   subscribe?: boolean;
   clientTools?: ClientTools | null;
+  budget?: Budget | null;
+  reasoningEffort?: string | null;
 }
 
 /** The new run's id. */
@@ -942,6 +957,7 @@ export interface RunWaitParams {
 export interface RunWaitResult {
   events: Array<Record<string, unknown>>;
   done: boolean;
+  usage?: UsageInfo | null;
 }
 
 /** A tree action: tree (checkout), fork or clone. */
@@ -973,6 +989,7 @@ export interface SessionContextResult {
   promptBudget: number;
   messageCount: number;
   hasSummary: boolean;
+  usage?: UsageInfo | null;
 }
 
 /** Create a session in the connection's workspace. */
@@ -1046,6 +1063,7 @@ export interface SessionSummary {
   /** some lines of the session file are not valid entries: the session opens without them, and they are kept on disk */
   damaged?: boolean;
   workspace?: WorkspaceRef | null;
+  usage?: UsageInfo | null;
 }
 
 /** The session's current todo list (the last todo_write on its active branch; empty if none). */
@@ -1125,6 +1143,7 @@ export interface SystemInfoResult {
   models?: Array<string>;
   defaultModel?: string | null;
   modelStates?: Record<string, string> | null;
+  toolDeclarations?: Record<string, ToolDeclarations> | null;
 }
 
 /** Assistant text as it streams. */
@@ -1187,6 +1206,24 @@ export interface ToolCallStartEvent {
   arguments?: Record<string, unknown> | null;
 }
 
+/** How a model's runs declare deferrable tools (docs/agent.md "Deferred tools"). */
+export interface ToolDeclarations {
+  /** tokens of declarations sent up front (toolDeclarationShare of the context window); null: the window is unknown, so every group is deferred */
+  budgetTokens?: number | null;
+  /** the last run of this model in this workspace; null before one */
+  groups?: Array<ToolGroupInfo> | null;
+}
+
+/** Deferrable tools declared or deferred together (an MCP server's, a capability's). */
+export interface ToolGroupInfo {
+  name: string;
+  tools: number;
+  /** estimated tokens of the group's declarations */
+  tokens: number;
+  /** loaded with tool_search; false: declared up front */
+  deferred: boolean;
+}
+
 /** A node of the conversation tree (message entries only). */
 export interface TreeItem {
   id: string;
@@ -1197,7 +1234,7 @@ export interface TreeItem {
   active: boolean;
 }
 
-/** Token usage after a model call. */
+/** Token usage and cost of one model call, with the run's and the session's totals so far. */
 export interface UsageEvent {
   runId: string;
   sessionId: string;
@@ -1209,15 +1246,32 @@ export interface UsageEvent {
   totalTokens: number;
   contextTokens?: number | null;
   contextWindow?: number | null;
+  cacheReadTokens?: number;
+  cacheWriteTokens?: number;
+  reasoningTokens?: number;
+  costUsd?: number | null;
+  run?: UsageInfo | null;
+  session?: UsageInfo | null;
 }
 
-/** Token counts. */
+/** Token counts and cost of one or more model requests (a run, a session). */
 export interface UsageInfo {
+  /** every input token, cached ones included */
   promptTokens?: number;
   completionTokens?: number;
   totalTokens?: number;
   contextTokens?: number | null;
   contextWindow?: number | null;
+  /** input tokens read from the cache */
+  cacheReadTokens?: number;
+  /** input tokens written to the cache */
+  cacheWriteTokens?: number;
+  /** output tokens spent reasoning */
+  reasoningTokens?: number;
+  /** USD from the price table; null when a request had no known price (show tokens only) */
+  costUsd?: number | null;
+  /** model requests counted */
+  requests?: number | null;
 }
 
 /** A steering or follow-up message was taken into the run. */

@@ -14,7 +14,7 @@ from collections import OrderedDict
 from collections.abc import Awaitable, Callable
 
 from ggd.agent import AgentLoop, TurnOutcome, begin_turn
-from ggd.protocol import SessionEvent
+from ggd.protocol import Budget, SessionEvent
 from ggd.protocol import errors as E
 from ggd.protocol import events as W
 
@@ -91,6 +91,9 @@ class RunManager:
         model: str | None = None,
         time_limit: float | None = None,
         client: ClientDelegate | None = None,
+        budget: Budget | None = None,
+        budget_name: str = "run budget",
+        reasoning_effort: str | None = None,
     ) -> Run:
         """Admit and start a run on a session; an approver is required (there is no default).
 
@@ -125,6 +128,9 @@ class RunManager:
             approval_mode=mode,
             model=model_ref,
             workspace_id=svc.workspace.id,
+            budget=budget,
+            budget_name=budget_name,
+            reasoning_effort=reasoning_effort,
         )
         run.on_pending_change = self._pending_changed
         svc.active_run_id = run.id

@@ -9,7 +9,7 @@ from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
 from ggd.checkpoints import CheckpointSettings
-from ggd.protocol import SessionEvent, SessionSummary, WorkspaceRef
+from ggd.protocol import SessionEvent, SessionSummary, UsageInfo, WorkspaceRef
 from ggd.protocol import errors as E
 from ggd.session import SessionRepository
 
@@ -128,6 +128,7 @@ class Runtime:
                 active_run_id=active.get(r.id),
                 damaged=r.damaged,
                 workspace=None if ws else self.workspace_ref(r.workspace_id, roots=roots),
+                usage=UsageInfo.model_validate(r.usage) if r.usage else None,
             )
             for r in rows
         ]

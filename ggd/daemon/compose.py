@@ -28,11 +28,13 @@ from ggd.app import (
     TurnAssembler,
 )
 from ggd.checkpoints import DEFAULT_IGNORE, CheckpointSettings
+from ggd.protocol import Budget
 from ggd.providers import build_registry
+from ggd.providers.prices import PriceTable, parse_prices
 from ggd.rpc.hub import HubInfo
 
 from . import memory
-from .config import Config
+from .config import BudgetLimits, Config
 
 log = logging.getLogger("ggd.daemon")
 
@@ -66,7 +68,14 @@ def checkpoint_settings(config: Config) -> CheckpointSettings:
 
 
 def run_options(config: Config, ns: argparse.Namespace) -> RunOptions:
-    """Run options: flags win over config.json (argparse stops here, above the app layer)."""
+    """Run options: flags win over config.json (argparse stops here, above the app layer).
+
+    Raises ComposeError when `prices` is malformed (the message names the key).
+    """
+    try:
+        prices = PriceTable(parse_prices("prices", config.prices))
+    except ValueError as exc:
+        raise ComposeError(str(exc)) from None
     return RunOptions(
         max_active=ns.max_active_runs or config.maxActiveRuns,
         run_timeout=ns.run_timeout or config.runTimeoutSeconds,
@@ -80,7 +89,17 @@ def run_options(config: Config, ns: argparse.Namespace) -> RunOptions:
             identical_calls=config.loopGuard.identicalCalls,
             identical_failures=config.loopGuard.identicalFailures,
         ),
+        prices=prices,
+        run_budget=_budget(config.budget.run),
+        session_budget=_budget(config.budget.session),
+        tool_share=config.toolDeclarationShare,
     )
+
+
+def _budget(limits: BudgetLimits | None) -> Budget | None:
+    if limits is None:
+        return None
+    return Budget(max_cost_usd=limits.maxCostUsd, max_tokens=limits.maxTokens)
 
 
 async def compose(

@@ -39,6 +39,7 @@ class ProviderEntry(BaseModel):
     seed: int | None = None
     toolChoice: str | dict[str, Any] | None = None
     extraBody: dict[str, Any] | None = None
+    reasoningEffort: str | None = None
     modelParams: dict[str, dict[str, Any]] | None = None
     # kind "llamacpp" (ggd/providers/kinds.py)
     modelPath: str | None = None
@@ -71,6 +72,22 @@ class CheckpointsConfig(BaseModel):
     maxStoreBytes: int = Field(default=2 * 1024 * 1024 * 1024, ge=0)
 
 
+class BudgetLimits(BaseModel):
+    """One budget: USD and tokens (every token of every request, summed)."""
+
+    model_config = ConfigDict(extra="forbid")
+    maxCostUsd: float | None = Field(default=None, gt=0)
+    maxTokens: int | None = Field(default=None, gt=0)
+
+
+class BudgetConfig(BaseModel):
+    """`budget`: the default limits of every run, and of every session (docs/providers.md)."""
+
+    model_config = ConfigDict(extra="forbid")
+    run: BudgetLimits | None = None
+    session: BudgetLimits | None = None
+
+
 class Config(BaseModel):
     """The daemon's settings file."""
 
@@ -100,6 +117,13 @@ class Config(BaseModel):
             except HookConfigError as exc:
                 raise ValueError(str(exc)) from None
         return value
+
+    # USD per million tokens by "provider:model", over the shipped table (ggd/providers/prices).
+    prices: dict[str, dict[str, Any]] | None = None
+    budget: BudgetConfig = Field(default_factory=BudgetConfig)
+    # Deferrable tools (MCP, browser, ...) are declared up front while their declarations fit
+    # this share of the model's context window; 0 defers them all (docs/agent.md).
+    toolDeclarationShare: float = Field(default=0.1, ge=0, le=0.5)
 
     def providers_dict(self) -> dict[str, Any]:
         """The raw provider section, for the provider registry."""

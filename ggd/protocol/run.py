@@ -7,7 +7,7 @@ from typing import Any, Literal
 from pydantic import Field
 
 from .base import MAX_SAFE_INT, Params, Result
-from .dto import ApprovalMode
+from .dto import ApprovalMode, Budget, UsageInfo
 
 
 class ClientTools(Params):
@@ -29,6 +29,10 @@ class RunStartParams(Params):
     subscribe: bool = True
     # Bound to this connection: gg asks it for file text, hands it new text, runs bash there.
     client_tools: ClientTools | None = None
+    # This run's spending limits, over config's `budget.run` (docs/providers.md).
+    budget: Budget | None = None
+    # "low" | "medium" | "high" (or the API's own value), over the model's reasoningEffort.
+    reasoning_effort: str | None = Field(default=None, min_length=1, max_length=40)
 
 
 class RunStartResult(Result):
@@ -63,6 +67,8 @@ class RunWaitResult(Result):
 
     events: list[dict[str, Any]]
     done: bool
+    # What the run has spent so far (tokens, cache reads and writes, cost).
+    usage: UsageInfo | None = None
 
 
 class RunActiveParams(Params):

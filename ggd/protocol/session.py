@@ -7,7 +7,7 @@ from typing import Literal
 from pydantic import Field
 
 from .base import Params, Result
-from .dto import SessionSummary, TodoItem
+from .dto import SessionSummary, TodoItem, UsageInfo
 
 
 class SessionListParams(Params):
@@ -85,6 +85,8 @@ class SessionContextResult(Result):
     prompt_budget: int
     message_count: int
     has_summary: bool
+    # Tokens and cost of every model request of the session; null before the first.
+    usage: UsageInfo | None = None
 
 
 class SessionTodosResult(Result):

@@ -78,6 +78,9 @@ class Tool(abc.ABC):
     # Not declared up front: named in the system prompt, loaded by tool_search or by a call.
     # For rarely used capability tools; builtins and memory stay eager (ggd/agent/toolset.py).
     deferred: bool = False
+    # The tools a deferrable tool is declared or deferred with ("" : its class's module, i.e.
+    # its capability); an MCP tool names its server.
+    defer_group: str = ""
 
     def spec(self) -> dict[str, Any]:
         """The OpenAI function-tool declaration sent to the model."""

@@ -46,6 +46,25 @@ test("run tracker ignores replayed events and remembers failures", () => {
   assert.equal(t.status(true).text, "$(circle-slash) gg: canceled");
 });
 
+test("run tracker shows the last run's cost, and a budget stop by name", () => {
+  seq = 0;
+  const t = new RunTracker();
+  t.apply(ev({ type: "run_started" }));
+  const totals = { promptTokens: 2200, completionTokens: 150, totalTokens: 2350, cacheReadTokens: 1800 };
+  t.apply(ev({ type: "usage", promptTokens: 1200, completionTokens: 50, totalTokens: 1250, run: { ...totals, costUsd: 0.0029 } }));
+  t.apply(ev({ type: "run_completed", content: "ok", usage: { ...totals, costUsd: 0.0029 } }));
+  assert.equal(t.status(true).text, "$(check) gg: idle · $0.0029");
+  assert.equal(t.status(true).tooltip, "gg: ready; the last run used 2,350 tokens (1,800 cached) · $0.0029");
+  seq = 0;
+  t.apply({ ...ev({ type: "run_completed", content: "ok", usage: { totalTokens: 10 } }), runId: "r3" } as RunEvent);
+  assert.equal(t.status(true).text, "$(check) gg: idle", "no price: tokens only, no cost");
+  seq = 0;
+  const stop = "run budget reached: 2350 tokens of maxTokens 1500; raise it with ...";
+  t.apply({ ...ev({ type: "run_failed", error: stop, errorCode: "budget_exceeded", usage: totals }), runId: "r2" } as RunEvent);
+  assert.equal(t.status(true).text, "$(error) gg: budget reached");
+  assert.match(t.status(true).tooltip, /maxTokens 1500; raise it with .* \(spent 2,350 tokens \(1,800 cached\)\)/);
+});
+
 test("approval notification text and answers", () => {
   assert.equal(approvalMessage(approval), "gg wants to run bash: rm -rf build [dangerous] (deletes files)");
   assert.equal(approvalMessage({ id: "a", toolName: "write", summary: "write a.txt", risk: "normal" }), "gg wants to run write: write a.txt");

@@ -103,9 +103,21 @@ export class SessionController {
       if (generation !== this.opening) return;
       this.showSnapshot(snapshot);
       void this.loadTodos(snapshot.sessionId);
+      void this.loadSessionUsage(snapshot.sessionId, generation);
       if (snapshot.activeRunId) await this.attach(snapshot.activeRunId);
     } catch (error) {
       if (generation === this.opening) this.setError(errorText(error));
+    }
+  }
+
+  /** What the session has spent so far, for the usage meter (an older daemon sends none). */
+  private async loadSessionUsage(sessionId: string, generation: number): Promise<void> {
+    try {
+      const context = await this.client.call("gg/session.context", { sessionId });
+      if (generation !== this.opening) return;
+      this.dispatch({ type: "session_usage", usage: context.usage ?? null });
+    } catch {
+      // Only the meter's session total is missing; the conversation itself is shown.
     }
   }
 
