@@ -1195,6 +1195,7 @@ export const ERROR_CODES = {
   version_changed: -32012,
   job_not_found: -32013,
   capability_unavailable: -32014,
+  kb_not_found: -32015,
   invalid_params: -32602,
   not_initialized: -32002,
   method_not_found: -32601,

@@ -18,6 +18,7 @@ from ggd.app import (
 )
 
 from .config import KbConfig
+from .errors import ERRORS
 
 if TYPE_CHECKING:
     from .service import KbService
@@ -62,4 +63,5 @@ CAPABILITY = Capability(
     providers=_providers,
     methods=DeferredRows("ggd.capabilities.kb", "kb"),
     handlers=DeferredHandlers("ggd.capabilities.kb"),
+    errors=ERRORS,
 )
