@@ -171,7 +171,13 @@ def _ref_name(tp: Any) -> str:
 
 def spec_markdown(table: Table = METHODS, errs: Errors = errors.ERROR_CLASSES) -> str:
     """protocol/README.md: every method with an example exchange."""
-    lines = [
+    parts = [*_spec_intro(), *_spec_methods(table), *_spec_events(), *_spec_errors(errs)]
+    return "\n".join(parts) + "\n"
+
+
+def _spec_intro() -> list[str]:
+    """The spec's head: framing, connecting, the handshake, and the methods table's header."""
+    return [
         f"<!-- {BANNER} -->",
         f"# The gg protocol, version {PROTOCOL_VERSION}",
         "",
@@ -219,6 +225,11 @@ def spec_markdown(table: Table = METHODS, errs: Errors = errors.ERROR_CLASSES) -
         "| method | kind | direction | summary |",
         "|---|---|---|---|",
     ]
+
+
+def _spec_methods(table: Table) -> list[str]:
+    """The methods table's rows, then each method with an example exchange."""
+    lines: list[str] = []
     for spec in table:
         way = "client->server" if spec.direction == "client" else "server->client"
         lines.append(f"| `{spec.name}` | {spec.kind} | {way} | {spec.summary} |")
@@ -238,7 +249,12 @@ def spec_markdown(table: Table = METHODS, errs: Errors = errors.ERROR_CLASSES) -
             note = {"jsonrpc": "2.0", "method": spec.name, "params": ex.get("params", {})}
             lines.append("<-- " + json.dumps(note))
         lines.append("```")
-    lines += ["", "## Run event types", ""]
+    return lines
+
+
+def _spec_events() -> list[str]:
+    """Every run event type with its fields, the session event types, and flow control."""
+    lines = ["", "## Run event types", ""]
     for s in _schema_of(RunEvent, "serialization").get("$defs", {}).values():
         t = s.get("properties", {}).get("type", {})
         if "const" in t or "default" in t:
@@ -263,11 +279,16 @@ def spec_markdown(table: Table = METHODS, errs: Errors = errors.ERROR_CLASSES) -
         "`sequence`). Events that left the ring meanwhile show as a gap in the sequences: reload the",
         "snapshot and gg/run.get, as on `event_history_expired`.",
     ]
-    lines += ["", "## Errors", "", "`{code, message, data: {code: <symbol>, retryable}}`", ""]
+    return lines
+
+
+def _spec_errors(errs: Errors) -> list[str]:
+    """The error table."""
+    lines = ["", "## Errors", "", "`{code, message, data: {code: <symbol>, retryable}}`", ""]
     lines += ["| code | data.code | retryable | meaning |", "|---|---|---|---|"]
     for c in errs:
         lines.append(f"| {c.code} | `{c.symbol}` | {str(c.retryable).lower()} | {c.__doc__} |")
-    return "\n".join(lines) + "\n"
+    return lines
 
 
 def render(table: Table = METHODS, errs: Errors = errors.ERROR_CLASSES) -> dict[str, str]:
