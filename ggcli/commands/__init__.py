@@ -53,9 +53,9 @@ def cli_files(env: Mapping[str, str]) -> list[tuple[str, Path]]:
             if (folder / "cli.py").is_file():
                 found.append((folder.name, folder / "cli.py"))
     for item in filter(None, (s.strip() for s in env.get(EXTRA_ENV, "").split(","))):
-        folder = package_dir(item.partition(":")[0])
-        if folder is not None and (folder / "cli.py").is_file():
-            found.append((folder.name, folder / "cli.py"))
+        extra = package_dir(item.partition(":")[0])
+        if extra is not None and (extra / "cli.py").is_file():
+            found.append((extra.name, extra / "cli.py"))
     return found
 
 
