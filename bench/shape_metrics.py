@@ -20,25 +20,24 @@ LIMIT = 60
 ROOT = Path(__file__).resolve().parents[1]
 
 
+def _long_in(node: ast.AST, where: str, out: list[tuple[str, int]]) -> None:
+    """Add `where:name` for each function under `node` longer than LIMIT lines."""
+    for child in ast.iter_child_nodes(node):
+        if isinstance(child, ast.FunctionDef | ast.AsyncFunctionDef):
+            size = (child.end_lineno or child.lineno) - child.lineno + 1
+            if size > LIMIT:
+                out.append((f"{where}{child.name}", size))
+            _long_in(child, f"{where}{child.name}.", out)
+        elif isinstance(child, ast.ClassDef):
+            _long_in(child, f"{where}{child.name}.", out)
+
+
 def long_functions(tree: Path) -> list[tuple[str, int]]:
     """(path:qualified name, lines) of every function longer than LIMIT lines, longest first."""
     out: list[tuple[str, int]] = []
     for py in sorted(tree.rglob("*.py")):
         module = ast.parse(py.read_text(encoding="utf-8"))
-        rel = py.relative_to(tree.parent)
-
-        def visit(node: ast.AST, prefix: str) -> None:
-            for child in ast.iter_child_nodes(node):
-                if isinstance(child, ast.FunctionDef | ast.AsyncFunctionDef):
-                    name = f"{prefix}{child.name}"
-                    size = (child.end_lineno or child.lineno) - child.lineno + 1
-                    if size > LIMIT:
-                        out.append((f"{rel}:{name}", size))
-                    visit(child, f"{name}.")
-                elif isinstance(child, ast.ClassDef):
-                    visit(child, f"{prefix}{child.name}.")
-
-        visit(module, "")
+        _long_in(module, f"{py.relative_to(tree.parent)}:", out)
     return sorted(out, key=lambda item: -item[1])
 
 
@@ -53,7 +52,9 @@ def any_uses(tree: Path) -> int:
                 count += 1
             elif isinstance(node, ast.Constant) and isinstance(node.value, str):
                 # a quoted annotation ("dict[str, Any]"); docstrings rarely say Any as a word
-                count += len(re.findall(r"(?<![\w.])Any(?!\w)", node.value)) if "[" in node.value else 0
+                count += (
+                    len(re.findall(r"(?<![\w.])Any(?!\w)", node.value)) if "[" in node.value else 0
+                )
     return count
 
 

@@ -39,4 +39,3 @@ def run(args: argparse.Namespace) -> int:
     for w in result.get("warnings") or []:
         print(f"warning: {w}")
     return 0
-
