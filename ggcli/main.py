@@ -107,8 +107,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--model", help="model to use, as provider:model")
     p.add_argument(
         "--approval",
-        choices=["auto", "on-request", "yolo", "never"],
-        help="approval mode (default: the daemon's, auto)",
+        choices=["auto", "on-request", "yolo", "never", "plan"],
+        help="approval mode (default: the daemon's, auto); plan: read-only tools, ends with a plan",
     )
     p.add_argument("--yolo", action="store_true", help="same as --approval yolo")
     p.add_argument(

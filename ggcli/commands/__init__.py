@@ -1,6 +1,7 @@
-"""Capability subcommands of `gg` (memory, skills, mcp, job, ...): each capability brings its own.
+"""Subcommands of `gg` beyond the core's own: the daemon's (hooks) and each capability's.
 
-A capability's command line is the `cli.py` in its own folder (`ggd/capabilities/<name>/cli.py`,
+Modules here (`hooks.py`: the core's gg/hooks.* methods) are the CLI's own. A capability's
+command line is the `cli.py` in its own folder (`ggd/capabilities/<name>/cli.py`,
 or an out-of-tree package named by GG_CAPABILITIES_EXTRA, as the daemon's catalog reads it), so
 adding a capability stays one folder plus one catalog line. The CLI is a separate stdlib-only
 client and never imports ggd: it finds ggd's folder without importing it (`find_spec` of a
@@ -44,6 +45,12 @@ def package_dir(dotted: str) -> Path | None:
     return None
 
 
+def own_modules() -> list[str]:
+    """The command modules beside this file (no list to keep: a new file is a new command)."""
+    here = Path(__file__).parent
+    return sorted(p.stem for p in here.glob("*.py") if not p.name.startswith("_"))
+
+
 def cli_files(env: Mapping[str, str]) -> list[tuple[str, Path]]:
     """(capability, cli.py) of ggd's capabilities, then of GG_CAPABILITIES_EXTRA's packages."""
     found: list[tuple[str, Path]] = []
@@ -81,7 +88,12 @@ def modules() -> list[ModuleType]:
     bug of the capabilities installed, named here rather than as argparse's conflict."""
     global _LOADED
     if _LOADED is None:
-        loaded = [_load(name, path) for name, path in cli_files(os.environ)]
+        own = own_modules()
+        loaded = [importlib.import_module(f"{__name__}.{name}") for name in own]
+        for name, path in cli_files(os.environ):
+            if name in own:
+                raise ValueError(f"capability {name!r} has the name of gg's own `{name}` module")
+            loaded.append(_load(name, path))
         owners: dict[str, str] = {}
         for mod in loaded:
             for word in mod.NAMES:
@@ -135,6 +147,7 @@ __all__ = [
     "connect",
     "modules",
     "names",
+    "own_modules",
     "package_dir",
     "register",
     "run",

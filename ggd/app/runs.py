@@ -21,6 +21,7 @@ from ggd.protocol import events as W
 from .admission import RunOptions, admit
 from .approvers import Approver, InteractiveApprover
 from .delegate import ClientDelegate
+from .hooks import approval_pending, before_prompt
 from .naming import session_name
 from .outcome import drive
 from .run import Run, Subscriber
@@ -104,6 +105,8 @@ class RunManager:
         # starts (it used to fall through to the demo model). Checked first: nothing may await
         # between the admission checks below and registering the run.
         await self.turns.check_model(svc, model)
+        # SessionStart and UserPromptSubmit: a block refuses the prompt before anything is saved.
+        prompt = await before_prompt(self.turns.hooks, svc, prompt, mode, model or "")
         # Idle during that await, the session may have been released: rebuild it in a thread
         # now (no await when loaded); once the run is registered it is never released.
         await svc.ensure_loaded()
@@ -238,6 +241,7 @@ class RunManager:
     # -- internals ----------------------------------------------------------------------------
 
     def _pending_changed(self, run: Run) -> None:
+        approval_pending(self.turns.hooks, run)  # Notification hooks, once per approval
         self.runtime.bus.publish(
             SessionEvent(
                 session_id=run.session_id,
