@@ -321,7 +321,7 @@ def build_registry(
 
 def _configured(
     name: str,
-    entry: Any,
+    entry: object,
     env: Mapping[str, str],
     creds: dict[str, Any],
     home: Path | None,

@@ -62,7 +62,7 @@ class Handshake:
     fields: InitializeCheck
 
     @classmethod
-    def check(cls, msg_id: int | str, params: Any) -> Handshake:
+    def check(cls, msg_id: int | str, params: object) -> Handshake:
         """Validate the params of `initialize` (InvalidParamsError naming the first bad field)."""
         if not isinstance(params, dict):
             raise E.InvalidParamsError("invalid params: params must be an object")

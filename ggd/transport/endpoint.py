@@ -163,7 +163,7 @@ class Endpoint:
             lambda: self.protocol.handle_message(self.protocol.structure_message(data)),
         )
 
-    def _to_pygls(self, request_id: Any, handle: Callable[[], None]) -> None:
+    def _to_pygls(self, request_id: int | str | None, handle: Callable[[], None]) -> None:
         """Let pygls handle one LSP message; `request_id` (None for others) gets any error."""
         try:
             handle()
