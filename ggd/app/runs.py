@@ -21,11 +21,13 @@ from ggd.protocol import events as W
 from .admission import RunOptions, admit
 from .approvers import Approver, InteractiveApprover
 from .delegate import ClientDelegate
+from .lineage import Lineage, TreeBudget
 from .naming import session_name
 from .outcome import drive
 from .run import Run, Subscriber
 from .runtime import Runtime
 from .service import Service
+from .subagents import SubagentManager
 from .transcript import SessionTranscript
 from .turns import TurnAssembler
 
@@ -54,6 +56,9 @@ class RunManager:
         self._warming: set[asyncio.Task[None]] = set()
         # Called once, as the first run starts: start-up is over (the daemon freezes its heap).
         self._first_run = on_first_run
+        # The `task` tool's child runs (subagents); the assembler asks it to shape each turn.
+        self.subagents = SubagentManager(self)
+        turns.subagents = self.subagents
 
     # -- queries ------------------------------------------------------------------------------
 
@@ -90,10 +95,12 @@ class RunManager:
         model: str | None = None,
         time_limit: float | None = None,
         client: ClientDelegate | None = None,
+        lineage: Lineage | None = None,
     ) -> Run:
         """Admit and start a run on a session; an approver is required (there is no default).
 
-        `client` is the editor that started it and offered to read, write or run for it.
+        `client` is the editor that started it and offered to read, write or run for it;
+        `lineage` makes it a subagent's child run (ggd/app/subagents.py).
         """
         if approver is None:
             raise E.InternalError("a run needs an approver; none was given")
@@ -122,6 +129,15 @@ class RunManager:
             approval_mode=mode,
             model=model_ref,
             workspace_id=svc.workspace.id,
+            lineage=lineage,
+            approver=approver,
+        )
+        limit = time_limit or self.opts.run_timeout
+        # A child shares its root's turns and deadline; a root run starts its tree's budget.
+        run.budget = (
+            lineage.parent.budget
+            if lineage is not None and lineage.parent.budget is not None
+            else TreeBudget(self.opts.max_turns, time.monotonic() + limit)
         )
         run.on_pending_change = self._pending_changed
         svc.active_run_id = run.id
@@ -162,9 +178,7 @@ class RunManager:
             loop: AgentLoop = await self.turns.loop_for(run, svc, approver, provider, bare, client)
             return await loop.run_from_begun()  # start() already ran begin_turn
 
-        run.task = asyncio.create_task(
-            self._drive(run, svc, work(), time_limit or self.opts.run_timeout), name=f"run {run.id}"
-        )
+        run.task = asyncio.create_task(self._drive(run, svc, work(), limit), name=f"run {run.id}")
         return run
 
     async def _drive(

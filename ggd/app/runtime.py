@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 from urllib.parse import unquote, urlsplit
 
 from ggd.protocol import SessionEvent, SessionSummary, WorkspaceRef
 from ggd.protocol import errors as E
-from ggd.session import SessionRepository
+from ggd.session import SessionRepository, is_child
 
 from .bus import SessionBus
 from .manager import Manager
@@ -100,14 +102,18 @@ class Runtime:
         active: dict[str, str],
         *,
         roots: bool = False,
+        children: bool = False,
     ) -> tuple[list[SessionSummary], str | None]:
         """A page of the workspace's sessions (every workspace's for None), newest first.
 
         Rows of an all-workspace page name their workspace (with its folder when `roots`).
+        Subagents' child sessions are left out unless `children`.
         """
         try:
             rows, nxt = await asyncio.to_thread(
-                self.repo.list, ws.id if ws else None, limit, cursor
+                functools.partial(
+                    self.repo.list, ws.id if ws else None, limit, cursor, children=children
+                )
             )
         except ValueError:
             raise E.InvalidParamsError(
@@ -123,6 +129,7 @@ class Runtime:
                 active_run_id=active.get(r.id),
                 damaged=r.damaged,
                 workspace=None if ws else self.workspace_ref(r.workspace_id, roots=roots),
+                **_lineage(r.parent),
             )
             for r in rows
         ]
@@ -136,11 +143,19 @@ class Runtime:
         return WorkspaceRef(id=known.id, name=known.name, root=str(known.root) if roots else None)
 
     async def create_session(
-        self, ws: Workspace, name: str | None, model: str | None
+        self,
+        ws: Workspace,
+        name: str | None,
+        model: str | None,
+        parent: dict[str, Any] | None = None,
     ) -> SnapshotView:
-        """Create a session in a workspace."""
+        """Create a session in a workspace (`parent`: a subagent's link to its parent run)."""
         sf = await asyncio.to_thread(
-            self.repo.create, ws.id, name=name or "", model=model or self.opts.default_model
+            self.repo.create,
+            ws.id,
+            name=name or "",
+            model=model or self.opts.default_model,
+            parent=parent,
         )
         svc = self.manager.adopt(sf, ws)
         self.bus.publish(SessionEvent(session_id=svc.id, type="created", name=sf.name or ""), ws.id)
@@ -206,3 +221,16 @@ class Runtime:
         """Refuse new work, then close every open session's resources (bounded per session)."""
         self.closed = True
         await self.manager.close()
+
+
+def _lineage(parent: dict[str, Any] | None) -> dict[str, Any]:
+    """A child session's links to the run and tool call that started it (list-row fields)."""
+    if not is_child(parent):
+        return {}
+    assert parent is not None
+    return {
+        "parent_session_id": parent.get("sessionId"),
+        "parent_run_id": parent.get("runId"),
+        "tool_call_id": parent.get("toolCallId"),
+        "agent": parent.get("agent"),
+    }

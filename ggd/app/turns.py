@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ggd.agent import (
     AgentError,
@@ -34,6 +34,9 @@ from .run import Run
 from .service import Service
 from .transcript import SessionTranscript
 
+if TYPE_CHECKING:
+    from .subagents import SubagentManager
+
 
 class TurnAssembler:
     """Builds what one run needs from the model registry and the capability registry."""
@@ -52,6 +55,8 @@ class TurnAssembler:
         self.home = home
         self.bus = bus
         self.path_locks = PathLocks()
+        # Set by the RunManager: adds the `task` tool and narrows a subagent's tools and prompt.
+        self.subagents: SubagentManager | None = None
 
     def resolve_model(self, svc: Service, model: str | None) -> tuple[ChatProvider, str, str]:
         """(provider, bare model name, provider:model) for a run; invalid params when unknown."""
@@ -114,10 +119,16 @@ class TurnAssembler:
         async def approve(call: ToolCall, tool: Tool, info: ApprovalInfo) -> ApprovalDecision:
             return await approver.decide(run, call, tool, info)
 
+        tools, sections, max_turns = turn.tools, turn.sections, self.opts.max_turns
+        if self.subagents is not None:
+            tools, sections, max_turns = await self.subagents.shape(
+                run, svc.workspace.root, tools, sections, max_turns
+            )
+
         return AgentLoop(
             provider,
             bare,
-            turn.tools,
+            tools,
             ToolContext(
                 workspace=svc.workspace.root,
                 log_dir=self.home / "logs" / "tools",
@@ -134,11 +145,14 @@ class TurnAssembler:
             run.steering,
             self.path_locks,
             AgentOptions(
-                max_turns=self.opts.max_turns,
+                max_turns=max_turns,
                 gg_home=self.home,
                 context_window=self.models.context_window(run.model),
-                prompt_sections=turn.sections,
+                prompt_sections=sections,
                 loop_guard=self.opts.loop_guard,
+                # Parallel task calls are bounded by subagents.maxParallel, not below it.
+                max_parallel=max(4, self.opts.subagents_max_parallel),
+                turn_gate=run.budget.take if run.budget is not None else None,
             ),
             loop_ask=loop_asker(run),
         )

@@ -64,6 +64,7 @@ def run_options(config: Config, ns: argparse.Namespace) -> RunOptions:
             identical_calls=config.loopGuard.identicalCalls,
             identical_failures=config.loopGuard.identicalFailures,
         ),
+        subagents_max_parallel=config.subagents.maxParallel,
     )
 
 

@@ -54,6 +54,13 @@ class LoopGuardConfig(BaseModel):
     identicalFailures: int = Field(default=3, ge=2, le=1000)
 
 
+class SubagentsConfig(BaseModel):
+    """`subagents`: child runs the `task` tool starts (docs/agents.md)."""
+
+    model_config = ConfigDict(extra="forbid")
+    maxParallel: int = Field(default=4, ge=1, le=16)
+
+
 class Config(BaseModel):
     """The daemon's settings file."""
 
@@ -68,6 +75,7 @@ class Config(BaseModel):
     bashLoginShell: bool = False
     approvalMode: Literal["auto", "on-request", "yolo", "never"] = "auto"
     loopGuard: LoopGuardConfig = Field(default_factory=LoopGuardConfig)
+    subagents: SubagentsConfig = Field(default_factory=SubagentsConfig)
 
     def providers_dict(self) -> dict[str, Any]:
         """The raw provider section, for the provider registry."""
@@ -142,6 +150,8 @@ def _explain(err: Any, model: type[BaseModel], prefix: str) -> str:
             where = ProviderEntry
         elif model is Config and loc[:1] == ["loopGuard"]:
             where = LoopGuardConfig
+        elif model is Config and loc[:1] == ["subagents"]:
+            where = SubagentsConfig
         known = ", ".join(where.model_fields)
         return f"unknown key {key!r} (known: {known})"
     got = err.get("input")

@@ -95,6 +95,11 @@ class SessionSummary(WireModel):
     )
     # Set when the list spans every workspace (allWorkspaces).
     workspace: WorkspaceRef | None = None
+    # A subagent's session (a child run of the `task` tool): the run and tool call that started it.
+    parent_session_id: str | None = None
+    parent_run_id: str | None = None
+    tool_call_id: str | None = None
+    agent: str | None = None
 
 
 class Approval(WireModel):
@@ -108,6 +113,11 @@ class Approval(WireModel):
     arguments: dict[str, Any] | None = None
     risk: Risk | None = None
     risk_reason: str | None = None
+    # Asked by a subagent: its agent name, and on the parent's stream the child run and session
+    # that asked (answer it on either run with gg/run.approve).
+    agent: str | None = None
+    child_run_id: str | None = None
+    child_session_id: str | None = None
 
 
 class UsageInfo(WireModel):

@@ -17,6 +17,8 @@ class SessionListParams(Params):
     cursor: str | None = None
     # Every workspace's sessions, each row naming its workspace (`gg sessions --all`).
     all_workspaces: bool = False
+    # Subagents' child sessions are hidden unless asked for (each row then names its parent).
+    include_children: bool = False
 
 
 class SessionListResult(Result):

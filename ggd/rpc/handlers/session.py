@@ -28,7 +28,12 @@ async def session_list(ctx: HandlerContext, params: SessionListParams) -> Sessio
     """Sessions of the connection's workspace, newest first."""
     ws = None if params.all_workspaces else ctx.workspace
     rows, nxt = await hub_of(ctx).runtime.list_sessions(
-        ws, params.limit, params.cursor, _active(ctx), roots=not ctx.remote
+        ws,
+        params.limit,
+        params.cursor,
+        _active(ctx),
+        roots=not ctx.remote,
+        children=params.include_children,
     )
     return SessionListResult(sessions=rows, next_cursor=nxt)
 

@@ -1,0 +1,221 @@
+"""Subagents through a real ggd and the scripted model: the `task` tool's child runs.
+
+Each conversation's steps carry `when` (its first user message), so the parent and children that
+run at once each take their own steps whatever order their requests reach the fake in.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+from .rpc_client import RpcClient
+from .runs_helpers import finish, finished_tools, new_session, start, until
+
+
+def _for(marker: str, *steps: dict[str, Any]) -> list[dict[str, Any]]:
+    return [{**s, "when": {"firstUser": marker}} for s in steps]
+
+
+def _task(call_id: str, agent: str, prompt: str, description: str = "") -> dict[str, Any]:
+    args = {"agent": agent, "prompt": prompt}
+    if description:
+        args["description"] = description
+    return {"id": call_id, "name": "task", "arguments": args}
+
+
+TREE = [
+    *_for(
+        "PARENT",
+        {
+            "toolCalls": [
+                _task("t_a", "explore", "EXPLORE-A: what does README.md say?", "read the readme"),
+                _task("t_b", "explore", "EXPLORE-B: try to write b.txt"),
+                _task("t_g", "general", "GENERAL: write out.txt", "write the file"),
+            ]
+        },
+        {"text": "all three reported"},
+    ),
+    *_for(
+        "EXPLORE-A",
+        {"toolCalls": [{"name": "read", "arguments": {"path": "README.md"}}]},
+        {"text": "A: the readme says demo project"},
+    ),
+    *_for(
+        "EXPLORE-B",
+        {"toolCalls": [{"name": "write", "arguments": {"path": "b.txt", "content": "no"}}]},
+        {"text": "B: I cannot write"},
+    ),
+    *_for(
+        "GENERAL",
+        {"toolCalls": [{"name": "write", "arguments": {"path": "out.txt", "content": "hi\n"}}]},
+        {"text": "G: wrote out.txt"},
+    ),
+]
+
+
+@asynccontextmanager
+async def _client(d: Any, kind: str) -> AsyncIterator[RpcClient]:
+    c = await d.connect(kind)
+    try:
+        yield c
+    finally:
+        await c.close()
+
+
+def _tools_of(request: dict[str, Any]) -> list[str]:
+    return sorted(t["function"]["name"] for t in request.get("tools") or [])
+
+
+def _first_user(request: dict[str, Any]) -> str:
+    return next(m["content"] for m in request["messages"] if m["role"] == "user")
+
+
+async def test_parallel_children_approval_from_a_second_client_and_the_tree(
+    fake_daemon, workspace: Path
+) -> None:
+    d, fm = fake_daemon(TREE)
+    async with _client(d, "unix") as c, _client(d, "ws") as watcher:
+        sid = await new_session(c)
+        rid = await start(c, sid, "PARENT: delegate this", interactive=True)
+        # The general child's write asks: on the parent's stream, attributed to the child.
+        ask = await until(c, rid, "approval_requested", timeout=30)
+        approval = ask["approval"]
+        assert approval["toolName"] == "write" and approval["agent"] == "general"
+        child_run = approval["childRunId"]
+        started = {
+            e["toolCallId"]: e for e in c.events(run_id=rid) if e["type"] == "child_run_started"
+        }
+        assert set(started) == {"t_a", "t_b", "t_g"}  # all three started before any answer
+        assert started["t_g"]["childRunId"] == child_run
+        # A second client follows the child run itself and answers there.
+        await watcher.request("gg/run.subscribe", {"runId": child_run, "afterSequence": 0})
+        on_child = await until(watcher, child_run, "approval_requested", timeout=10)
+        assert on_child["approval"]["id"] == approval["id"]
+        assert on_child["approval"]["agent"] == "general"
+        await watcher.request(
+            "gg/run.approve", {"runId": child_run, "approvalId": approval["id"], "allow": True}
+        )
+        resolved = await until(c, rid, "approval_resolved", timeout=10)
+        assert resolved["approvalId"] == approval["id"] and resolved["allow"] is True
+        end = await finish(c, rid, timeout=60)
+        child_end = await finish(watcher, child_run, timeout=10)
+        assert end["type"] == "run_completed", end
+        assert end["content"] == "all three reported"
+        assert child_end["type"] == "run_completed"
+
+        results = finished_tools(c, rid)
+        assert results["t_a"]["output"] == "A: the readme says demo project"
+        assert results["t_b"]["output"] == "B: I cannot write"
+        assert results["t_g"]["output"] == "G: wrote out.txt"
+        assert not any(r["isError"] for r in results.values())
+        assert (workspace / "out.txt").read_text() == "hi\n"
+        assert not (workspace / "b.txt").exists()  # explore cannot write
+
+        finished = [e for e in c.events(run_id=rid) if e["type"] == "child_run_finished"]
+        assert {e["status"] for e in finished} == {"completed"}
+        progress = [e for e in c.events(run_id=rid) if e["type"] == "child_run_progress"]
+        assert any(p["text"] == "read README.md" for p in progress), progress
+
+        # What each conversation was given: explore reads only, no child may delegate.
+        by_first = {}
+        for req in fm.requests:
+            by_first.setdefault(_first_user(req).split(":")[0], req)
+        assert "task" in _tools_of(by_first["PARENT"])
+        assert _tools_of(by_first["EXPLORE-A"]) == ["grep", "list", "read"]
+        assert "write" in _tools_of(by_first["GENERAL"])
+        assert "task" not in _tools_of(by_first["GENERAL"])
+        system = by_first["PARENT"]["messages"][0]["content"]
+        assert "- explore: Read-only agent" in system and "- general: " in system
+        assert "subagent `explore`" in by_first["EXPLORE-A"]["messages"][0]["content"]
+        # The parent's model saw the explore child's refusal only as B's answer; B saw it.
+        b_tool = [m for m in fm.requests if _first_user(m).startswith("EXPLORE-B")][-1]
+        assert any(
+            m["role"] == "tool" and "unknown tool: write" in m["content"]
+            for m in b_tool["messages"]
+        )
+
+        # The tree: children are hidden by default and listed with their links on request.
+        plain = (await c.request("gg/session.list", {}))["sessions"]
+        assert [s["id"] for s in plain] == [sid]
+        rows = (await c.request("gg/session.list", {"includeChildren": True}))["sessions"]
+        children = {r["toolCallId"]: r for r in rows if r.get("parentSessionId")}
+        assert set(children) == {"t_a", "t_b", "t_g"}
+        for call_id, row in children.items():
+            assert row["parentSessionId"] == sid and row["parentRunId"] == rid
+            assert row["id"] == started[call_id]["childSessionId"]
+        assert children["t_a"]["agent"] == "explore" and children["t_g"]["agent"] == "general"
+
+        # A child session is an ordinary session: opened, replayed and forked.
+        snap = await c.request("gg/session.open", {"sessionId": children["t_g"]["id"]})
+        assert snap["messages"][0]["content"] == "GENERAL: write out.txt"
+        replay = await c.request("gg/run.wait", {"runId": child_run, "afterSequence": 0})
+        kinds = [e["type"] for e in replay["events"]]
+        assert kinds[0] == "run_started" and kinds[-1] == "run_completed"
+        fork = await c.request(
+            "gg/session.action", {"sessionId": children["t_a"]["id"], "action": "clone"}
+        )
+        assert fork["sessionId"] != children["t_a"]["id"]
+
+
+HANGING = [
+    *_for(
+        "PARENT",
+        {
+            "toolCalls": [
+                _task("t_1", "explore", "SLOW-1: look around"),
+                _task("t_2", "explore", "SLOW-2: look around"),
+            ]
+        },
+    ),
+    *_for("SLOW-1", {"text": "thinking", "hang": True}),
+    *_for("SLOW-2", {"text": "thinking", "hang": True}),
+]
+
+
+async def test_cancel_of_the_parent_cancels_every_child(fake_daemon) -> None:
+    d, fm = fake_daemon(HANGING)
+    async with _client(d, "unix") as c:
+        sid = await new_session(c)
+        rid = await start(c, sid, "PARENT: two slow ones", interactive=True)
+        first = await until(c, rid, "child_run_started", timeout=30)
+        second = await until(c, rid, "child_run_started", timeout=30, after=first["sequence"])
+        kids = [first["childRunId"], second["childRunId"]]
+        for kid in kids:
+            await c.request("gg/run.subscribe", {"runId": kid, "afterSequence": 0})
+        fm.wait_for_requests(3, timeout=30)  # both children are streaming (and hang)
+        await c.request("gg/run.cancel", {"runId": rid})
+        end = await finish(c, rid, timeout=30)
+        assert end["type"] == "run_canceled"
+        for kid in kids:
+            assert (await finish(c, kid, timeout=30))["type"] == "run_canceled"
+        done = [e for e in c.events(run_id=rid) if e["type"] == "child_run_finished"]
+        assert sorted(e["status"] for e in done) == ["canceled", "canceled"]
+        status = await c.request("gg/run.get", {"runId": kids[0]})
+        assert status["status"] == "canceled"
+
+
+FAILING = [
+    *_for(
+        "PARENT",
+        {"toolCalls": [_task("t_f", "explore", "BROKEN: fail please")]},
+        {"text": "the child failed, carrying on"},
+    ),
+    *_for("BROKEN", {"status": 400, "errorBody": {"error": {"message": "bad request here"}}}),
+]
+
+
+async def test_a_failed_child_is_an_error_result_not_a_failed_parent(fake_daemon) -> None:
+    d, _fm = fake_daemon(FAILING)
+    async with _client(d, "unix") as c:
+        sid = await new_session(c)
+        rid = await start(c, sid, "PARENT: one that fails", interactive=True)
+        end = await finish(c, rid, timeout=60)
+        assert end["type"] == "run_completed", end
+        result = finished_tools(c, rid)["t_f"]
+        assert result["isError"] is True
+        assert result["output"].startswith("subagent explore failed:"), result
+        done = next(e for e in c.events(run_id=rid) if e["type"] == "child_run_finished")
+        assert done["status"] == "failed" and done["error"]
