@@ -112,7 +112,6 @@ def parse_front_matter(text: str) -> tuple[dict[str, str | list[str]], str]:
         raise DefinitionError("the front matter has no closing --- line") from None
     fields: dict[str, str | list[str]] = {}
     key: str | None = None
-    block: list[str] = []  # a folded/literal scalar (`description: >`) being collected
     for line in lines[1:end]:
         if not line.strip() or line.lstrip().startswith("#"):
             continue
@@ -121,8 +120,10 @@ def parse_front_matter(text: str) -> tuple[dict[str, str | list[str]], str]:
             value = fields.get(key)
             fields[key] = [*(value if isinstance(value, list) else []), _scalar(item.group(1))]
             continue
-        if key is not None and line[:1].isspace() and key in block:
-            fields[key] = f"{fields[key]} {line.strip()}".strip()
+        value = fields.get(key) if key is not None else None
+        if key is not None and line[:1].isspace() and isinstance(value, str):
+            # A scalar continued on indented lines (plain or `>`/`|` block): folded to one line.
+            fields[key] = f"{value} {_scalar(line)}".strip()
             continue
         m = re.match(r"([A-Za-z][\w-]*)\s*:\s*(.*)$", line)
         if not m:
@@ -130,7 +131,6 @@ def parse_front_matter(text: str) -> tuple[dict[str, str | list[str]], str]:
         key, value = m.group(1), m.group(2).strip()
         if value in (">", "|", ">-", "|-"):
             fields[key] = ""
-            block.append(key)
         elif value.startswith("[") and value.endswith("]"):
             fields[key] = [_scalar(v) for v in value[1:-1].split(",") if v.strip()]
         else:

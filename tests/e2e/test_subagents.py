@@ -219,3 +219,83 @@ async def test_a_failed_child_is_an_error_result_not_a_failed_parent(fake_daemon
         assert result["output"].startswith("subagent explore failed:"), result
         done = next(e for e in c.events(run_id=rid) if e["type"] == "child_run_finished")
         assert done["status"] == "failed" and done["error"]
+
+
+DELEGATOR = """---
+name: delegator
+description: Splits work and hands parts on.
+tools: Read, Task
+model: inherit
+---
+DELEGATOR-RULES: hand every part to another agent.
+"""
+
+NESTED = [
+    *_for(
+        "PARENT",
+        {"toolCalls": [_task("t_d", "delegator", "LEVEL-1: split it")]},
+        {"text": "root done"},
+    ),
+    *_for(
+        "LEVEL-1",
+        {"toolCalls": [_task("t_n", "general", "LEVEL-2: do the part")]},
+        {"text": "level 1 done"},
+    ),
+    *_for("LEVEL-2", {"text": "level 2 done"}),
+]
+
+
+async def test_a_definition_file_narrows_tools_and_may_allow_one_more_level(
+    fake_daemon, workspace: Path
+) -> None:
+    (workspace / ".agents" / "agents").mkdir(parents=True)
+    (workspace / ".agents" / "agents" / "delegator.md").write_text(DELEGATOR)
+    d, fm = fake_daemon(NESTED)
+    async with _client(d, "unix") as c:
+        sid = await new_session(c)
+        rid = await start(c, sid, "PARENT: nest", interactive=True)
+        end = await finish(c, rid, timeout=60)
+        assert end["type"] == "run_completed" and end["content"] == "root done", end
+        assert finished_tools(c, rid)["t_d"]["output"] == "level 1 done"
+        rows = (await c.request("gg/session.list", {"includeChildren": True}))["sessions"]
+    by_first = {_first_user(r).split(":")[0]: r for r in fm.requests}
+    assert (
+        "- delegator: Splits work and hands parts on."
+        in by_first["PARENT"]["messages"][0]["content"]
+    )
+    level1 = by_first["LEVEL-1"]
+    assert _tools_of(level1) == ["read", "task"]  # its allow-list; `task` named, so it may nest
+    assert "DELEGATOR-RULES" in level1["messages"][0]["content"]
+    assert "task" not in _tools_of(by_first["LEVEL-2"])  # depth 2 is the deepest
+    grandchild = next(r for r in rows if r.get("agent") == "general")
+    child = next(r for r in rows if r.get("agent") == "delegator")
+    assert grandchild["parentSessionId"] == child["id"] and grandchild["toolCallId"] == "t_n"
+    assert child["parentSessionId"] == sid
+
+
+BUDGET = [
+    *_for(
+        "PARENT",
+        {"toolCalls": [_task("t_x", "explore", "SPEND: read twice")]},
+        {"text": "never reached"},
+    ),
+    *_for(
+        "SPEND",
+        {"toolCalls": [{"name": "read", "arguments": {"path": "README.md"}}]},
+        {"text": "spent"},
+    ),
+]
+
+
+async def test_children_spend_the_parents_turns(fake_daemon, gg_home: Path) -> None:
+    gg_home.mkdir(parents=True, exist_ok=True)
+    (gg_home / "config.json").write_text('{"maxTurns": 3}')
+    d, fm = fake_daemon(BUDGET)
+    async with _client(d, "unix") as c:
+        sid = await new_session(c)
+        rid = await start(c, sid, "PARENT: spend", interactive=True)
+        end = await finish(c, rid, timeout=60)
+    # 1 parent request + 2 of the child = 3: the parent's second request is over the limit.
+    assert end["type"] == "run_failed" and end["errorCode"] == "turn_limit", end
+    assert "this run and its subagents made 3 model requests" in end["error"]
+    assert len(fm.requests) == 3
