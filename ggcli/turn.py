@@ -14,7 +14,14 @@ from collections import deque
 from typing import Any, NamedTuple, TextIO
 
 from ggcli.inputline import GuardedStream, InputArea
-from ggcli.render import MarkdownStream, Style, approval_prompt, format_tool_result, use_color
+from ggcli.render import (
+    MarkdownStream,
+    Style,
+    approval_prompt,
+    format_child_event,
+    format_tool_result,
+    use_color,
+)
 from ggcli.rpc import Client, ConnectionLost, RpcError
 
 __all__ = ["EXIT_CANCELED", "Outcome", "TurnOptions", "TurnRunner", "Ui"]
@@ -358,6 +365,25 @@ class TurnRunner:
         )
         self.ui.err.write(text + "\n")
         self.ui.err.flush()
+
+    def _on_child_run_started(self, ev: dict[str, Any]) -> None:
+        self._child_line(ev)
+
+    def _on_child_run_progress(self, ev: dict[str, Any]) -> None:
+        self._child_line(ev)
+
+    def _on_child_run_finished(self, ev: dict[str, Any]) -> None:
+        self._child_line(ev)
+
+    def _child_line(self, ev: dict[str, Any]) -> None:
+        """A subagent's progress: one indented line per event, on stderr beside tool lines."""
+        if self.opts.json_mode:
+            return
+        line = format_child_event(ev, self.ui.err_style)
+        if line:
+            self._end_line()
+            self.ui.err.write(line + "\n")
+            self.ui.err.flush()
 
     def _on_approval_requested(self, ev: dict[str, Any]) -> None:
         approval = ev.get("approval") or {}

@@ -285,3 +285,15 @@ def test_tree_draws_separate_roots_in_columns_of_their_own() -> None:
         "      ┌ root 3 of 3",
         "      ○ y0 user: third",
     ]
+
+
+def test_a_subagents_approval_and_failure_name_the_agent() -> None:
+    from ggcli.render import approval_prompt, format_child_event
+
+    ask = approval_prompt({"toolName": "write", "summary": "write a.txt", "agent": "general"})
+    assert ask.splitlines()[0] == "? approve [general] write: write a.txt"
+    failed = format_child_event(
+        {"type": "child_run_finished", "agent": "explore", "status": "failed", "error": "boom"}
+    )
+    assert failed == "  ↳ explore failed: boom (0 turns, 0 tools)"
+    assert format_child_event({"type": "text_delta"}) is None
