@@ -18,7 +18,26 @@ export type ConvItem =
       mediaId?: string;
       denied?: boolean;
       entryId?: string;
+      /** The subagent a `task` call started (child_run_* events of this run). */
+      child?: ChildRun;
     };
+
+/** A subagent's child run as its task card shows it. */
+export interface ChildRun {
+  runId: string;
+  sessionId: string;
+  agent: string;
+  description?: string;
+  status: "running" | "completed" | "failed" | "canceled";
+  /** The latest lines of progress (the tools it runs, approvals it waits for), oldest first. */
+  lines: string[];
+  turns: number;
+  toolCalls: number;
+  error?: string;
+}
+
+/** How many progress lines a task card keeps for its child. */
+export const CHILD_LINES = 4;
 
 export type RunPhase = "idle" | "running" | "waiting_approval" | "completed" | "failed" | "canceled";
 
@@ -74,6 +93,10 @@ function textOf(content: unknown): string {
 
 function argumentSummary(args: Record<string, unknown> | undefined): string {
   if (!args) return "";
+  // A task call (a subagent): its agent and what it was asked, as the live card says it.
+  const agent = args["agent"];
+  const what = args["description"] ?? args["prompt"];
+  if (typeof agent === "string" && typeof what === "string") return `${agent}: ${what}`;
   for (const key of ["command", "path", "pattern", "query", "url", "prompt", "text", "title", "target"]) {
     const value = args[key];
     if (typeof value === "string") return value;
@@ -246,6 +269,35 @@ function applyEvent(state: ConversationState, event: RunEvent): ConversationStat
       ];
       return next;
     }
+    case "child_run_started": {
+      const child: ChildRun = {
+        runId: event.childRunId,
+        sessionId: event.childSessionId,
+        agent: event.agent,
+        description: event.description ?? undefined,
+        status: "running",
+        lines: [],
+        turns: 0,
+        toolCalls: 0,
+      };
+      next.items = updateTool(next.items, event.toolCallId, { child }) ?? next.items;
+      return next;
+    }
+    case "child_run_progress":
+    case "child_run_finished": {
+      const at = next.items.findIndex((item) => item.kind === "tool" && item.toolCallId === event.toolCallId);
+      const item = next.items[at];
+      if (!item || item.kind !== "tool" || !item.child) return next;
+      const child: ChildRun = { ...item.child, turns: event.turns ?? 0, toolCalls: event.toolCalls ?? 0 };
+      if (event.type === "child_run_progress") {
+        child.lines = [...child.lines, event.text].slice(-CHILD_LINES);
+      } else {
+        child.status = event.status;
+        child.error = event.error ?? undefined;
+      }
+      next.items = updateTool(next.items, event.toolCallId, { child }) ?? next.items;
+      return next;
+    }
     case "user_message":
       next.items = [
         ...closeStreaming(next.items),
@@ -332,7 +384,12 @@ function carryOver(persisted: ConvItem[], previous: ConvItem[]): ConvItem[] {
   return persisted.map((item) => {
     const before = item.kind === "tool" ? seen.get(item.toolCallId) : undefined;
     if (!before || item.kind !== "tool") return item;
-    return { ...item, diff: item.diff ?? before.diff, denied: item.denied ?? before.denied };
+    return {
+      ...item,
+      diff: item.diff ?? before.diff,
+      denied: item.denied ?? before.denied,
+      child: item.child ?? before.child,
+    };
   });
 }
 
