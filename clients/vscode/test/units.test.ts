@@ -4,7 +4,7 @@ import test from "node:test";
 import type { Approval, RunEvent } from "../../../protocol/gg-protocol";
 import { approvalMessage, approveParams, APPROVAL_CHOICES } from "../src/approvals";
 import { explainFilePrompt, MAX_SELECTION_CHARS, selectionPrompt } from "../src/prompts";
-import { RunTracker } from "../src/runs";
+import { childLine, RunTracker } from "../src/runs";
 import { checkProtocol, readSettings, serverCommand } from "../src/server";
 import { makeNonce, webviewHtml } from "../src/webviewHtml";
 
@@ -93,4 +93,17 @@ test("webview HTML maps assets, sets a strict CSP and marks the bridge transport
   assert.ok(html.includes('window.__GG_TRANSPORT__ = "vscode"'));
   assert.equal((html.match(/<script(?![^>]*nonce="N0NCE")/g) ?? []).length, 0, "every script carries the nonce");
   assert.match(makeNonce((n) => new Uint8Array(n).fill(7)), /^[A-Za-z0-9]+$/);
+});
+
+test("a subagent's progress is one output line each, and its approvals name the agent", () => {
+  seq = 0;
+  const base = { toolCallId: "t1", childRunId: "r2", childSessionId: "s2", agent: "explore" };
+  assert.equal(childLine(ev({ type: "child_run_started", ...base, description: "look" })), "  [subagent explore] started: look");
+  assert.equal(childLine(ev({ type: "child_run_progress", ...base, text: "read a.py", turns: 1, toolCalls: 1 })), "  [subagent explore] read a.py");
+  assert.equal(
+    childLine(ev({ type: "child_run_finished", ...base, status: "completed", turns: 2, toolCalls: 1 })),
+    "  [subagent explore] completed (2 turns, 1 tools)",
+  );
+  assert.equal(childLine(ev({ type: "text_delta", text: "x" })), undefined);
+  assert.match(approvalMessage({ ...approval, agent: "general" }), /^gg's subagent general wants to run bash/);
 });
