@@ -75,14 +75,12 @@ class AgentDefinition:
 BUILTINS = (
     AgentDefinition(
         name="general",
-        description="General-purpose agent with the same tools as you: research, edits, "
-        "commands. Use for a self-contained multi-step task.",
+        description="Your tools; for a self-contained multi-step task.",
         prompt="Carry out the task completely, then answer with what you did and found.",
     ),
     AgentDefinition(
         name="explore",
-        description="Read-only agent for searching and reading the code base (read, list, "
-        "grep). Use to find files, trace how something works or answer questions about code.",
+        description="Read-only (read, list, grep): finds files, answers questions about code.",
         tools=READ_ONLY_TOOLS,
         prompt="You only read: search and read files, then answer with precise findings "
         "(paths, line numbers, short quotes). You cannot change anything.",

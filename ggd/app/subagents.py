@@ -114,9 +114,7 @@ class SubagentManager:
             out_sections.append(
                 PromptSection(
                     "Subagents",
-                    "The `task` tool hands a self-contained task to one of these agents; several "
-                    "task calls in one answer run in parallel. Each starts with no context but "
-                    "its prompt, so say everything it needs.\n" + listing(catalog),
+                    "Agents for the task tool (each knows only its prompt):\n" + listing(catalog),
                     order=LISTING_ORDER,
                 )
             )
@@ -303,7 +301,9 @@ class _Progress:
             text = "waiting for approval: " + str(params["approval"].get("summary", ""))
         else:
             return True
-        if not self.parent.done:
+        if self.parent.done:
+            return True
+        try:
             self.parent.emit(
                 W.ChildRunProgressEvent,
                 tool_call_id=lin.tool_call_id,
@@ -313,6 +313,8 @@ class _Progress:
                 turns=lin.turns,
                 tool_calls=lin.tool_calls,
             )
+        except Exception:  # called inside the child's emit: never let it break the child
+            log.exception("subagent progress failed", extra={"run": self.parent.id})
         return True
 
 

@@ -24,16 +24,15 @@ class TaskTool(Tool):
         self.manager = manager
         self.catalog = catalog
         self.description = (
-            "Start a subagent (a child run with its own context) on a self-contained task and "
-            "return its final answer. `agent` is one of the agents listed in the system prompt; "
-            "`prompt` must say everything it needs; `description` is 3-5 words for the user."
+            "Run a subagent with its own context on a self-contained task; returns its final "
+            "answer. Calls in one answer run in parallel."
         )
         self.parameters = {
             "type": "object",
             "properties": {
                 "agent": {"type": "string", "enum": catalog.names()},
-                "prompt": {"type": "string"},
-                "description": {"type": "string"},
+                "prompt": {"type": "string", "description": "all it needs to know"},
+                "description": {"type": "string", "description": "3-5 words"},
             },
             "required": ["agent", "prompt"],
         }

@@ -128,7 +128,7 @@ async def test_parallel_children_approval_from_a_second_client_and_the_tree(
         assert "write" in _tools_of(by_first["GENERAL"])
         assert "task" not in _tools_of(by_first["GENERAL"])
         system = by_first["PARENT"]["messages"][0]["content"]
-        assert "- explore: Read-only agent" in system and "- general: " in system
+        assert "- explore: Read-only (read, list, grep)" in system and "- general: " in system
         assert "subagent `explore`" in by_first["EXPLORE-A"]["messages"][0]["content"]
         # The parent's model saw the explore child's refusal only as B's answer; B saw it.
         b_tool = [m for m in fm.requests if _first_user(m).startswith("EXPLORE-B")][-1]
