@@ -225,6 +225,9 @@ class SubagentManager:
             progress.closed = True
             child.subscribers.discard(progress)
             self._finished(parent, child, lineage)
+            # A child session is done with its run: what its tools opened (MCP servers, a
+            # browser) closes now, not when 64 later sessions push it out of the cache.
+            self.runs.runtime.manager.evict(child.session_id)
         outcome = ChildOutcome(
             parent,
             child,

@@ -299,3 +299,33 @@ async def test_children_spend_the_parents_turns(fake_daemon, gg_home: Path) -> N
     assert end["type"] == "run_failed" and end["errorCode"] == "turn_limit", end
     assert "this run and its subagents made 3 model requests" in end["error"]
     assert len(fm.requests) == 3
+
+
+async def test_a_finished_childs_mcp_servers_are_closed(fake_daemon, gg_home: Path) -> None:
+    from .daemon import wait_until
+    from .test_mcp import TIME_SERVER, alive, children, write_mcp
+
+    write_mcp(gg_home, {"time": {"command": str(TIME_SERVER)}})
+    script = [
+        *_for("PARENT", {"toolCalls": [_task("t_m", "general", "MCPCHILD: just answer")]}),
+        *_for("MCPCHILD", {"text": "answered"}),
+        *_for("PARENT", {"text": "done"}),
+    ]
+    d, _fm = fake_daemon(script)
+    async with _client(d, "unix") as c:
+        sid = await new_session(c)
+        rid = await start(c, sid, "PARENT: with mcp", interactive=True)
+        first = await until(c, rid, "child_run_started", timeout=30)
+        end = await finish(c, rid, timeout=60)
+        assert end["type"] == "run_completed", end
+        assert first["childSessionId"]
+
+        def servers() -> list[int]:
+            assert d.proc is not None
+            return [p for p, cmd in children(d.proc.pid).items() if "mcp-server-time" in cmd]
+
+        # The parent session keeps its server; the child's closed with the child's run.
+        await wait_until(lambda: len(servers()) == 1, timeout=15)
+        kept = servers()
+    assert d.stop() == 0
+    await wait_until(lambda: not alive(kept[0]))
