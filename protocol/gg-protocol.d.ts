@@ -941,6 +941,7 @@ export interface SessionListParams {
   cursor?: string | null;
   allWorkspaces?: boolean;
   includeChildren?: boolean;
+  parentSessionId?: string | null;
 }
 
 /** One page of sessions. */

@@ -103,16 +103,23 @@ class Runtime:
         *,
         roots: bool = False,
         children: bool = False,
+        parent: str | None = None,
     ) -> tuple[list[SessionSummary], str | None]:
         """A page of the workspace's sessions (every workspace's for None), newest first.
 
         Rows of an all-workspace page name their workspace (with its folder when `roots`).
-        Subagents' child sessions are left out unless `children`.
+        Subagents' child sessions are left out unless `children`; `parent` lists only the
+        child sessions of that session.
         """
         try:
             rows, nxt = await asyncio.to_thread(
                 functools.partial(
-                    self.repo.list, ws.id if ws else None, limit, cursor, children=children
+                    self.repo.list,
+                    ws.id if ws else None,
+                    limit,
+                    cursor,
+                    children=children,
+                    parent_session=parent,
                 )
             )
         except ValueError:

@@ -19,6 +19,8 @@ class SessionListParams(Params):
     all_workspaces: bool = False
     # Subagents' child sessions are hidden unless asked for (each row then names its parent).
     include_children: bool = False
+    # Only the child sessions of this session (the subagents its runs started), newest first.
+    parent_session_id: str | None = Field(default=None, min_length=1, max_length=200)
 
 
 class SessionListResult(Result):

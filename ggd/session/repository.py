@@ -149,10 +149,12 @@ class SessionRepository:
         cursor: str | None = None,
         *,
         children: bool = True,
+        parent_session: str | None = None,
     ) -> tuple[list[SessionSummary], str | None]:
         """One page of sessions, newest first, and the cursor of the next page (or None).
 
-        `children=False` leaves out child sessions (header parent of kind "child").
+        `children=False` leaves out child sessions (header parent of kind "child");
+        `parent_session` keeps only the child sessions of that session.
 
         Raises:
             ValueError: limit < 1 or a cursor this repository did not make.
@@ -162,7 +164,13 @@ class SessionRepository:
         rows = listing.scan(self.root, _session_id_of, self._summarize, self._list_cache)
         if workspace_id is not None:
             rows = [r for r in rows if r.workspace_id == workspace_id]
-        if not children:
+        if parent_session is not None:
+            rows = [
+                r
+                for r in rows
+                if is_child(r.parent) and (r.parent or {}).get("sessionId") == parent_session
+            ]
+        elif not children:
             rows = [r for r in rows if not is_child(r.parent)]
         rows.sort(key=lambda r: (r.updated_at, r.id), reverse=True)
         if cursor is not None:

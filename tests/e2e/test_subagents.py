@@ -147,6 +147,10 @@ async def test_parallel_children_approval_from_a_second_client_and_the_tree(
             assert row["parentSessionId"] == sid and row["parentRunId"] == rid
             assert row["id"] == started[call_id]["childSessionId"]
         assert children["t_a"]["agent"] == "explore" and children["t_g"]["agent"] == "general"
+        only = (await c.request("gg/session.list", {"parentSessionId": sid}))["sessions"]
+        assert sorted(r["toolCallId"] for r in only) == ["t_a", "t_b", "t_g"]
+        none = await c.request("gg/session.list", {"parentSessionId": children["t_a"]["id"]})
+        assert none["sessions"] == []
 
         # A child session is an ordinary session: opened, replayed and forked.
         snap = await c.request("gg/session.open", {"sessionId": children["t_g"]["id"]})

@@ -5,6 +5,8 @@ import {
   initialConversation,
   isBusy,
   itemsFromMessages,
+  missingChildren,
+  withChildren,
   type ConversationAction,
   type ConversationState,
 } from "../src/state/conversation";
@@ -316,5 +318,35 @@ describe("subagents under their task card", () => {
     } as unknown as Snapshot;
     const after = run([{ type: "snapshot", snapshot }], s);
     expect(after.items.find((i) => i.kind === "tool")).toMatchObject({ status: "done", child: { runId: "r_c" } });
+  });
+});
+
+describe("a reopened session's subagents", () => {
+  it("nest under their task cards again from the session list", () => {
+    const items = itemsFromMessages([
+      { role: "user", content: "go", timestamp: 1 },
+      {
+        role: "assistant",
+        content: "",
+        toolCalls: [
+          { id: "t1", name: "task", arguments: { agent: "explore", prompt: "p" } },
+          { id: "t2", name: "task", arguments: { agent: "general", prompt: "q" } },
+        ],
+        timestamp: 2,
+      },
+      { role: "tool", toolCallId: "t1", toolName: "task", content: "a", timestamp: 3 },
+      { role: "tool", toolCallId: "t2", toolName: "task", content: "failed", isError: true, timestamp: 4 },
+    ] as never);
+    expect(missingChildren(items)).toBe(true);
+    const rows = [
+      { id: "s_1", name: "x", updatedAt: 1, messageCount: 2, preview: "", toolCallId: "t1", agent: "explore" },
+      { id: "s_2", name: "y", updatedAt: 1, messageCount: 2, preview: "", toolCallId: "t2", agent: "general" },
+    ];
+    const nested = withChildren(items, rows as never);
+    expect(missingChildren(nested)).toBe(false);
+    const tools = nested.filter((i) => i.kind === "tool");
+    expect(tools.map((t) => t.kind === "tool" && t.child?.status)).toEqual(["completed", "failed"]);
+    expect(tools[0]).toMatchObject({ child: { sessionId: "s_1", agent: "explore" } });
+    expect(tools[0]?.kind === "tool" && "turns" in (tools[0].child ?? {})).toBe(false);
   });
 });

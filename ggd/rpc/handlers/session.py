@@ -34,6 +34,7 @@ async def session_list(ctx: HandlerContext, params: SessionListParams) -> Sessio
         _active(ctx),
         roots=not ctx.remote,
         children=params.include_children,
+        parent=params.parent_session_id,
     )
     return SessionListResult(sessions=rows, next_cursor=nxt)
 

@@ -87,3 +87,12 @@ def test_children_nest_under_their_task_cards(
     listed = page.locator("#session-list").inner_text()
     assert "PARENT: delegate to" in listed
     assert "EXPLORE" not in listed and "explore:" not in listed and "general:" not in listed
+
+    # A page loaded later finds the children again (gg/session.list parentSessionId).
+    page.reload()
+    page.wait_for_selector("[data-testid=connection][data-status=open]")
+    page.locator("[data-testid=child-run][data-status=done]").nth(1).wait_for()
+    again = page.get_by_test_id("child-run").filter(has_text="general")
+    again.get_by_text("Transcript").click()
+    assert "Wrote out.txt." in again.get_by_test_id("child-transcript").inner_text()
+    screenshot(page, "subagents-reloaded")

@@ -53,9 +53,11 @@ export function ChildRunView({ child }: { child: ChildRun }) {
       <div className="child-head">
         <span className="child-agent">{child.agent}</span>
         {child.description ? <span className="child-description">{child.description}</span> : null}
-        <span className="child-counts">
-          {child.turns} turns · {child.toolCalls} tools
-        </span>
+        {child.turns !== undefined ? (
+          <span className="child-counts">
+            {child.turns} turns · {child.toolCalls ?? 0} tools
+          </span>
+        ) : null}
         <span className={`tool-status status-${label}`} aria-label={`Subagent ${label}`}>
           {child.status === "running" ? <span className="spinner" aria-hidden="true" /> : null}
           {label}

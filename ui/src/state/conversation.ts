@@ -1,4 +1,4 @@
-import type { Approval, Message, RunEvent, RunStatus, Snapshot, UsageInfo } from "../protocol";
+import type { Approval, Message, RunEvent, RunStatus, SessionSummary, Snapshot, UsageInfo } from "../protocol";
 
 /** One row of the conversation as the UI draws it. */
 export type ConvItem =
@@ -31,8 +31,9 @@ export interface ChildRun {
   status: "running" | "completed" | "failed" | "canceled";
   /** The latest lines of progress (the tools it runs, approvals it waits for), oldest first. */
   lines: string[];
-  turns: number;
-  toolCalls: number;
+  /** Unknown (undefined) for a child found after the fact, in the session list. */
+  turns?: number;
+  toolCalls?: number;
   error?: string;
 }
 
@@ -65,7 +66,8 @@ export type ConversationAction =
   | { type: "attach"; status: RunStatus }
   | { type: "local_prompt"; text: string }
   | { type: "event"; event: RunEvent }
-  | { type: "approval_gone"; approvalId: string };
+  | { type: "approval_gone"; approvalId: string }
+  | { type: "children"; sessions: SessionSummary[] };
 
 export const initialConversation: ConversationState = {
   items: [],
@@ -393,6 +395,35 @@ function carryOver(persisted: ConvItem[], previous: ConvItem[]): ConvItem[] {
   });
 }
 
+const CHILD_STATUS: Record<ToolItem["status"], ChildRun["status"]> = {
+  running: "running",
+  done: "completed",
+  error: "failed",
+  not_run: "canceled",
+};
+
+/** Task cards of a reopened session get their child sessions back (gg/session.list parentSessionId). */
+export function withChildren(items: ConvItem[], sessions: SessionSummary[]): ConvItem[] {
+  const byCall = new Map(sessions.filter((s) => s.toolCallId).map((s) => [s.toolCallId as string, s]));
+  return items.map((item) => {
+    const row = item.kind === "tool" && !item.child ? byCall.get(item.toolCallId) : undefined;
+    if (!row || item.kind !== "tool") return item;
+    const child: ChildRun = {
+      runId: row.activeRunId ?? "",
+      sessionId: row.id,
+      agent: row.agent ?? "agent",
+      status: row.activeRunId ? "running" : CHILD_STATUS[item.status],
+      lines: [],
+    };
+    return { ...item, child };
+  });
+}
+
+/** Whether a conversation has task cards whose child is not known yet (a reopened session). */
+export function missingChildren(items: ConvItem[]): boolean {
+  return items.some((item) => item.kind === "tool" && item.toolName === "task" && !item.child);
+}
+
 /** The one reducer of a session's conversation: snapshots, run attachment and run events. */
 export function conversationReducer(state: ConversationState, action: ConversationAction): ConversationState {
   switch (action.type) {
@@ -438,5 +469,7 @@ export function conversationReducer(state: ConversationState, action: Conversati
       return applyEvent(state, action.event);
     case "approval_gone":
       return { ...state, approvals: state.approvals.filter((a) => a.id !== action.approvalId) };
+    case "children":
+      return { ...state, items: withChildren(state.items, action.sessions) };
   }
 }

@@ -3,6 +3,7 @@ import type { GgClient } from "../rpc/client";
 import { RpcError } from "../rpc/transport";
 import {
   conversationReducer,
+  missingChildren,
   initialConversation,
   type ConversationAction,
   type ConversationState,
@@ -86,8 +87,19 @@ export class SessionController {
       if (generation !== this.opening) return;
       this.showSnapshot(snapshot);
       if (snapshot.activeRunId) await this.attach(snapshot.activeRunId);
+      if (missingChildren(this.store.get().conversation.items)) void this.findChildren(snapshot.sessionId, generation);
     } catch (error) {
       if (generation === this.opening) this.setError(errorText(error));
+    }
+  }
+
+  /** The subagents' sessions of a reopened session, nested under their task cards again. */
+  private async findChildren(sessionId: string, generation: number): Promise<void> {
+    try {
+      const page = await this.client.call("gg/session.list", { parentSessionId: sessionId, limit: 500 });
+      if (generation === this.opening) this.dispatch({ type: "children", sessions: page.sessions });
+    } catch {
+      // Only the nesting is missing: each card still shows the child's answer.
     }
   }
 
