@@ -237,7 +237,7 @@ class SubagentManager:
             child.result if child.status == "completed" else None,
             child.error,
         )
-        await self._stopped(outcome)
+        await self.subagent_stopped(outcome)
         details = {
             "childRunId": child.id,
             "childSessionId": child.session_id,
@@ -266,7 +266,7 @@ class SubagentManager:
             tool_calls=lineage.tool_calls,
         )
 
-    async def _stopped(self, outcome: ChildOutcome) -> None:
+    async def subagent_stopped(self, outcome: ChildOutcome) -> None:
         """The SubagentStop point: every stop hook, each failure logged, never the parent's."""
         for hook in list(self.stop_hooks):
             try:
