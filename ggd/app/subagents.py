@@ -165,14 +165,12 @@ class SubagentManager:
         ws = runtime.workspaces.get(parent.workspace_id)
         if ws is None:
             raise ToolError("the parent's workspace is gone")
-        model = definition.model
-        if model is None or model.lower() in _INHERIT:
-            model = parent.model
+        model = await self._model(definition, parent)
         budget = parent.budget
         seconds = budget.remaining_seconds() if budget is not None else None
         if seconds is not None and seconds < 1:
             raise ToolError("the run has no time left for a subagent (runTimeoutSeconds)")
-        title = (description or prompt.strip().splitlines()[0] if prompt.strip() else "")[:80]
+        title = (description or (prompt.strip().splitlines() or [""])[0])[:80]
         link = {
             "kind": "child",
             "sessionId": parent.session_id,
@@ -181,7 +179,6 @@ class SubagentManager:
             "agent": definition.name,
         }
         try:
-            await self.runs.turns.check_model_ref(model)
             view = await runtime.create_session(
                 ws, f"{definition.name}: {title}" if title else definition.name, model, link
             )
@@ -198,6 +195,25 @@ class SubagentManager:
             )
         except E.GgError as exc:
             raise ToolError(f"the subagent could not start: {exc.message}") from None
+
+    async def _model(self, definition: AgentDefinition, parent: Run) -> str:
+        """The definition's model when this daemon can use it, else the parent's.
+
+        A definition written for another agent names that agent's models (`claude-...`): it
+        still works here, on the parent's model, rather than failing the task.
+        """
+        wanted = definition.model
+        if wanted is None or wanted.lower() in _INHERIT:
+            return parent.model
+        try:
+            await self.runs.turns.check_model_ref(wanted)
+        except E.GgError as exc:
+            log.info(
+                "agent model not usable here; the parent's model runs it",
+                extra={"agent": definition.name, "model": wanted, "why": exc.message},
+            )
+            return parent.model
+        return wanted
 
     async def _follow(self, parent: Run, child: Run) -> ToolResult:
         lineage = child.lineage
@@ -345,8 +361,11 @@ class ChildApprover:
         self, run: Run, call: ToolCall, tool: Tool, info: ApprovalInfo
     ) -> ApprovalDecision:
         """The policy of the parent's approval mode; asking surfaces on every run of the chain."""
-        base = getattr(self.parent, "approver", None)
-        if base is not None and not isinstance(base, InteractiveApprover | ChildApprover):
+        # The approver of the root run decides what any run of its tree may do.
+        base: Any = self.parent.approver
+        while isinstance(base, ChildApprover):
+            base = base.parent.approver
+        if base is not None and not isinstance(base, InteractiveApprover):
             decision: ApprovalDecision = await base.decide(run, call, tool, info)
             return decision
         chain = [run, *_ancestors(run)]

@@ -229,7 +229,7 @@ DELEGATOR = """---
 name: delegator
 description: Splits work and hands parts on.
 tools: Read, Task
-model: inherit
+model: claude-sonnet-4-5-20250929
 ---
 DELEGATOR-RULES: hand every part to another agent.
 """
@@ -275,6 +275,13 @@ async def test_a_definition_file_narrows_tools_and_may_allow_one_more_level(
     child = next(r for r in rows if r.get("agent") == "delegator")
     assert grandchild["parentSessionId"] == child["id"] and grandchild["toolCallId"] == "t_n"
     assert child["parentSessionId"] == sid
+    # Its model is another agent's: it ran on the parent's model instead of failing.
+    async with _client(d, "unix") as c:
+        models = {
+            s: (await c.request("gg/session.get", {"sessionId": s}))["model"]
+            for s in (sid, child["id"])
+        }
+    assert models[child["id"]] == models[sid]
 
 
 BUDGET = [
