@@ -340,3 +340,31 @@ async def test_a_finished_childs_mcp_servers_are_closed(fake_daemon, gg_home: Pa
         kept = servers()
     assert d.stop() == 0
     await wait_until(lambda: not alive(kept[0]))
+
+
+async def test_cancel_while_a_child_waits_for_approval(fake_daemon, workspace: Path) -> None:
+    script = [
+        *_for("PARENT", {"toolCalls": [_task("t_w", "general", "ASKER: write w.txt")]}),
+        *_for(
+            "ASKER",
+            {"toolCalls": [{"name": "write", "arguments": {"path": "w.txt", "content": "w"}}]},
+        ),
+    ]
+    d, _fm = fake_daemon(script)
+    async with _client(d, "unix") as c:
+        sid = await new_session(c)
+        rid = await start(c, sid, "PARENT: ask then cancel", interactive=True)
+        ask = await until(c, rid, "approval_requested", timeout=30)
+        child_run = ask["approval"]["childRunId"]
+        await c.request("gg/run.subscribe", {"runId": child_run, "afterSequence": 0})
+        await c.request("gg/run.cancel", {"runId": rid})
+        assert (await finish(c, rid, timeout=30))["type"] == "run_canceled"
+        assert (await finish(c, child_run, timeout=30))["type"] == "run_canceled"
+        gone = [e for e in c.events(run_id=rid) if e["type"] == "approval_resolved"]
+        assert [(e["approvalId"], e["allow"]) for e in gone] == [(ask["approval"]["id"], False)]
+        on_child = [e for e in c.events(run_id=child_run) if e["type"] == "approval_resolved"]
+        assert [e["allow"] for e in on_child] == [False]
+        status = await c.request("gg/run.get", {"runId": rid})
+        assert status["pendingApprovals"] == []
+    assert not (workspace / "w.txt").exists()
+    assert "Traceback" not in d.logs()
