@@ -25,16 +25,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ggd.agent import ApprovalDecision, PromptSection
+from ggd.agent import PromptSection
 from ggd.protocol import errors as E
 from ggd.protocol import events as W
-from ggd.providers.types import ToolCall
-from ggd.tools import ApprovalInfo, Tool, ToolError, ToolResult
+from ggd.tools import Tool, ToolError, ToolResult
 
 from .agentdefs import AgentDefinition, listing, load_catalog
-from .approvers import InteractiveApprover, approval_for
+from .child_approvals import ChildApprover
 from .lineage import MAX_DEPTH, Lineage
-from .policy import decide
 from .run import Run
 from .task_tool import TaskTool
 
@@ -335,69 +333,6 @@ class _Progress:
         except Exception:  # called inside the child's emit: never let it break the child
             log.exception("subagent progress failed", extra={"run": self.parent.id})
         return True
-
-
-def _ancestors(run: Run) -> list[Run]:
-    out: list[Run] = []
-    link = run.lineage
-    while link is not None:
-        out.append(link.parent)
-        link = link.parent.lineage
-    return out
-
-
-class ChildApprover:
-    """A child's approvals: asked on the child and on every ancestor; the first answer wins.
-
-    A parent run that nobody can ask (an unattended approver) decides for its children with the
-    same approver, so a child never gets more than its parent would.
-    """
-
-    def __init__(self, runs: RunManager, parent: Run) -> None:
-        self.runs = runs
-        self.parent = parent
-
-    async def decide(
-        self, run: Run, call: ToolCall, tool: Tool, info: ApprovalInfo
-    ) -> ApprovalDecision:
-        """The policy of the parent's approval mode; asking surfaces on every run of the chain."""
-        # The approver of the root run decides what any run of its tree may do.
-        base: Any = self.parent.approver
-        while isinstance(base, ChildApprover):
-            base = base.parent.approver
-        if base is not None and not isinstance(base, InteractiveApprover):
-            decision: ApprovalDecision = await base.decide(run, call, tool, info)
-            return decision
-        chain = [run, *_ancestors(run)]
-        dangerous = info.risk == "dangerous"
-        allows = self.runs.session_allows
-        if not dangerous and any(tool.name in allows.get(r.session_id, ()) for r in chain):
-            return ApprovalDecision(allow=True)
-        verdict = decide(run.approval_mode, run.interactive, dangerous)
-        if verdict.verdict != "ask":
-            return ApprovalDecision(allow=verdict.verdict == "allow", reason=verdict.reason)
-        agent = run.lineage.agent.name if run.lineage is not None else None
-        approval = approval_for(run, call, tool, info).model_copy(update={"agent": agent})
-        mirror = approval.model_copy(
-            update={"child_run_id": run.id, "child_session_id": run.session_id}
-        )
-        asked = [run.add_approval(approval)]
-        asked += [r.add_approval(mirror) for r in chain[1:] if not r.done]
-        answer: tuple[bool, str, str] = (False, "once", "cancel")
-        try:
-            done, _ = await asyncio.wait(
-                {p.future for p in asked}, return_when=asyncio.FIRST_COMPLETED
-            )
-            answer = next(iter(done)).result()
-        finally:
-            # Every other run that still shows it sees it resolved the same way.
-            for r in chain:
-                pending = r.pending.get(approval.id)
-                if pending is not None and not pending.future.done():
-                    r.answer(approval.id, *answer)
-        allow, _scope, by = answer
-        reason = "" if allow else ("the user denied it" if by == "user" else f"no approval ({by})")
-        return ApprovalDecision(allow=allow, reason=reason)
 
 
 __all__ = ["ChildApprover", "ChildOutcome", "StopHook", "SubagentManager"]

@@ -27,6 +27,7 @@ from .admission import RunOptions
 from .approvers import Approver, loop_asker
 from .bus import SessionBus
 from .capabilities import CapabilityRegistry
+from .child_approvals import child_loop_asker
 from .delegate import ClientDelegate
 from .events import to_wire
 from .extension import ScopeContext, SessionContext, ToolProvider
@@ -154,7 +155,8 @@ class TurnAssembler:
                 max_parallel=max(4, self.opts.subagents_max_parallel),
                 turn_gate=run.budget.take if run.budget is not None else None,
             ),
-            loop_ask=loop_asker(run),
+            # A subagent's question goes to its ancestors' clients too.
+            loop_ask=child_loop_asker(run) if run.lineage is not None else loop_asker(run),
         )
 
     async def compact(self, svc: Service, instructions: str | None) -> str | None:

@@ -368,3 +368,31 @@ async def test_cancel_while_a_child_waits_for_approval(fake_daemon, workspace: P
         assert status["pendingApprovals"] == []
     assert not (workspace / "w.txt").exists()
     assert "Traceback" not in d.logs()
+
+
+async def test_a_childs_loop_guard_question_reaches_the_parents_clients(fake_daemon) -> None:
+    script = [
+        *_for(
+            "PARENT",
+            {"toolCalls": [_task("t_l", "explore", "LOOPER: read forever")]},
+            {"text": "the child was stopped"},
+        ),
+        *_for(
+            "LOOPER",
+            {"toolCalls": [{"name": "read", "arguments": {"path": "README.md"}}], "repeat": 10},
+        ),
+    ]
+    d, _fm = fake_daemon(script)
+    async with _client(d, "unix") as c:
+        sid = await new_session(c)
+        rid = await start(c, sid, "PARENT: loop", interactive=True)
+        ask = await until(c, rid, "approval_requested", timeout=60)
+        approval = ask["approval"]
+        assert approval["toolName"] == "loop_guard" and approval["agent"] == "explore"
+        await c.request(
+            "gg/run.approve", {"runId": rid, "approvalId": approval["id"], "allow": False}
+        )
+        end = await finish(c, rid, timeout=60)
+    assert end["type"] == "run_completed", end
+    result = finished_tools(c, rid)["t_l"]
+    assert result["isError"] and "loop detected" in result["output"], result
