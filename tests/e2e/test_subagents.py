@@ -31,9 +31,11 @@ TREE = [
         "PARENT",
         {
             "toolCalls": [
+                # The general child first: its approval waits while the explore ones finish,
+                # which only parallel children can do.
+                _task("t_g", "general", "GENERAL: write out.txt", "write the file"),
                 _task("t_a", "explore", "EXPLORE-A: what does README.md say?", "read the readme"),
                 _task("t_b", "explore", "EXPLORE-B: try to write b.txt"),
-                _task("t_g", "general", "GENERAL: write out.txt", "write the file"),
             ]
         },
         {"text": "all three reported"},
@@ -90,6 +92,16 @@ async def test_parallel_children_approval_from_a_second_client_and_the_tree(
         }
         assert set(started) == {"t_a", "t_b", "t_g"}  # all three started before any answer
         assert started["t_g"]["childRunId"] == child_run
+        # Both explore children end while the general one still waits: they ran in parallel.
+        ends: dict[str, Any] = {}
+        while len(ends) < 2:
+            after = max((e["sequence"] for e in ends.values()), default=0)
+            e = await until(c, rid, "child_run_finished", timeout=30, after=after)
+            ends[e["toolCallId"]] = e
+        assert set(ends) == {"t_a", "t_b"}
+        assert (await c.request("gg/run.get", {"runId": child_run}))["status"] == (
+            "waiting_approval"
+        )
         # A second client follows the child run itself and answers there.
         await watcher.request("gg/run.subscribe", {"runId": child_run, "afterSequence": 0})
         on_child = await until(watcher, child_run, "approval_requested", timeout=10)
