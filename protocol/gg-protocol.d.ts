@@ -983,6 +983,10 @@ export interface SessionUpdate {
   tree: Array<TreeItem>;
   activeRunId?: string | null;
   workspace?: WorkspaceRef | null;
+  parentSessionId?: string | null;
+  parentRunId?: string | null;
+  toolCallId?: string | null;
+  agent?: string | null;
   action?: "tree" | "fork" | "clone" | null;
   draft?: string | null;
   notice?: string | null;
@@ -1024,6 +1028,10 @@ export interface Snapshot {
   tree: Array<TreeItem>;
   activeRunId?: string | null;
   workspace?: WorkspaceRef | null;
+  parentSessionId?: string | null;
+  parentRunId?: string | null;
+  toolCallId?: string | null;
+  agent?: string | null;
 }
 
 /** What this daemon is and can do. */

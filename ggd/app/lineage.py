@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
+
+from ggd.session import is_child
 
 if TYPE_CHECKING:
     from .agentdefs import AgentDefinition
@@ -60,4 +62,18 @@ class Lineage:
     tool_calls: int = 0
 
 
-__all__ = ["MAX_DEPTH", "Lineage", "TreeBudget"]
+def link_fields(parent: dict[str, Any] | None) -> dict[str, Any]:
+    """A child session's links (its header's parent) as the snake_case fields of list rows and
+    snapshots; nothing for any other session."""
+    if not is_child(parent):
+        return {}
+    assert parent is not None
+    return {
+        "parent_session_id": parent.get("sessionId"),
+        "parent_run_id": parent.get("runId"),
+        "tool_call_id": parent.get("toolCallId"),
+        "agent": parent.get("agent"),
+    }
+
+
+__all__ = ["MAX_DEPTH", "Lineage", "TreeBudget", "link_fields"]

@@ -12,9 +12,10 @@ from urllib.parse import unquote, urlsplit
 
 from ggd.protocol import SessionEvent, SessionSummary, WorkspaceRef
 from ggd.protocol import errors as E
-from ggd.session import SessionRepository, is_child
+from ggd.session import SessionRepository
 
 from .bus import SessionBus
+from .lineage import link_fields
 from .manager import Manager
 from .naming import name_copy, session_name
 from .service import Service
@@ -136,7 +137,7 @@ class Runtime:
                 active_run_id=active.get(r.id),
                 damaged=r.damaged,
                 workspace=None if ws else self.workspace_ref(r.workspace_id, roots=roots),
-                **_lineage(r.parent),
+                **link_fields(r.parent),
             )
             for r in rows
         ]
@@ -228,16 +229,3 @@ class Runtime:
         """Refuse new work, then close every open session's resources (bounded per session)."""
         self.closed = True
         await self.manager.close()
-
-
-def _lineage(parent: dict[str, Any] | None) -> dict[str, Any]:
-    """A child session's links to the run and tool call that started it (list-row fields)."""
-    if not is_child(parent):
-        return {}
-    assert parent is not None
-    return {
-        "parent_session_id": parent.get("sessionId"),
-        "parent_run_id": parent.get("runId"),
-        "tool_call_id": parent.get("toolCallId"),
-        "agent": parent.get("agent"),
-    }

@@ -69,6 +69,11 @@ class Snapshot(WireModel):
     tree: list[TreeItem]
     active_run_id: str | None = None
     workspace: WorkspaceRef | None = None
+    # A subagent's child session: the session, run and `task` call that started it.
+    parent_session_id: str | None = None
+    parent_run_id: str | None = None
+    tool_call_id: str | None = None
+    agent: str | None = None
 
 
 class SessionUpdate(Snapshot):

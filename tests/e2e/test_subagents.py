@@ -167,6 +167,10 @@ async def test_parallel_children_approval_from_a_second_client_and_the_tree(
         # A child session is an ordinary session: opened, replayed and forked.
         snap = await c.request("gg/session.open", {"sessionId": children["t_g"]["id"]})
         assert snap["messages"][0]["content"] == "GENERAL: write out.txt"
+        assert (snap["parentSessionId"], snap["parentRunId"]) == (sid, rid)
+        assert (snap["toolCallId"], snap["agent"]) == ("t_g", "general")
+        parent_snap = await c.request("gg/session.get", {"sessionId": sid})
+        assert "parentSessionId" not in parent_snap
         replay = await c.request("gg/run.wait", {"runId": child_run, "afterSequence": 0})
         kinds = [e["type"] for e in replay["events"]]
         assert kinds[0] == "run_started" and kinds[-1] == "run_completed"

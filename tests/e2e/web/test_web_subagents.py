@@ -96,3 +96,13 @@ def test_children_nest_under_their_task_cards(
     again.get_by_text("Transcript").click()
     assert "Wrote out.txt." in again.get_by_test_id("child-transcript").inner_text()
     screenshot(page, "subagents-reloaded")
+    # The child is an ordinary session: open it, see whose it is, and go back.
+    again.get_by_role("button", name="Open session").click()
+    banner = page.get_by_test_id("child-of")
+    banner.wait_for()
+    assert "Subagent general" in banner.inner_text()
+    page.get_by_test_id("msg-user").filter(has_text="GENERAL: write out.txt").wait_for()
+    screenshot(page, "subagents-child-session")
+    banner.get_by_role("button", name="its parent session").click()
+    page.get_by_test_id("msg-user").filter(has_text="PARENT: delegate").wait_for()
+    assert page.get_by_test_id("child-of").count() == 0

@@ -5,6 +5,8 @@ import { itemsFromMessages, type ChildRun, type ConvItem } from "../state/conver
 /** Loads a child session's messages (gg/session.get); provided by the app, absent in isolated renders. */
 export type TranscriptLoader = (sessionId: string) => Promise<Message[]>;
 export const TranscriptContext = createContext<TranscriptLoader | null>(null);
+/** Opens a session in the main view (a child session, to continue or fork it). */
+export const OpenSessionContext = createContext<((sessionId: string) => void) | null>(null);
 
 const STATUS: Record<ChildRun["status"], string> = {
   running: "running",
@@ -32,6 +34,7 @@ function TranscriptRow({ item }: { item: ConvItem }) {
  */
 export function ChildRunView({ child }: { child: ChildRun }) {
   const load = useContext(TranscriptContext);
+  const openSession = useContext(OpenSessionContext);
   const [open, setOpen] = useState(false);
   const [items, setItems] = useState<ConvItem[] | null>(null);
   const [error, setError] = useState<string | null>(null);
@@ -73,6 +76,11 @@ export function ChildRunView({ child }: { child: ChildRun }) {
       {child.error ? <div className="child-error">{child.error}</div> : null}
       <details className="child-transcript" onToggle={(e) => setOpen((e.target as HTMLDetailsElement).open)}>
         <summary>Transcript</summary>
+        {openSession ? (
+          <button type="button" className="btn small ghost" onClick={() => openSession(child.sessionId)}>
+            Open session
+          </button>
+        ) : null}
         {error ? <div className="child-error">{error}</div> : null}
         {items ? (
           <div className="child-items" data-testid="child-transcript">
