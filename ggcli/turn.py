@@ -20,6 +20,7 @@ from ggcli.render import (
     approval_prompt,
     format_child_event,
     format_tool_result,
+    todo_block,
     use_color,
 )
 from ggcli.rpc import Client, ConnectionLost, RpcError
@@ -413,6 +414,20 @@ class TurnRunner:
         if not self.opts.json_mode:
             self._end_line()
             self.ui.note(f"› {ev.get('text', '')}", "cyan")
+
+    def _on_plan_updated(self, ev: dict[str, Any]) -> None:
+        if not self.opts.json_mode:
+            self._end_line()
+            self.ui.err.write(todo_block(list(ev.get("todos") or []), self.ui.err_style))
+            self.ui.err.flush()
+
+    def _on_hook_failed(self, ev: dict[str, Any]) -> None:
+        if not self.opts.json_mode:
+            self._end_line()
+            self.ui.note(
+                f"  ! {ev.get('hookEvent')} hook failed ({ev.get('error')}): {ev.get('command')}",
+                "yellow",
+            )
 
     def _on_compaction(self, ev: dict[str, Any]) -> None:
         if not self.opts.json_mode:

@@ -295,6 +295,68 @@ export interface Empty {
 export interface EmptyResult {
 }
 
+/** A hook command failed (exit other than 0 or 2, timeout, could not start); the run goes on. */
+export interface HookFailedEvent {
+  runId: string;
+  sessionId: string;
+  sequence: number;
+  timestamp: number;
+  type: "hook_failed";
+  hookEvent: string;
+  command: string;
+  error: string;
+}
+
+/** One configured command hook. */
+export interface HookInfo {
+  event: "SessionStart" | "UserPromptSubmit" | "PreToolUse" | "PostToolUse" | "Stop" | "SubagentStop" | "Notification";
+  matcher: string;
+  command: string;
+  timeout: number;
+  /** GG_HOME/hooks.json, config.json hooks or .gg/hooks.json */
+  origin: string;
+}
+
+/** What one hook did in a test. */
+export interface HookRunInfo {
+  command: string;
+  exitCode?: number | null;
+  stdout?: string;
+  stderr?: string;
+  error?: string | null;
+}
+
+/** The hooks that run in this workspace, the workspace file's state and any problems. */
+export interface HooksListResult {
+  hooks: Array<HookInfo>;
+  workspaceFile: "absent" | "trusted" | "untrusted" | "invalid";
+  untrusted?: Array<HookInfo>;
+  errors?: Array<string>;
+}
+
+/** Fire one event's hooks now with sample input (a tool name for the tool events). */
+export interface HooksTestParams {
+  event: "SessionStart" | "UserPromptSubmit" | "PreToolUse" | "PostToolUse" | "Stop" | "SubagentStop" | "Notification";
+  toolName?: string;
+  toolInput?: Record<string, unknown> | null;
+  prompt?: string;
+}
+
+/** The input the hooks got, what each did, and what gg would do with it. */
+export interface HooksTestResult {
+  input: Record<string, unknown>;
+  runs: Array<HookRunInfo>;
+  blocked: boolean;
+  reason?: string;
+  decision?: "allow" | "deny" | "ask" | null;
+  context?: string;
+}
+
+/** How many hooks the now trusted workspace file adds. */
+export interface HooksTrustResult {
+  hooks: number;
+}
+
 /** A scheduled prompt: what runs, when, where, and with which permissions. */
 export interface Job {
   id: string;
@@ -734,6 +796,7 @@ export interface Message {
   timestamp: number;
   stopReason?: "end_turn" | "tool_use" | "error" | "max_tokens" | "canceled" | null;
   error?: string | null;
+  thinking?: string | null;
 }
 
 /** A model reference to check: provider:model, or a bare model of the default provider. */
@@ -745,6 +808,16 @@ export interface ModelCheckParams {
 export interface ModelCheckResult {
   ok: boolean;
   problem?: string | null;
+}
+
+/** The model wrote the session's todo list (todo_write): the whole list, as saved. */
+export interface PlanUpdatedEvent {
+  runId: string;
+  sessionId: string;
+  sequence: number;
+  timestamp: number;
+  type: "plan_updated";
+  todos: Array<TodoItem>;
 }
 
 /** The artifact now published, and its copy in the library. */
@@ -818,7 +891,7 @@ export interface RunRecord {
 export interface RunStartParams {
   sessionId: string;
   prompt: string;
-  approvalMode?: "auto" | "on-request" | "yolo" | "never" | null;
+  approvalMode?: "auto" | "on-request" | "yolo" | "never" | "plan" | null;
   interactive?: boolean;
   model?: string | null;
   subscribe?: boolean;
@@ -973,6 +1046,11 @@ export interface SessionSummary {
   agent?: string | null;
 }
 
+/** The session's current todo list (the last todo_write on its active branch; empty if none). */
+export interface SessionTodosResult {
+  todos: Array<TodoItem>;
+}
+
 /** A snapshot after a tree action, with a draft to put back into the composer. */
 export interface SessionUpdate {
   sessionId: string;
@@ -1066,6 +1144,12 @@ export interface ThinkingDeltaEvent {
   timestamp: number;
   type: "thinking_delta";
   text: string;
+}
+
+/** One item of a session's todo list (the todo_write tool writes the whole list). */
+export interface TodoItem {
+  content: string;
+  status: "pending" | "in_progress" | "completed";
 }
 
 /** A tool finished (output truncated for display). */
@@ -1162,7 +1246,7 @@ export interface WorkspaceRef {
   root?: string | null;
 }
 
-export type RunEvent = RunStartedEvent | TextDeltaEvent | ThinkingDeltaEvent | ToolCallStartEvent | ToolCallFinishEvent | UserMessageEvent | ApprovalRequestedEvent | ApprovalResolvedEvent | UsageEvent | CompactionEvent | RunCompletedEvent | RunFailedEvent | RunCanceledEvent | ChildRunStartedEvent | ChildRunProgressEvent | ChildRunFinishedEvent;
+export type RunEvent = RunStartedEvent | TextDeltaEvent | ThinkingDeltaEvent | ToolCallStartEvent | ToolCallFinishEvent | UserMessageEvent | ApprovalRequestedEvent | ApprovalResolvedEvent | UsageEvent | CompactionEvent | PlanUpdatedEvent | HookFailedEvent | RunCompletedEvent | RunFailedEvent | RunCanceledEvent | ChildRunStartedEvent | ChildRunProgressEvent | ChildRunFinishedEvent;
 export type RunEventType = RunEvent["type"];
 
 /** Every gg method and notification with its params and result types. */
@@ -1180,6 +1264,10 @@ export interface GgMethods {
   "gg/session.unsubscribe": { params: SessionIdParams; result: EmptyResult };
   "gg/session.compact": { params: SessionCompactParams; result: SessionCompactResult };
   "gg/session.context": { params: SessionIdParams; result: SessionContextResult };
+  "gg/session.todos": { params: SessionIdParams; result: SessionTodosResult };
+  "gg/hooks.list": { params: Empty; result: HooksListResult };
+  "gg/hooks.test": { params: HooksTestParams; result: HooksTestResult };
+  "gg/hooks.trust": { params: Empty; result: HooksTrustResult };
   "gg/run.start": { params: RunStartParams; result: RunStartResult };
   "gg/run.subscribe": { params: RunSubscribeParams; result: EmptyResult };
   "gg/run.unsubscribe": { params: RunIdParams; result: EmptyResult };

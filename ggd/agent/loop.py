@@ -36,6 +36,7 @@ from .events import (
     safe_emit,
 )
 from .executor import ToolExecutor
+from .hooks import ToolHooks
 from .locks import PathLocks
 from .loopguard import LoopAsk, LoopGuard, LoopGuardSettings
 from .messages import (
@@ -81,6 +82,8 @@ class AgentOptions:
     # Called before each model request: the reason to stop when a budget shared with other
     # loops (a run's subagents) is spent, else None. Counts the request.
     turn_gate: Callable[[], str | None] | None = None
+    # Hooks of this run (PreToolUse, PostToolUse, Stop), or None: ggd.hooks implements them.
+    hooks: ToolHooks | None = None
 
 
 @dataclass
@@ -150,6 +153,7 @@ class AgentLoop:
             append_result,
             max_parallel=self.options.max_parallel,
             display_limit=self.options.display_limit,
+            hooks=self.options.hooks,
         )
 
     async def run(self, prompt: str) -> TurnOutcome:
@@ -170,6 +174,7 @@ class AgentLoop:
         """Drive the model and tools after `begin` until the model answers without tool calls."""
         totals = Usage()
         requests = 0
+        stop_hook_active = False
         # Deferred tools the conversation already used stay declared in this run too.
         self.tools.restore(m for _, m in self.transcript.context().messages)
         while True:
@@ -188,6 +193,13 @@ class AgentLoop:
             # Steering that arrived during the last request was never taken: treat it like a
             # follow-up instead of dropping it.
             more = self.steering.drain_steering() + self.steering.drain_follow_ups()
+            if not more and self.options.hooks is not None:
+                # A Stop hook may send the model back to work with its reason (Claude Code's
+                # stop_hook_active says it already did once); the turn limit still bounds it.
+                reason = await self.options.hooks.stop(completed.text, stop_hook_active)
+                if reason:
+                    stop_hook_active = True
+                    more = [reason]
             if more:
                 await self._take_user_messages(more)
                 continue
@@ -259,7 +271,11 @@ class AgentLoop:
                 break
             await self.compact()
         request = ChatRequest(
-            model=self.model, messages=msgs, tools=specs, max_tokens=self.options.max_tokens
+            model=self.model,
+            messages=msgs,
+            tools=specs,
+            max_tokens=self.options.max_tokens,
+            session_id=self.tool_ctx.session_id or None,
         )
         self._sent = request  # its parameters are recorded with its usage
         return request, estimate
@@ -309,7 +325,13 @@ class AgentLoop:
             completed.text = "".join(partial)
         stop = "tool_use" if completed.tool_calls else completed.stop_reason
         await self.transcript.append_message(
-            assistant_message(completed.text, completed.tool_calls, stop_reason=stop)
+            assistant_message(
+                completed.text,
+                completed.tool_calls,
+                stop_reason=stop,
+                thinking=completed.thinking,
+                replay=completed.replay,
+            )
         )
         await self._report_usage(completed.usage or usage, estimate, totals)
         return completed

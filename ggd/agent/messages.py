@@ -29,9 +29,16 @@ def assistant_message(
     tool_calls: list[ToolCall] | None = None,
     stop_reason: str = "end_turn",
     error: str | None = None,
+    *,
+    thinking: str = "",
+    replay: dict[str, Any] | None = None,
 ) -> Message:
-    """A protocol assistant message, with its tool calls if any."""
+    """A protocol assistant message, with its tool calls, reasoning and replay data if any."""
     msg: Message = {"role": "assistant", "content": text, "timestamp": now_ms()}
+    if thinking:
+        msg["thinking"] = thinking
+    if replay:
+        msg["replay"] = replay
     if tool_calls:
         msg["toolCalls"] = [
             {"id": c.id, "name": c.name, "arguments": c.arguments} for c in tool_calls
@@ -75,6 +82,8 @@ def to_openai(msg: Message) -> dict[str, Any]:
             ]
         elif out["content"] is None:
             out["content"] = ""
+        if msg.get("replay"):
+            out["gg_replay"] = msg["replay"]
         return out
     if role == "tool":
         return {"role": "tool", "tool_call_id": msg.get("toolCallId", ""), "content": content}

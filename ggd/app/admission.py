@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 from ggd.agent.loopguard import LoopGuardSettings
 from ggd.protocol import errors as E
@@ -27,6 +28,8 @@ class RunOptions:
     loop_guard: LoopGuardSettings = field(default_factory=LoopGuardSettings)
     # Child runs (subagents) one run may have running at once (config `subagents.maxParallel`).
     subagents_max_parallel: int = 4
+    # The `hooks` key of config.json (Claude Code's format); GG_HOME/hooks.json is read too.
+    hooks_config: Any = None
 
 
 def admit(

@@ -21,6 +21,7 @@ from ggd.protocol import events as W
 from .admission import RunOptions, admit
 from .approvers import Approver, InteractiveApprover
 from .delegate import ClientDelegate
+from .hooks import approval_pending, before_prompt
 from .lineage import Lineage, TreeBudget
 from .naming import session_name
 from .outcome import drive
@@ -111,6 +112,10 @@ class RunManager:
         # starts (it used to fall through to the demo model). Checked first: nothing may await
         # between the admission checks below and registering the run.
         await self.turns.check_model(svc, model)
+        # SessionStart and UserPromptSubmit: a block refuses the prompt before anything is saved.
+        # A subagent's prompt is the model's, not the user's: those hooks are the user's.
+        if lineage is None:
+            prompt = await before_prompt(self.turns.hooks, svc, prompt, mode, model or "")
         # Idle during that await, the session may have been released: rebuild it in a thread
         # now (no await when loaded); once the run is registered it is never released.
         await svc.ensure_loaded()
@@ -252,6 +257,7 @@ class RunManager:
     # -- internals ----------------------------------------------------------------------------
 
     def _pending_changed(self, run: Run) -> None:
+        approval_pending(self.turns.hooks, run)  # Notification hooks, once per approval
         self.runtime.bus.publish(
             SessionEvent(
                 session_id=run.session_id,

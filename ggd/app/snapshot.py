@@ -51,6 +51,7 @@ _MESSAGE_KEYS = frozenset(
         "timestamp",
         "stopReason",
         "error",
+        "thinking",
     }
 )
 

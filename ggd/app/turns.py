@@ -17,6 +17,7 @@ from ggd.agent import (
     compact,
     estimate_tokens,
 )
+from ggd.hooks import HookEngine
 from ggd.protocol import SessionEvent
 from ggd.protocol import errors as E
 from ggd.providers import ProviderRegistry
@@ -31,8 +32,10 @@ from .child_approvals import child_loop_asker
 from .delegate import ClientDelegate
 from .events import to_wire
 from .extension import ScopeContext, SessionContext, ToolProvider
+from .hooks import RunHooks
 from .run import Run
 from .service import Service
+from .todos import plan_sections, todo_tool
 from .transcript import SessionTranscript
 
 if TYPE_CHECKING:
@@ -58,6 +61,7 @@ class TurnAssembler:
         self.path_locks = PathLocks()
         # Set by the RunManager: adds the `task` tool and narrows a subagent's tools and prompt.
         self.subagents: SubagentManager | None = None
+        self.hooks = HookEngine(home, opts.hooks_config)
 
     def resolve_model(self, svc: Service, model: str | None) -> tuple[ChatProvider, str, str]:
         """(provider, bare model name, provider:model) for a run; invalid params when unknown."""
@@ -120,7 +124,9 @@ class TurnAssembler:
         async def approve(call: ToolCall, tool: Tool, info: ApprovalInfo) -> ApprovalDecision:
             return await approver.decide(run, call, tool, info)
 
-        tools, sections, max_turns = turn.tools, turn.sections, self.opts.max_turns
+        tools: list[Tool] = [*turn.tools, todo_tool(run, svc)]
+        sections = [*turn.sections, *plan_sections(run.approval_mode)]
+        max_turns = self.opts.max_turns
         if self.subagents is not None:
             tools, sections, max_turns = await self.subagents.shape(
                 run, svc.workspace.root, tools, sections, max_turns
@@ -154,6 +160,13 @@ class TurnAssembler:
                 # Parallel task calls are bounded by subagents.maxParallel, not below it.
                 max_parallel=max(4, self.opts.subagents_max_parallel),
                 turn_gate=run.budget.take if run.budget is not None else None,
+                # A subagent's answer fires SubagentStop instead of Stop (docs/hooks.md).
+                hooks=RunHooks.for_run(
+                    self.hooks,
+                    run,
+                    svc,
+                    stop_event="SubagentStop" if run.lineage is not None else "Stop",
+                ),
             ),
             # A subagent's question goes to its ancestors' clients too.
             loop_ask=child_loop_asker(run) if run.lineage is not None else loop_asker(run),

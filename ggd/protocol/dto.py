@@ -12,7 +12,7 @@ Role = Literal["system", "user", "assistant", "tool"]
 StopReason = Literal["end_turn", "tool_use", "error", "max_tokens", "canceled"]
 Risk = Literal["read_only", "normal", "dangerous"]
 RunState = Literal["running", "waiting_approval", "completed", "failed", "canceled"]
-ApprovalMode = Literal["auto", "on-request", "yolo", "never"]
+ApprovalMode = Literal["auto", "on-request", "yolo", "never", "plan"]
 
 
 class WorkspaceRef(WireModel):
@@ -45,6 +45,8 @@ class Message(WireModel):
     timestamp: int
     stop_reason: StopReason | None = None
     error: str | None = None
+    # The model's reasoning before this answer, where its API streams it; never answer text.
+    thinking: str | None = None
 
 
 class TreeItem(WireModel):
@@ -123,6 +125,16 @@ class Approval(WireModel):
     agent: str | None = None
     child_run_id: str | None = None
     child_session_id: str | None = None
+
+
+TodoStatus = Literal["pending", "in_progress", "completed"]
+
+
+class TodoItem(WireModel):
+    """One item of a session's todo list (the todo_write tool writes the whole list)."""
+
+    content: str
+    status: TodoStatus
 
 
 class UsageInfo(WireModel):

@@ -134,11 +134,19 @@ class OpenAICompatProvider(ChatProvider):
     def build_body(self, request: ChatRequest) -> dict[str, Any]:
         """The JSON body for `request`, honouring the learnt compatibility fallbacks."""
         body: dict[str, Any] = self.request_params(request)
-        body.update(model=request.model, messages=request.messages, stream=True)
+        # gg_replay belongs to other wire kinds: Chat Completions servers reject unknown keys.
+        messages = [
+            {k: v for k, v in m.items() if k != "gg_replay"} if "gg_replay" in m else m
+            for m in request.messages
+        ]
+        # The fixed fields first and the growing `messages` last: each request's body then starts
+        # with the bytes of the one before it (bench/provider_prefix.py measures it).
+        body.update(model=request.model, stream=True)
         if self.send_stream_options:
             body["stream_options"] = {"include_usage": True}
         if request.tools:
             body["tools"] = request.tools
+        body["messages"] = messages
         return body
 
     async def stream(self, request: ChatRequest) -> AsyncIterator[StreamEvent]:

@@ -10,12 +10,23 @@ from typing import Any, Literal
 
 @dataclass
 class ChatRequest:
-    """One chat-completions request in OpenAI message format."""
+    """One model request, its messages in OpenAI chat format whatever the provider's wire kind.
+
+    Every kind converts from this form: a user message's `content` is a string or a list of
+    OpenAI content parts (`{"type": "text", ...}`, `{"type": "image_url", "image_url": {"url":
+    "data:image/png;base64,..."}}`); an assistant message may carry `gg_replay`, the opaque
+    `Completed.replay` of an earlier answer, which only the kind that wrote it reads back
+    (others, and the Chat Completions body, leave it out).
+    """
 
     model: str
     messages: list[dict[str, Any]]
     tools: list[dict[str, Any]] = field(default_factory=list)
     max_tokens: int | None = None
+    # Stable for the whole session: the cache key of APIs that take one (OpenAI prompt_cache_key).
+    session_id: str | None = None
+    # "low" | "medium" | "high" (or a kind's own value) for models that reason; None: their default.
+    reasoning_effort: str | None = None
 
 
 @dataclass
@@ -34,11 +45,20 @@ class ThinkingDelta:
 
 @dataclass
 class Usage:
-    """Token counts reported by the model."""
+    """Token counts reported by the model.
+
+    `prompt_tokens` counts every input token, cached ones included (OpenAI's convention); a kind
+    whose API reports cache reads and writes apart from input (Anthropic) adds them in.
+    `cache_read_tokens` and `cache_write_tokens` are the parts of it read from and written to
+    the provider's prompt cache; `reasoning_tokens` the part of `completion_tokens` spent reasoning.
+    """
 
     prompt_tokens: int = 0
     completion_tokens: int = 0
     total_tokens: int = 0
+    cache_read_tokens: int = 0
+    cache_write_tokens: int = 0
+    reasoning_tokens: int = 0
 
 
 @dataclass
@@ -59,6 +79,10 @@ class Completed:
     stop_reason: Literal["end_turn", "tool_use"]
     usage: Usage | None = None
     thinking: str = ""
+    # What the same kind must send back with this answer on the next request (Anthropic thinking
+    # blocks with signatures, Responses encrypted reasoning items, Gemini thought signatures):
+    # JSON-safe, with "kind" naming the wire kind. Stored on the assistant message, never shown.
+    replay: dict[str, Any] | None = None
 
 
 StreamEvent = TextDelta | ThinkingDelta | Usage | Completed

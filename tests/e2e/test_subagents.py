@@ -412,3 +412,37 @@ async def test_a_childs_loop_guard_question_reaches_the_parents_clients(fake_dae
     assert end["type"] == "run_completed", end
     result = finished_tools(c, rid)["t_l"]
     assert result["isError"] and "loop detected" in result["output"], result
+
+
+async def test_a_subagentstop_hook_sends_the_child_back_once(fake_daemon, gg_home: Path) -> None:
+    import json
+
+    # Claude Code's SubagentStop contract: exit 2 blocks with stderr as the reason, and the
+    # second time stop_hook_active says it already did once.
+    script = (
+        'read -r line; case "$line" in *\'"stop_hook_active": true\'*) exit 0;; esac; '
+        "echo 'check the readme again' >&2; exit 2"
+    )
+    gg_home.mkdir(parents=True, exist_ok=True)
+    (gg_home / "hooks.json").write_text(
+        json.dumps(
+            {"hooks": {"SubagentStop": [{"hooks": [{"type": "command", "command": script}]}]}}
+        )
+    )
+    steps = [
+        *_for("PARENT", {"toolCalls": [_task("t_s", "explore", "HOOKED: look")]}),
+        *_for("HOOKED", {"text": "first answer"}, {"text": "second answer"}),
+        *_for("PARENT", {"text": "parent done"}),
+    ]
+    d, fm = fake_daemon(steps)
+    async with _client(d, "unix") as c:
+        sid = await new_session(c)
+        rid = await start(c, sid, "PARENT: hooked child", interactive=True)
+        end = await finish(c, rid, timeout=60)
+    assert end["type"] == "run_completed" and end["content"] == "parent done", end
+    # The parent's Stop hooks are not the child's: only the child went round again.
+    assert finished_tools(c, rid)["t_s"]["output"] == "second answer"
+    child_requests = [r for r in fm.requests if _first_user(r).startswith("HOOKED")]
+    assert len(child_requests) == 2
+    last_user = [m for m in child_requests[1]["messages"] if m["role"] == "user"][-1]
+    assert "check the readme again" in last_user["content"]

@@ -199,8 +199,13 @@ class GgAgent:
     async def load_session(self, params: dict[str, Any]) -> dict[str, Any]:
         """session/load: replay the conversation as session/update, then answer."""
         s, snap = await self._attach(params)
+        sid = s.session_id
         for update in mapping.history(s.workspace, list(snap.get("messages") or [])):
             self._update(s.session_id, update)
+        with contextlib.suppress(GgRpcError):  # the current todo list, as the editor's plan
+            res = await self.backends.request(s.workspace, "gg/session.todos", {"sessionId": sid})
+            if res.get("todos"):
+                self._update(s.session_id, mapping.plan(list(res["todos"])))
         return {"modes": self._modes(s)}
 
     async def resume_session(self, params: dict[str, Any]) -> dict[str, Any]:

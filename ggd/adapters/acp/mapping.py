@@ -10,6 +10,7 @@ _KINDS = {
     "read": "read",
     "list": "search",
     "grep": "search",
+    "todo_write": "think",
     "kb_search": "search",
     "edit": "edit",
     "write": "edit",
@@ -29,6 +30,11 @@ MODES: list[dict[str, str]] = [
         "id": "never",
         "name": "Never ask",
         "description": "Writes and commands run; dangerous commands are denied.",
+    },
+    {
+        "id": "plan",
+        "name": "Plan",
+        "description": "Read-only tools only: research and propose a plan; switch mode to run it.",
     },
 ]
 MODE_IDS = {m["id"] for m in MODES} | {"on-request"}
@@ -152,6 +158,8 @@ def event_update(workspace: Path, ev: dict[str, Any]) -> dict[str, Any] | None:
         )
     if kind in ("child_run_started", "child_run_progress", "child_run_finished"):
         return child_update(ev)
+    if kind == "plan_updated":
+        return plan(list(ev.get("todos") or []))
     if kind == "usage" and ev.get("contextWindow"):  # ACP's usage is context fill of a known size
         used = ev.get("contextTokens") or ev.get("totalTokens") or 0
         return {
@@ -193,6 +201,18 @@ def child_update(ev: dict[str, Any]) -> dict[str, Any] | None:
         "agent": agent,
     }
     return update
+
+
+def plan(todos: list[dict[str, Any]]) -> dict[str, Any]:
+    """The ACP `plan` update of a gg todo list (the whole list; gg has no priorities: medium)."""
+    return {
+        "sessionUpdate": "plan",
+        "entries": [
+            {"content": str(t.get("content", "")), "priority": "medium", "status": t.get("status")}
+            for t in todos
+            if isinstance(t, dict)
+        ],
+    }
 
 
 def stop_reason(ev: dict[str, Any]) -> str | None:
@@ -253,6 +273,7 @@ __all__ = [
     "event_update",
     "file_path",
     "history",
+    "plan",
     "prompt_text",
     "proposed_diff",
     "stop_reason",

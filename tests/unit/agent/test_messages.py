@@ -86,3 +86,14 @@ def test_request_skips_empty_assistant_messages() -> None:
     ]
     out = to_openai_request("sys", msgs)
     assert [m["role"] for m in out] == ["system", "user", "user"]
+
+
+def test_reasoning_and_replay_are_kept_but_never_sent_as_answer_text() -> None:
+    replay = {"kind": "anthropic", "blocks": [{"type": "thinking", "signature": "s"}]}
+    msg = assistant_message("42", thinking="let me think", replay=replay)
+    assert msg["thinking"] == "let me think" and msg["replay"] == replay
+    out = to_openai(msg)
+    # The reasoning is not answer text; the replay rides along for the kind that wrote it.
+    assert out["content"] == "42" and "thinking" not in out
+    assert out["gg_replay"] == replay
+    assert "gg_replay" not in to_openai(assistant_message("plain"))

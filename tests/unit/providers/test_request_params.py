@@ -129,3 +129,18 @@ def test_a_llamacpp_entry_makes_a_local_provider(tmp_path: Path) -> None:
             {"providers": {"local": {"kind": "llamacpp", "modelPath": "x", "chatTemplate": "no"}}},
             {},
         )
+
+
+def test_chat_completions_body_leaves_out_other_kinds_replay_data() -> None:
+    p = _provider({})
+    replay = {"kind": "anthropic", "blocks": []}
+    msgs = [
+        {"role": "user", "content": "hi"},
+        {"role": "assistant", "content": "yo", "gg_replay": replay},
+    ]
+    body = p.build_body(ChatRequest(model="m", messages=msgs))
+    assert body["messages"] == [
+        {"role": "user", "content": "hi"},
+        {"role": "assistant", "content": "yo"},
+    ]
+    assert msgs[1]["gg_replay"] == replay  # the request itself is not changed
