@@ -17,8 +17,7 @@ from ggd.protocol import Approval
 from ggd.providers.types import ToolCall
 from ggd.tools import ApprovalInfo, Tool
 
-from .approvers import LOOP_GUARD_TOOL, InteractiveApprover, approval_for
-from .policy import decide
+from .approvers import LOOP_GUARD_TOOL, InteractiveApprover
 from .run import Run
 
 if TYPE_CHECKING:
@@ -34,39 +33,42 @@ def _ancestors(run: Run) -> list[Run]:
     return out
 
 
-class ChildApprover:
-    """A child's approvals: asked on the child and on every ancestor; the first answer wins.
+class ChildApprover(InteractiveApprover):
+    """A child's approvals: the interactive policy (plan mode, hooks, session allows of the
+    child's and every ancestor's session), asked on the child and on every ancestor.
 
-    A parent run that nobody can ask (an unattended approver) decides for its children with the
-    same approver, so a child never gets more than its parent would.
+    A root run that nobody can ask (an unattended approver, a chat channel's buttons) decides
+    for its whole tree with that approver, so a child never gets more than its root would.
     """
 
     def __init__(self, runs: RunManager, parent: Run) -> None:
         self.runs = runs
         self.parent = parent
+        sessions = [r.session_id for r in (parent, *_ancestors(parent))]
+
+        def allows(session_id: str) -> set[str]:
+            out: set[str] = set()
+            for sid in (session_id, *sessions):
+                out |= runs.session_allows.get(sid, set())
+            return out
+
+        super().__init__(allows)
 
     async def decide(
         self, run: Run, call: ToolCall, tool: Tool, info: ApprovalInfo
     ) -> ApprovalDecision:
-        """The policy of the parent's approval mode; asking surfaces on every run of the chain."""
-        # The approver of the root run decides what any run of its tree may do.
+        """The root's approver decides; an interactive root asks along the chain."""
         base: Any = self.parent.approver
         while isinstance(base, ChildApprover):
             base = base.parent.approver
         if base is not None and not isinstance(base, InteractiveApprover):
             decision: ApprovalDecision = await base.decide(run, call, tool, info)
             return decision
-        chain = [run, *_ancestors(run)]
-        dangerous = info.risk == "dangerous"
-        allows = self.runs.session_allows
-        if not dangerous and any(tool.name in allows.get(r.session_id, ()) for r in chain):
-            return ApprovalDecision(allow=True)
-        verdict = decide(run.approval_mode, run.interactive, dangerous)
-        if verdict.verdict != "ask":
-            return ApprovalDecision(allow=verdict.verdict == "allow", reason=verdict.reason)
-        allow, _scope, by = await ask_chain(run, approval_for(run, call, tool, info))
-        reason = "" if allow else ("the user denied it" if by == "user" else f"no approval ({by})")
-        return ApprovalDecision(allow=allow, reason=reason)
+        return await super().decide(run, call, tool, info)
+
+    async def ask(self, run: Run, approval: Approval) -> tuple[bool, str, str]:
+        """On the child and every ancestor run: the first answer on any of them."""
+        return await ask_chain(run, approval)
 
 
 async def ask_chain(run: Run, approval: Approval) -> tuple[bool, str, str]:

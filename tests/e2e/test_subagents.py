@@ -446,3 +446,26 @@ async def test_a_subagentstop_hook_sends_the_child_back_once(fake_daemon, gg_hom
     assert len(child_requests) == 2
     last_user = [m for m in child_requests[1]["messages"] if m["role"] == "user"][-1]
     assert "check the readme again" in last_user["content"]
+
+
+async def test_a_plan_mode_parent_s_child_cannot_write(fake_daemon, workspace: Path) -> None:
+    steps = [
+        *_for("PARENT", {"toolCalls": [_task("t_p", "general", "PLANNED: write p.txt")]}),
+        *_for(
+            "PLANNED",
+            {"toolCalls": [{"name": "write", "arguments": {"path": "p.txt", "content": "p"}}]},
+            {"text": "could not write"},
+        ),
+        *_for("PARENT", {"text": "here is the plan"}),
+    ]
+    d, fm = fake_daemon(steps)
+    async with _client(d, "unix") as c:
+        sid = await new_session(c)
+        rid = await start(c, sid, "PARENT: plan it", interactive=True, approvalMode="plan")
+        end = await finish(c, rid, timeout=60)
+    assert end["type"] == "run_completed", end
+    assert not any(e["type"] == "approval_requested" for e in c.events(run_id=rid))
+    assert not (workspace / "p.txt").exists()
+    child = [r for r in fm.requests if _first_user(r).startswith("PLANNED")][-1]
+    refusal = next(m["content"] for m in child["messages"] if m["role"] == "tool")
+    assert "plan mode" in refusal, refusal
