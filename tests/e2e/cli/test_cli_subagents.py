@@ -35,3 +35,11 @@ def test_each_child_gets_indented_progress_lines(real_env: CliEnv) -> None:
     assert lines[start + 1] == "    explore · read README.md"
     assert lines[start + 2] == "  ↳ explore done (2 turns, 1 tools)"
     assert any(ln.startswith("  ✓ task explore: look") for ln in lines[start + 3 :]), lines
+    # The child session is listed only on request, naming its parent.
+    plain = real_env.run("sessions", "list")
+    assert plain.returncode == 0, plain.stderr
+    assert "explore: look" not in plain.stdout
+    listed = real_env.run("sessions", "list", "--children")
+    assert listed.returncode == 0, listed.stderr
+    child = next(ln for ln in listed.stdout.splitlines() if "explore: look" in ln)
+    assert "↳ s_" in child
