@@ -81,7 +81,8 @@ def test_children_nest_under_their_task_cards(
     text = transcript.inner_text()
     assert "EXPLORE: what is in README.md?" in text
     assert "read" in text and "README.md" in text
-    assert "The readme is titled **demo project**." in text
+    assert "The readme is titled demo project." in text
+    assert transcript.locator("strong").inner_text() == "demo project"  # rendered Markdown
     screenshot(page, "subagents-transcript")
     # Children are sessions of their own, but not listed beside their parent.
     listed = page.locator("#session-list").inner_text()

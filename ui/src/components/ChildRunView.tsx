@@ -1,6 +1,7 @@
 import { createContext, useContext, useEffect, useState } from "react";
 import type { Message } from "../protocol";
 import { itemsFromMessages, type ChildRun, type ConvItem } from "../state/conversation";
+import { Markdown } from "./Markdown";
 
 /** Loads a child session's messages (gg/session.get); provided by the app, absent in isolated renders. */
 export type TranscriptLoader = (sessionId: string) => Promise<Message[]>;
@@ -18,7 +19,12 @@ const STATUS: Record<ChildRun["status"], string> = {
 /** One row of a child's transcript: compact, since it sits inside its parent's task card. */
 function TranscriptRow({ item }: { item: ConvItem }) {
   if (item.kind === "user") return <div className="child-msg child-user">{item.text}</div>;
-  if (item.kind === "assistant") return <div className="child-msg child-assistant">{item.text}</div>;
+  if (item.kind === "assistant")
+    return (
+      <div className="child-msg child-assistant">
+        <Markdown text={item.text} />
+      </div>
+    );
   const state = item.status === "error" ? "error" : item.status === "done" ? "done" : item.status.replace("_", " ");
   return (
     <div className={`child-msg child-tool tool-${item.status}`}>
