@@ -155,6 +155,9 @@ def build_sub_parser() -> argparse.ArgumentParser:
     ls.add_argument(
         "--all", action="store_true", help="every workspace's sessions, each with its folder"
     )
+    ls.add_argument(
+        "--children", action="store_true", help="subagents' sessions too, under their parents"
+    )
     m = sub.add_parser("models", help="the models the daemon offers, the default marked *")
     m.add_argument("--json", action="store_true")
     for q in (ls, m):
@@ -332,7 +335,11 @@ def _sessions_list(args: argparse.Namespace) -> int:
 
     client = connect(_workspace(args), args.no_daemon)
     try:
-        params = {"limit": args.limit, "allWorkspaces": True} if args.all else {"limit": args.limit}
+        params: dict[str, object] = {"limit": args.limit}
+        if args.all:
+            params["allWorkspaces"] = True
+        if args.children:
+            params["includeChildren"] = True
         page = client.request("gg/session.list", params) or {}
     finally:
         client.close()

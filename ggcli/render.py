@@ -13,6 +13,7 @@ __all__ = [
     "MarkdownStream",
     "Style",
     "approval_prompt",
+    "format_child_event",
     "format_context",
     "format_sessions",
     "format_tool_line",
@@ -182,8 +183,11 @@ def approval_prompt(approval: dict[str, Any], style: Style | None = None) -> str
     st = style or Style()
     risk = str(approval.get("risk") or "normal")
     risk_colour = {"dangerous": "red", "read_only": "green"}.get(risk, "yellow")
+    # A subagent's call says which agent asks (it surfaces on its parent's run too).
+    agent = f"[{approval['agent']}] " if approval.get("agent") else ""
     lines = [
         st("? approve ", "bold", "yellow")
+        + agent
         + st(str(approval.get("toolName", "tool")), "bold")
         + f": {approval.get('summary', '')}",
         f"  risk: {st(risk, risk_colour)}"
@@ -203,6 +207,27 @@ def approval_prompt(approval: dict[str, Any], style: Style | None = None) -> str
         lines += [_diff_line(dl, st) if is_diff else "  " + dl for dl in body_lines]
     lines.append(st("  allow? [y]es / [n]o / [a]lways this session: ", "bold"))
     return "\n".join(lines)
+
+
+def format_child_event(ev: dict[str, Any], style: Style | None = None) -> str | None:
+    """One indented line for a subagent's event on its parent's run (None: nothing to show)."""
+    st = style or Style()
+    agent = str(ev.get("agent") or "agent")
+    kind = ev.get("type")
+    if kind == "child_run_started":
+        what = str(ev.get("description") or "").strip()
+        return "  " + st(f"↳ {agent}", "cyan") + (f" {_clip(what, 70)}" if what else "") + " …"
+    if kind == "child_run_progress":
+        text = _clip(str(ev.get("text") or "").replace("\n", " "), 90)
+        return "    " + st(f"{agent} ·", "dim") + f" {text}"
+    if kind == "child_run_finished":
+        status = str(ev.get("status") or "")
+        counts = f"{ev.get('turns', 0)} turns, {ev.get('toolCalls', 0)} tools"
+        if status == "completed":
+            return "  " + st(f"↳ {agent}", "cyan") + st(f" done ({counts})", "dim")
+        why = f": {_clip(str(ev['error']), 90)}" if ev.get("error") else ""
+        return "  " + st(f"↳ {agent} {status}{why}", "red") + st(f" ({counts})", "dim")
+    return None
 
 
 def _diff_line(line: str, st: Style) -> str:
@@ -232,9 +257,13 @@ def format_sessions(sessions: list[dict[str, Any]], style: Style | None = None) 
         where = ""
         if isinstance(ws, dict):  # an all-workspace listing: say where each one lives
             where = "  " + st(f"[{ws.get('root') or ws.get('name')}]", "cyan")
+        # A subagent's session (gg sessions list --children) names the session it works for.
+        child = (
+            f"  {st('↳ ' + str(s['parentSessionId']), 'cyan')}" if s.get("parentSessionId") else ""
+        )
         rows.append(
             f"{st(str(s.get('id')), 'bold')}  {name}{busy}  {s.get('messageCount', 0)} msgs  "
-            f"{when}{where}  {st(preview, 'dim')}".rstrip()
+            f"{when}{where}{child}  {st(preview, 'dim')}".rstrip()
         )
     return "\n".join(rows)
 

@@ -18,6 +18,7 @@ from ggcli.render import (
     MarkdownStream,
     Style,
     approval_prompt,
+    format_child_event,
     format_tool_result,
     format_usage,
     todo_block,
@@ -394,6 +395,25 @@ class TurnRunner:
         )
         self.ui.err.write(text + "\n")
         self.ui.err.flush()
+
+    def _on_child_run_started(self, ev: dict[str, Any]) -> None:
+        self._child_line(ev)
+
+    def _on_child_run_progress(self, ev: dict[str, Any]) -> None:
+        self._child_line(ev)
+
+    def _on_child_run_finished(self, ev: dict[str, Any]) -> None:
+        self._child_line(ev)
+
+    def _child_line(self, ev: dict[str, Any]) -> None:
+        """A subagent's progress: one indented line per event, on stderr beside tool lines."""
+        if self.opts.json_mode:
+            return
+        line = format_child_event(ev, self.ui.err_style)
+        if line:
+            self._end_line()
+            self.ui.err.write(line + "\n")
+            self.ui.err.flush()
 
     def _on_approval_requested(self, ev: dict[str, Any]) -> None:
         approval = ev.get("approval") or {}

@@ -11,6 +11,9 @@ export interface Approval {
   arguments?: Record<string, unknown> | null;
   risk?: "read_only" | "normal" | "dangerous" | null;
   riskReason?: string | null;
+  agent?: string | null;
+  childRunId?: string | null;
+  childSessionId?: string | null;
 }
 
 /** A tool waits for a decision (gg/run.approve). */
@@ -116,6 +119,52 @@ export interface ChannelStatus {
   state: "running" | "failed" | "stopped" | "disabled";
   error?: string | null;
   since: number;
+}
+
+/** A child run ended; its answer (or error) is the `task` call's result. */
+export interface ChildRunFinishedEvent {
+  runId: string;
+  sessionId: string;
+  sequence: number;
+  timestamp: number;
+  type: "child_run_finished";
+  toolCallId: string;
+  childRunId: string;
+  childSessionId: string;
+  agent: string;
+  status: "completed" | "failed" | "canceled";
+  error?: string | null;
+  turns?: number;
+  toolCalls?: number;
+}
+
+/** One line of a child run's progress (the tool it runs, an approval it waits for). */
+export interface ChildRunProgressEvent {
+  runId: string;
+  sessionId: string;
+  sequence: number;
+  timestamp: number;
+  type: "child_run_progress";
+  toolCallId: string;
+  childRunId: string;
+  agent: string;
+  text: string;
+  turns?: number;
+  toolCalls?: number;
+}
+
+/** A `task` tool call started a subagent: a child run in a child session. */
+export interface ChildRunStartedEvent {
+  runId: string;
+  sessionId: string;
+  sequence: number;
+  timestamp: number;
+  type: "child_run_started";
+  toolCallId: string;
+  childRunId: string;
+  childSessionId: string;
+  agent: string;
+  description?: string | null;
 }
 
 /** An empty result (extra fields ignored). */
@@ -1030,6 +1079,8 @@ export interface SessionListParams {
   limit?: number;
   cursor?: string | null;
   allWorkspaces?: boolean;
+  includeChildren?: boolean;
+  parentSessionId?: string | null;
 }
 
 /** One page of sessions. */
@@ -1064,6 +1115,10 @@ export interface SessionSummary {
   damaged?: boolean;
   workspace?: WorkspaceRef | null;
   usage?: UsageInfo | null;
+  parentSessionId?: string | null;
+  parentRunId?: string | null;
+  toolCallId?: string | null;
+  agent?: string | null;
 }
 
 /** The session's current todo list (the last todo_write on its active branch; empty if none). */
@@ -1088,6 +1143,10 @@ export interface SessionUpdate {
   tree: Array<TreeItem>;
   activeRunId?: string | null;
   workspace?: WorkspaceRef | null;
+  parentSessionId?: string | null;
+  parentRunId?: string | null;
+  toolCallId?: string | null;
+  agent?: string | null;
   action?: "tree" | "fork" | "clone" | null;
   draft?: string | null;
   notice?: string | null;
@@ -1129,6 +1188,10 @@ export interface Snapshot {
   tree: Array<TreeItem>;
   activeRunId?: string | null;
   workspace?: WorkspaceRef | null;
+  parentSessionId?: string | null;
+  parentRunId?: string | null;
+  toolCallId?: string | null;
+  agent?: string | null;
 }
 
 /** What this daemon is and can do. */
@@ -1301,7 +1364,7 @@ export interface WorkspaceRef {
   root?: string | null;
 }
 
-export type RunEvent = RunStartedEvent | TextDeltaEvent | ThinkingDeltaEvent | ToolCallStartEvent | ToolCallFinishEvent | UserMessageEvent | ApprovalRequestedEvent | ApprovalResolvedEvent | UsageEvent | CompactionEvent | PlanUpdatedEvent | HookFailedEvent | RunCompletedEvent | RunFailedEvent | RunCanceledEvent;
+export type RunEvent = RunStartedEvent | TextDeltaEvent | ThinkingDeltaEvent | ToolCallStartEvent | ToolCallFinishEvent | UserMessageEvent | ApprovalRequestedEvent | ApprovalResolvedEvent | UsageEvent | CompactionEvent | PlanUpdatedEvent | HookFailedEvent | RunCompletedEvent | RunFailedEvent | RunCanceledEvent | ChildRunStartedEvent | ChildRunProgressEvent | ChildRunFinishedEvent;
 export type RunEventType = RunEvent["type"];
 
 /** Every gg method and notification with its params and result types. */

@@ -81,6 +81,9 @@ class AgentOptions:
     max_parallel: int = 4
     display_limit: int = DISPLAY_LIMIT
     loop_guard: LoopGuardSettings = field(default_factory=LoopGuardSettings)
+    # Called before each model request: the reason to stop when a budget shared with other
+    # loops (a run's subagents) is spent, else None. Counts the request.
+    turn_gate: Callable[[], str | None] | None = None
     # Hooks of this run (PreToolUse, PostToolUse, Stop), or None: ggd.hooks implements them.
     hooks: ToolHooks | None = None
     # What a request of this model costs (None: unknown, tokens only), the budgets the run
@@ -197,6 +200,8 @@ class AgentLoop:
         while True:
             if requests >= self.options.max_turns:
                 raise AgentError(turn_limit_message(requests), TURN_LIMIT_CODE, retryable=False)
+            if self.options.turn_gate is not None and (why := self.options.turn_gate()):
+                raise AgentError(why, TURN_LIMIT_CODE, retryable=False)
             if requests:
                 await self._take_user_messages(self.steering.drain_steering())
             stop = self._budget_stop()

@@ -28,6 +28,8 @@ class RunOptions:
     # bash -l re-reads /etc/profile, which resets PATH (a venv's python vanishes): opt-in only.
     bash_login_shell: bool = False
     loop_guard: LoopGuardSettings = field(default_factory=LoopGuardSettings)
+    # Child runs (subagents) one run may have running at once (config `subagents.maxParallel`).
+    subagents_max_parallel: int = 4
     # The `hooks` key of config.json (Claude Code's format); GG_HOME/hooks.json is read too.
     hooks_config: Any = None
     # Cost per model (shipped table + config `prices`), and config's `budget.run`/`.session`.

@@ -78,11 +78,14 @@ class InteractiveApprover:
             verdict = PolicyDecision("ask") if run.interactive else _HOOK_ASK_UNATTENDED
         if verdict.verdict != "ask":
             return ApprovalDecision(allow=verdict.verdict == "allow", reason=verdict.reason)
-        approval = approval_for(run, call, tool, info)
-        pending = run.add_approval(approval)
-        allow, _scope, by = await pending.future
+        allow, _scope, by = await self.ask(run, approval_for(run, call, tool, info))
         reason = "" if allow else ("the user denied it" if by == "user" else f"no approval ({by})")
         return ApprovalDecision(allow=allow, reason=reason)
+
+    async def ask(self, run: Run, approval: Approval) -> tuple[bool, str, str]:
+        """Ask the run's clients: (allow, scope, by) of the first answer. A subagent's approver
+        (ggd/app/child_approvals.py) asks its ancestors' clients too."""
+        return await run.add_approval(approval).future
 
 
 class UnattendedApprover:

@@ -88,6 +88,27 @@ class Manager:
         """Register a session just created (or forked) in this daemon."""
         return self._put(Service(sf, ws))
 
+    def evict(self, session_id: str) -> None:
+        """Close a session's service once it is idle (its resources: MCP servers, a browser).
+
+        Its file stays; a later get() opens it again. It waits for the file operation in flight
+        (the snapshot refresh after a run) and leaves a service that started a run meanwhile.
+        """
+        svc = self._open.get(session_id)
+        if svc is None:
+            return
+
+        async def when_idle() -> None:
+            async with svc.lock:
+                if self._open.get(session_id) is not svc or svc.active_run_id is not None:
+                    return
+                del self._open[session_id]
+            await svc.close()
+
+        task = asyncio.get_running_loop().create_task(when_idle(), name=f"evict {session_id}")
+        self._closing.add(task)
+        task.add_done_callback(self._closing.discard)
+
     def _put(self, svc: Service) -> Service:
         self._open[svc.id] = svc
         self._open.move_to_end(svc.id)

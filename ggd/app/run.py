@@ -21,6 +21,7 @@ from ggd.protocol.methods import RUN_EVENT
 
 from .fanout import FrameCache, SubscriberSet, schedule
 from .fanout import Subscriber as Subscriber
+from .lineage import Lineage, TreeBudget
 from .ring import EventRing
 
 log = logging.getLogger("ggd.app")
@@ -75,6 +76,12 @@ class Run:
     budget: Budget | None = None
     budget_name: str = "run budget"
     reasoning_effort: str | None = None
+    # A subagent's child run: its parent run, the task call and the agent (ggd/app/subagents.py).
+    lineage: Lineage | None = None
+    # Turns and wall time shared with every run of its tree (a root run makes it at start).
+    tree_budget: TreeBudget | None = None
+    # Who decides its approval-gated calls (an Approver); a subagent's approver consults it.
+    approver: Any = None
     # encode_message's bytes of a delta up to its sessionId value (built on the first delta).
     _body_prefix: bytes | None = field(default=None, repr=False)
     # Bodies of this pass's deltas not yet handed to the held subscribers (see ggd/app/fanout).

@@ -22,11 +22,13 @@ from .admission import RunOptions, admit
 from .approvers import Approver, InteractiveApprover
 from .delegate import ClientDelegate
 from .hooks import approval_pending, before_prompt
+from .lineage import Lineage, TreeBudget
 from .naming import session_name
 from .outcome import drive
 from .run import Run, Subscriber
 from .runtime import Runtime
 from .service import Service
+from .subagents import SubagentManager
 from .transcript import SessionTranscript
 from .turns import TurnAssembler
 
@@ -55,6 +57,9 @@ class RunManager:
         self._warming: set[asyncio.Task[None]] = set()
         # Called once, as the first run starts: start-up is over (the daemon freezes its heap).
         self._first_run = on_first_run
+        # The `task` tool's child runs (subagents); the assembler asks it to shape each turn.
+        self.subagents = SubagentManager(self)
+        turns.subagents = self.subagents
 
     # -- queries ------------------------------------------------------------------------------
 
@@ -94,10 +99,12 @@ class RunManager:
         budget: Budget | None = None,
         budget_name: str = "run budget",
         reasoning_effort: str | None = None,
+        lineage: Lineage | None = None,
     ) -> Run:
         """Admit and start a run on a session; an approver is required (there is no default).
 
-        `client` is the editor that started it and offered to read, write or run for it.
+        `client` is the editor that started it and offered to read, write or run for it;
+        `lineage` makes it a subagent's child run (ggd/app/subagents.py).
         """
         if approver is None:
             raise E.InternalError("a run needs an approver; none was given")
@@ -109,7 +116,9 @@ class RunManager:
         # between the admission checks below and registering the run.
         await self.turns.check_model(svc, model)
         # SessionStart and UserPromptSubmit: a block refuses the prompt before anything is saved.
-        prompt = await before_prompt(self.turns.hooks, svc, prompt, mode, model or "")
+        # A subagent's prompt is the model's, not the user's: those hooks are the user's.
+        if lineage is None:
+            prompt = await before_prompt(self.turns.hooks, svc, prompt, mode, model or "")
         # Idle during that await, the session may have been released: rebuild it in a thread
         # now (no await when loaded); once the run is registered it is never released.
         await svc.ensure_loaded()
@@ -131,6 +140,15 @@ class RunManager:
             budget=budget,
             budget_name=budget_name,
             reasoning_effort=reasoning_effort,
+            lineage=lineage,
+            approver=approver,
+        )
+        limit = time_limit or self.opts.run_timeout
+        # A child shares its root's turns and deadline; a root run starts its tree's budget.
+        run.tree_budget = (
+            lineage.parent.tree_budget
+            if lineage is not None and lineage.parent.tree_budget is not None
+            else TreeBudget(self.opts.max_turns, time.monotonic() + limit)
         )
         run.on_pending_change = self._pending_changed
         svc.active_run_id = run.id
@@ -172,9 +190,7 @@ class RunManager:
             async with self.runtime.checkpoints.turn(svc, run.id):  # undo/redo of its files
                 return await loop.run_from_begun()  # start() already ran begin_turn
 
-        run.task = asyncio.create_task(
-            self._drive(run, svc, work(), time_limit or self.opts.run_timeout), name=f"run {run.id}"
-        )
+        run.task = asyncio.create_task(self._drive(run, svc, work(), limit), name=f"run {run.id}")
         return run
 
     async def _drive(

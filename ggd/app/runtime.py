@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 from urllib.parse import unquote, urlsplit
 
 from ggd.checkpoints import CheckpointSettings
@@ -15,6 +17,7 @@ from ggd.session import SessionRepository
 
 from .bus import SessionBus
 from .checkpoints import Checkpointer, conflict_error
+from .lineage import link_fields
 from .manager import Manager
 from .naming import name_copy, session_name
 from .service import Service
@@ -105,14 +108,25 @@ class Runtime:
         active: dict[str, str],
         *,
         roots: bool = False,
+        children: bool = False,
+        parent: str | None = None,
     ) -> tuple[list[SessionSummary], str | None]:
         """A page of the workspace's sessions (every workspace's for None), newest first.
 
         Rows of an all-workspace page name their workspace (with its folder when `roots`).
+        Subagents' child sessions are left out unless `children`; `parent` lists only the
+        child sessions of that session.
         """
         try:
             rows, nxt = await asyncio.to_thread(
-                self.repo.list, ws.id if ws else None, limit, cursor
+                functools.partial(
+                    self.repo.list,
+                    ws.id if ws else None,
+                    limit,
+                    cursor,
+                    children=children,
+                    parent_session=parent,
+                )
             )
         except ValueError:
             raise E.InvalidParamsError(
@@ -129,6 +143,7 @@ class Runtime:
                 damaged=r.damaged,
                 workspace=None if ws else self.workspace_ref(r.workspace_id, roots=roots),
                 usage=UsageInfo.model_validate(r.usage) if r.usage else None,
+                **link_fields(r.parent),
             )
             for r in rows
         ]
@@ -142,11 +157,19 @@ class Runtime:
         return WorkspaceRef(id=known.id, name=known.name, root=str(known.root) if roots else None)
 
     async def create_session(
-        self, ws: Workspace, name: str | None, model: str | None
+        self,
+        ws: Workspace,
+        name: str | None,
+        model: str | None,
+        parent: dict[str, Any] | None = None,
     ) -> SnapshotView:
-        """Create a session in a workspace."""
+        """Create a session in a workspace (`parent`: a subagent's link to its parent run)."""
         sf = await asyncio.to_thread(
-            self.repo.create, ws.id, name=name or "", model=model or self.opts.default_model
+            self.repo.create,
+            ws.id,
+            name=name or "",
+            model=model or self.opts.default_model,
+            parent=parent,
         )
         svc = self.manager.adopt(sf, ws)
         self.bus.publish(SessionEvent(session_id=svc.id, type="created", name=sf.name or ""), ws.id)

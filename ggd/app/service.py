@@ -15,6 +15,7 @@ from ggd.session.codec import bulk_allocation
 
 from . import snapshot as wire_snapshot
 from . import snapshot_file
+from .lineage import link_fields
 from .naming import session_name
 from .snapshot import SnapshotView, message_dto, tree_item
 from .workspaces import Workspace
@@ -122,6 +123,8 @@ class Service:
         # appended a run): serve what is on disk, not our older view. During our own run the
         # run owns the view, and a foreign append surfaces as its next write's conflict.
         fresh = self.active_run_id is None
+        # A subagent's session says whose it is (header only: no entries needed).
+        extra = {**link_fields(self.file.header.parent), **extra}
         async with self.lock:
             try:
                 return await asyncio.to_thread(self._view_of_disk, fresh, cls, **extra)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ggd.agent import (
     AgentError,
@@ -36,6 +36,7 @@ from .approvers import Approver, loop_asker
 from .bus import SessionBus
 from .capabilities import CapabilityRegistry
 from .checkpoints import Checkpointer
+from .child_approvals import child_loop_asker
 from .delegate import ClientDelegate
 from .events import to_wire
 from .extension import ScopeContext, SessionContext, ToolProvider
@@ -44,6 +45,9 @@ from .run import Run
 from .service import Service
 from .todos import plan_sections, todo_tool
 from .transcript import SessionTranscript
+
+if TYPE_CHECKING:
+    from .subagents import SubagentManager
 
 
 class TurnAssembler:
@@ -65,6 +69,8 @@ class TurnAssembler:
         self.bus = bus
         self.checkpoints = checkpoints
         self.path_locks = PathLocks()
+        # Set by the RunManager: adds the `task` tool and narrows a subagent's tools and prompt.
+        self.subagents: SubagentManager | None = None
         self.hooks = HookEngine(home, opts.hooks_config)
         # (workspace id, provider:model) -> the deferrable tool groups of its last run's tool set,
         # declared up front or deferred (gg/system.info shows them).
@@ -131,10 +137,17 @@ class TurnAssembler:
         async def approve(call: ToolCall, tool: Tool, info: ApprovalInfo) -> ApprovalDecision:
             return await approver.decide(run, call, tool, info)
 
+        tools: list[Tool] = [*turn.tools, todo_tool(run, svc)]
+        sections = [*turn.sections, *plan_sections(run.approval_mode)]
+        max_turns = self.opts.max_turns
+        if self.subagents is not None:
+            tools, sections, max_turns = await self.subagents.shape(
+                run, svc.workspace.root, tools, sections, max_turns
+            )
         loop = AgentLoop(
             provider,
             bare,
-            [*turn.tools, todo_tool(run, svc)],
+            tools,
             ToolContext(
                 workspace=svc.workspace.root,
                 log_dir=self.home / "logs" / "tools",
@@ -151,8 +164,9 @@ class TurnAssembler:
             approve,
             run.steering,
             self.path_locks,
-            self._options(run, svc, turn.sections, _effort(run, provider, bare)),
-            loop_ask=loop_asker(run),
+            self._options(run, svc, sections, _effort(run, provider, bare), max_turns),
+            # A subagent's question goes to its ancestors' clients too.
+            loop_ask=child_loop_asker(run) if run.lineage is not None else loop_asker(run),
         )
         self.tool_plans[(svc.workspace.id, run.model)] = loop.tools.groups
         return loop
@@ -178,16 +192,27 @@ class TurnAssembler:
             )
         return out
 
-    def _options(self, run: Run, svc: Service, sections: Any, effort: str | None) -> AgentOptions:
-        """The loop's limits, prompt sections, price, budgets and reasoning effort."""
+    def _options(
+        self, run: Run, svc: Service, sections: Any, effort: str | None, max_turns: int
+    ) -> AgentOptions:
+        """The loop's limits, prompt sections, hooks, price, budgets and reasoning effort."""
         before = Spend.of_records(e.data for e in own_usage(svc.file.header, svc.file.entries))
         return AgentOptions(
-            max_turns=self.opts.max_turns,
+            max_turns=max_turns,
             gg_home=self.home,
             context_window=self.models.context_window(run.model),
-            prompt_sections=[*sections, *plan_sections(run.approval_mode)],
+            prompt_sections=sections,
             loop_guard=self.opts.loop_guard,
-            hooks=RunHooks.for_run(self.hooks, run, svc),
+            # Parallel task calls are bounded by subagents.maxParallel, not below it.
+            max_parallel=max(4, self.opts.subagents_max_parallel),
+            turn_gate=run.tree_budget.take if run.tree_budget is not None else None,
+            # A subagent's answer fires SubagentStop instead of Stop (docs/hooks.md).
+            hooks=RunHooks.for_run(
+                self.hooks,
+                run,
+                svc,
+                stop_event="SubagentStop" if run.lineage is not None else "Stop",
+            ),
             price=self.opts.prices.get(run.model),
             budgets=self._budgets(run, before),
             session_before=before,

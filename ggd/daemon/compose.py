@@ -93,6 +93,7 @@ def run_options(config: Config, ns: argparse.Namespace) -> RunOptions:
         run_budget=_budget(config.budget.run),
         session_budget=_budget(config.budget.session),
         tool_share=config.toolDeclarationShare,
+        subagents_max_parallel=config.subagents.maxParallel,
     )
 
 

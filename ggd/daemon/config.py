@@ -88,6 +88,13 @@ class BudgetConfig(BaseModel):
     session: BudgetLimits | None = None
 
 
+class SubagentsConfig(BaseModel):
+    """`subagents`: child runs the `task` tool starts (docs/agents.md)."""
+
+    model_config = ConfigDict(extra="forbid")
+    maxParallel: int = Field(default=4, ge=1, le=16)
+
+
 class Config(BaseModel):
     """The daemon's settings file."""
 
@@ -103,6 +110,7 @@ class Config(BaseModel):
     approvalMode: Literal["auto", "on-request", "yolo", "never", "plan"] = "auto"
     loopGuard: LoopGuardConfig = Field(default_factory=LoopGuardConfig)
     checkpoints: CheckpointsConfig = Field(default_factory=CheckpointsConfig)
+    subagents: SubagentsConfig = Field(default_factory=SubagentsConfig)
     # Claude Code's hooks format (docs/hooks.md); checked at start, read again at each event.
     hooks: dict[str, Any] | None = None
 
@@ -198,6 +206,8 @@ def _explain(err: Any, model: type[BaseModel], prefix: str) -> str:
             where = ProviderEntry
         elif model is Config and loc[:1] == ["loopGuard"]:
             where = LoopGuardConfig
+        elif model is Config and loc[:1] == ["subagents"]:
+            where = SubagentsConfig
         known = ", ".join(where.model_fields)
         return f"unknown key {key!r} (known: {known})"
     got = err.get("input")

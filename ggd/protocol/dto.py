@@ -71,6 +71,11 @@ class Snapshot(WireModel):
     tree: list[TreeItem]
     active_run_id: str | None = None
     workspace: WorkspaceRef | None = None
+    # A subagent's child session: the session, run and `task` call that started it.
+    parent_session_id: str | None = None
+    parent_run_id: str | None = None
+    tool_call_id: str | None = None
+    agent: str | None = None
 
 
 class SessionUpdate(Snapshot):
@@ -99,6 +104,11 @@ class SessionSummary(WireModel):
     workspace: WorkspaceRef | None = None
     # Totals of every model request the session made (on any branch); null before the first.
     usage: UsageInfo | None = None
+    # A subagent's session (a child run of the `task` tool): the run and tool call that started it.
+    parent_session_id: str | None = None
+    parent_run_id: str | None = None
+    tool_call_id: str | None = None
+    agent: str | None = None
 
 
 class Approval(WireModel):
@@ -112,6 +122,11 @@ class Approval(WireModel):
     arguments: dict[str, Any] | None = None
     risk: Risk | None = None
     risk_reason: str | None = None
+    # Asked by a subagent: its agent name, and on the parent's stream the child run and session
+    # that asked (answer it on either run with gg/run.approve).
+    agent: str | None = None
+    child_run_id: str | None = None
+    child_session_id: str | None = None
 
 
 TodoStatus = Literal["pending", "in_progress", "completed"]

@@ -153,6 +153,43 @@ class RunCanceledEvent(RunEventBase):
     type: Literal["run_canceled"] = "run_canceled"
 
 
+class ChildRunStartedEvent(RunEventBase):
+    """A `task` tool call started a subagent: a child run in a child session."""
+
+    type: Literal["child_run_started"] = "child_run_started"
+    tool_call_id: str
+    child_run_id: str
+    child_session_id: str
+    agent: str
+    description: str | None = None
+
+
+class ChildRunProgressEvent(RunEventBase):
+    """One line of a child run's progress (the tool it runs, an approval it waits for)."""
+
+    type: Literal["child_run_progress"] = "child_run_progress"
+    tool_call_id: str
+    child_run_id: str
+    agent: str
+    text: str
+    turns: int = 0
+    tool_calls: int = 0
+
+
+class ChildRunFinishedEvent(RunEventBase):
+    """A child run ended; its answer (or error) is the `task` call's result."""
+
+    type: Literal["child_run_finished"] = "child_run_finished"
+    tool_call_id: str
+    child_run_id: str
+    child_session_id: str
+    agent: str
+    status: Literal["completed", "failed", "canceled"]
+    error: str | None = None
+    turns: int = 0
+    tool_calls: int = 0
+
+
 RunEvent = Annotated[
     RunStartedEvent
     | TextDeltaEvent
@@ -168,7 +205,10 @@ RunEvent = Annotated[
     | HookFailedEvent
     | RunCompletedEvent
     | RunFailedEvent
-    | RunCanceledEvent,
+    | RunCanceledEvent
+    | ChildRunStartedEvent
+    | ChildRunProgressEvent
+    | ChildRunFinishedEvent,
     Field(discriminator="type"),
 ]
 # Built on first use (defer_build): the daemon never validates events it emits through it.

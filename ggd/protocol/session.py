@@ -17,6 +17,10 @@ class SessionListParams(Params):
     cursor: str | None = None
     # Every workspace's sessions, each row naming its workspace (`gg sessions --all`).
     all_workspaces: bool = False
+    # Subagents' child sessions are hidden unless asked for (each row then names its parent).
+    include_children: bool = False
+    # Only the child sessions of this session (the subagents its runs started), newest first.
+    parent_session_id: str | None = Field(default=None, min_length=1, max_length=200)
 
 
 class SessionListResult(Result):

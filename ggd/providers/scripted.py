@@ -10,7 +10,9 @@ reasoning?} | true), chunkSize,
 status, headers, errorBody, torn (true | frames to send), finishReason, delayMs, paced (delayMs
 is a schedule: frame i is due i*delayMs after the first, frames already due go out together, so
 a rate finer than the server's sleep granularity holds on average), hang, expect {lastUser,
-lastTool}, repeat.
+lastTool}, when {firstUser, system} (the step serves only a request whose first user message /
+system prompt contains that text: conversations that run at once, such as subagents, each take
+their own steps whatever the order of their requests), repeat.
 """
 
 from __future__ import annotations
@@ -31,6 +33,7 @@ __all__ = [
     "script_tool_calls",
     "split_args",
     "split_text",
+    "step_matches",
 ]
 
 _STEP_KEYS = frozenset(
@@ -50,6 +53,7 @@ _STEP_KEYS = frozenset(
         "paced",
         "hang",
         "expect",
+        "when",
         "repeat",
         "comment",
     }
@@ -123,6 +127,22 @@ def plan_reply(step: dict[str, Any], request: dict[str, Any], *, seq: int = 0) -
             _completion(step, request, model, cid, seq), dict(step.get("headers") or {})
         )
     return _stream_reply(step, request, model, cid, seq)
+
+
+def step_matches(step: dict[str, Any], request: dict[str, Any]) -> bool:
+    """Whether a step may serve this request: its `when` texts are all in the request."""
+    when = step.get("when")
+    if not when:
+        return True
+    messages = request.get("messages") or []
+    for key, role in (("firstUser", "user"), ("system", "system")):
+        want = when.get(key)
+        if want is None:
+            continue
+        got = next((_content_text(m) for m in messages if m.get("role") == role), None)
+        if got is None or str(want) not in got:
+            return False
+    return True
 
 
 def _check_expect(expect: Any, request: dict[str, Any]) -> str | None:

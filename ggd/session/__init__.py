@@ -6,7 +6,7 @@ from .derived import DerivedKind
 from .errors import SessionConflictError, SessionError, SessionFormatError, SessionNotFoundError
 from .file import SessionFile
 from .model import LEAF, Entry, SessionHeader, SessionSummary, TreeNode
-from .repository import SessionRepository
+from .repository import SessionRepository, is_child
 
 __all__ = [
     "LEAF",
@@ -21,4 +21,5 @@ __all__ = [
     "SessionRepository",
     "SessionSummary",
     "TreeNode",
+    "is_child",
 ]

@@ -15,7 +15,7 @@ from .errors import SessionFormatError, SessionNotFoundError
 from .file import SessionFile
 from .model import Entry, SessionHeader, SessionSummary
 
-__all__ = ["SessionRepository"]
+__all__ = ["SessionRepository", "is_child"]
 
 # Accept any url-safe id (forward compatible); we mint "s_" + 16 hex.
 _ID_RE = re.compile(r"[A-Za-z0-9_-]{1,64}")
@@ -25,6 +25,11 @@ _LOCK_SUFFIX = ".lock"
 
 def _now_ms() -> int:
     return time.time_ns() // 1_000_000
+
+
+def is_child(parent: dict[str, Any] | None) -> bool:
+    """Whether a header's parent link makes the session a subagent's child session."""
+    return parent is not None and parent.get("kind") == "child"
 
 
 def _session_id_of(filename: str) -> str | None:
@@ -71,10 +76,15 @@ class SessionRepository:
         )
 
     def create(
-        self, workspace_id: str, name: str | None = None, model: str | None = None
+        self,
+        workspace_id: str,
+        name: str | None = None,
+        model: str | None = None,
+        parent: dict[str, Any] | None = None,
     ) -> SessionFile:
-        """A new, empty session in workspace_id."""
-        return self._create_from(workspace_id, name, model, None, ())
+        """A new, empty session in workspace_id; `parent` links a child session to its origin
+        (`{kind: "child", sessionId, runId, toolCallId, agent}` for a subagent's session)."""
+        return self._create_from(workspace_id, name, model, parent, ())
 
     def _create_from(
         self,
@@ -133,9 +143,18 @@ class SessionRepository:
         return projection.summarize(parsed.header, parsed.entries, active, bool(parsed.damaged))
 
     def list(
-        self, workspace_id: str | None = None, limit: int = 50, cursor: str | None = None
+        self,
+        workspace_id: str | None = None,
+        limit: int = 50,
+        cursor: str | None = None,
+        *,
+        children: bool = True,
+        parent_session: str | None = None,
     ) -> tuple[list[SessionSummary], str | None]:
         """One page of sessions, newest first, and the cursor of the next page (or None).
+
+        `children=False` leaves out child sessions (header parent of kind "child");
+        `parent_session` keeps only the child sessions of that session.
 
         Raises:
             ValueError: limit < 1 or a cursor this repository did not make.
@@ -145,6 +164,14 @@ class SessionRepository:
         rows = listing.scan(self.root, _session_id_of, self._summarize, self._list_cache)
         if workspace_id is not None:
             rows = [r for r in rows if r.workspace_id == workspace_id]
+        if parent_session is not None:
+            rows = [
+                r
+                for r in rows
+                if is_child(r.parent) and (r.parent or {}).get("sessionId") == parent_session
+            ]
+        elif not children:
+            rows = [r for r in rows if not is_child(r.parent)]
         rows.sort(key=lambda r: (r.updated_at, r.id), reverse=True)
         if cursor is not None:
             after = listing.decode_cursor(cursor)

@@ -25,7 +25,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
-from ggd.providers.scripted import Reply, load_script, plan_reply
+from ggd.providers.scripted import Reply, load_script, plan_reply, step_matches
 
 __all__ = ["FakeModel"]
 
@@ -143,7 +143,7 @@ class FakeModel:
             self.raw_requests.append(raw)
             seq = self._served
             self._served += 1
-            step = self._steps.popleft() if self._steps else None
+            step = self._take(body)
             self._cond.notify_all()
         if step is None:
             msg = f"script exhausted: request #{seq + 1} has no scripted step"
@@ -155,6 +155,14 @@ class FakeModel:
         if self.zero_latency:
             reply.delay_s = 0.0
         return reply
+
+    def _take(self, body: dict[str, Any]) -> dict[str, Any] | None:
+        """The first step that may serve this request (`when`), removed from the script."""
+        for i, step in enumerate(self._steps):
+            if step_matches(step, body):
+                del self._steps[i]
+                return step
+        return None
 
     def _snapshot(self) -> dict[str, Any]:
         with self._cond:

@@ -5,6 +5,8 @@ import {
   initialConversation,
   isBusy,
   itemsFromMessages,
+  missingChildren,
+  withChildren,
   type ConversationAction,
   type ConversationState,
 } from "../src/state/conversation";
@@ -342,5 +344,90 @@ describe("itemsFromMessages reasoning", () => {
       { id: "a1", role: "assistant", content: "Hello.", thinking: "They greet me.", timestamp: 2 },
     ]);
     expect(items[1]).toMatchObject({ kind: "assistant", text: "Hello.", thinking: "They greet me." });
+  });
+});
+
+describe("subagents under their task card", () => {
+  const started = { toolCallId: "t1", childRunId: "r_c", childSessionId: "s_c", agent: "explore", description: "look" };
+  it("nests a child's start, latest progress lines and end in the task's tool item", () => {
+    const progress = [1, 2, 3, 4, 5].map((i) =>
+      ev(3 + i, "child_run_progress", {
+        toolCallId: "t1",
+        childRunId: "r_c",
+        agent: "explore",
+        text: `read f${i}`,
+        turns: i,
+        toolCalls: i,
+      }),
+    );
+    const s = run([
+      ev(1, "run_started"),
+      ev(2, "tool_call_start", { toolCallId: "t1", toolName: "task", summary: "task explore: look" }),
+      ev(3, "child_run_started", started),
+      ...progress,
+    ]);
+    const tool = s.items[s.items.length - 1];
+    expect(tool).toMatchObject({
+      kind: "tool",
+      child: { agent: "explore", status: "running", turns: 5, toolCalls: 5 },
+    });
+    if (tool?.kind !== "tool" || !tool.child) throw new Error("no child");
+    expect(tool.child.lines).toEqual(["read f2", "read f3", "read f4", "read f5"]);
+    const done = run(
+      [ev(9, "child_run_finished", { ...started, status: "failed", error: "boom", turns: 6, toolCalls: 5 })],
+      s,
+    );
+    expect(done.items[done.items.length - 1]).toMatchObject({ child: { status: "failed", error: "boom", turns: 6 } });
+  });
+  it("keeps the child after the snapshot that follows the run", () => {
+    const s = run([
+      ev(1, "run_started"),
+      ev(2, "tool_call_start", { toolCallId: "t1", toolName: "task", summary: "task explore: look" }),
+      ev(3, "child_run_started", started),
+      ev(4, "run_completed", { content: "ok" }),
+    ]);
+    const snapshot = {
+      sessionId: "s",
+      name: "n",
+      model: "m",
+      messages: [
+        { role: "user", content: "go", timestamp: 1 },
+        { role: "assistant", content: "", toolCalls: [{ id: "t1", name: "task", arguments: {} }], timestamp: 2 },
+        { role: "tool", toolCallId: "t1", toolName: "task", content: "answer", timestamp: 3 },
+      ],
+      tree: [],
+    } as unknown as Snapshot;
+    const after = run([{ type: "snapshot", snapshot }], s);
+    expect(after.items.find((i) => i.kind === "tool")).toMatchObject({ status: "done", child: { runId: "r_c" } });
+  });
+});
+
+describe("a reopened session's subagents", () => {
+  it("nest under their task cards again from the session list", () => {
+    const items = itemsFromMessages([
+      { role: "user", content: "go", timestamp: 1 },
+      {
+        role: "assistant",
+        content: "",
+        toolCalls: [
+          { id: "t1", name: "task", arguments: { agent: "explore", prompt: "p" } },
+          { id: "t2", name: "task", arguments: { agent: "general", prompt: "q" } },
+        ],
+        timestamp: 2,
+      },
+      { role: "tool", toolCallId: "t1", toolName: "task", content: "a", timestamp: 3 },
+      { role: "tool", toolCallId: "t2", toolName: "task", content: "failed", isError: true, timestamp: 4 },
+    ] as never);
+    expect(missingChildren(items)).toBe(true);
+    const rows = [
+      { id: "s_1", name: "x", updatedAt: 1, messageCount: 2, preview: "", toolCallId: "t1", agent: "explore" },
+      { id: "s_2", name: "y", updatedAt: 1, messageCount: 2, preview: "", toolCallId: "t2", agent: "general" },
+    ];
+    const nested = withChildren(items, rows as never);
+    expect(missingChildren(nested)).toBe(false);
+    const tools = nested.filter((i) => i.kind === "tool");
+    expect(tools.map((t) => t.kind === "tool" && t.child?.status)).toEqual(["completed", "failed"]);
+    expect(tools[0]).toMatchObject({ child: { sessionId: "s_1", agent: "explore" } });
+    expect(tools[0]?.kind === "tool" && "turns" in (tools[0].child ?? {})).toBe(false);
   });
 });

@@ -7,7 +7,9 @@ export type ApprovalChoice = (typeof APPROVAL_CHOICES)[number];
 
 /** The notification text: tool, summary, risk and reason. */
 export function approvalMessage(a: Approval): string {
-  let text = `gg wants to run ${a.toolName}: ${a.summary}`;
+  // A subagent's call (it runs in a child session of the run) says which agent asks.
+  const who = a.agent ? `gg's subagent ${a.agent}` : "gg";
+  let text = `${who} wants to run ${a.toolName}: ${a.summary}`;
   if (a.risk && a.risk !== "normal") text += ` [${a.risk}]`;
   if (a.riskReason) text += ` (${a.riskReason})`;
   return text;

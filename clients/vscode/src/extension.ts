@@ -9,7 +9,7 @@ import type { BridgeHello, BridgeState } from "./bridgeProtocol";
 import { ChatViewProvider } from "./chatView";
 import { OVERWRITE, previewText, restoreQuestion } from "./files";
 import { explainFilePrompt, selectionPrompt } from "./prompts";
-import { RunTracker } from "./runs";
+import { childLine, RunTracker } from "./runs";
 import { checkProtocol, readSettings, serverCommand } from "./server";
 
 const SESSION_KEY = "gg.currentSession";
@@ -176,6 +176,11 @@ class GgHost implements vscode.Disposable {
         break;
       case "run_canceled":
         this.output.appendLine("\n[canceled]");
+        break;
+      case "child_run_started":
+      case "child_run_progress":
+      case "child_run_finished":
+        this.output.appendLine(childLine(ev) ?? "");
         break;
       default:
         break;

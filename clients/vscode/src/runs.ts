@@ -128,3 +128,17 @@ export class RunTracker {
     return { text: "$(check) gg: idle", tooltip: "gg: ready" };
   }
 }
+
+/** One line of a subagent's progress for the output channel (undefined for other events). */
+export function childLine(ev: RunEvent): string | undefined {
+  switch (ev.type) {
+    case "child_run_started":
+      return `  [subagent ${ev.agent}] started${ev.description ? `: ${ev.description}` : ""}`;
+    case "child_run_progress":
+      return `  [subagent ${ev.agent}] ${ev.text}`;
+    case "child_run_finished":
+      return `  [subagent ${ev.agent}] ${ev.status}${ev.error ? `: ${ev.error}` : ""} (${ev.turns ?? 0} turns, ${ev.toolCalls ?? 0} tools)`;
+    default:
+      return undefined;
+  }
+}

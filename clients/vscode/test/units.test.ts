@@ -5,7 +5,7 @@ import type { Approval, RunEvent } from "../../../protocol/gg-protocol";
 import { approvalMessage, approveParams, APPROVAL_CHOICES } from "../src/approvals";
 import { fileLines, OVERWRITE, previewText, RESTORE, restoreQuestion } from "../src/files";
 import { explainFilePrompt, MAX_SELECTION_CHARS, selectionPrompt } from "../src/prompts";
-import { RunTracker } from "../src/runs";
+import { childLine, RunTracker } from "../src/runs";
 import { checkProtocol, readSettings, serverCommand } from "../src/server";
 import { makeNonce, webviewHtml } from "../src/webviewHtml";
 
@@ -134,4 +134,17 @@ test("files: a restore's preview lists the files and asks; conflicts need the ov
   const q = restoreQuestion("redo", { ...res, conflicts: ["app.py"] });
   assert.deepEqual(q.choices, [OVERWRITE]);
   assert.match(q.message, /1 changed outside gg since the last checkpoint \(app\.py\)/);
+});
+
+test("a subagent's progress is one output line each, and its approvals name the agent", () => {
+  seq = 0;
+  const base = { toolCallId: "t1", childRunId: "r2", childSessionId: "s2", agent: "explore" };
+  assert.equal(childLine(ev({ type: "child_run_started", ...base, description: "look" })), "  [subagent explore] started: look");
+  assert.equal(childLine(ev({ type: "child_run_progress", ...base, text: "read a.py", turns: 1, toolCalls: 1 })), "  [subagent explore] read a.py");
+  assert.equal(
+    childLine(ev({ type: "child_run_finished", ...base, status: "completed", turns: 2, toolCalls: 1 })),
+    "  [subagent explore] completed (2 turns, 1 tools)",
+  );
+  assert.equal(childLine(ev({ type: "text_delta", text: "x" })), undefined);
+  assert.match(approvalMessage({ ...approval, agent: "general" }), /^gg's subagent general wants to run bash/);
 });

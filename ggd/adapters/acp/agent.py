@@ -295,11 +295,14 @@ class GgAgent:
         assert self.conn is not None
         call_id = str(approval.get("toolCallId") or approval.get("id"))
         name, args = str(approval.get("toolName")), dict(approval.get("arguments") or {})
+        title = str(approval.get("summary") or "")
+        if approval.get("agent"):  # a subagent asks: say which (it runs in a child session)
+            title = f"[{approval['agent']}] {title or name}"
         call = mapping.tool_call(
             s.workspace,
             call_id,
             name,
-            str(approval.get("summary") or ""),
+            title,
             args,
             "pending",
             await self._buffer(s, name, args),

@@ -156,6 +156,8 @@ def event_update(workspace: Path, ev: dict[str, Any]) -> dict[str, Any] | None:
         return tool_done(
             str(ev.get("toolCallId")), str(ev.get("output") or ""), bool(ev.get("isError"))
         )
+    if kind in ("child_run_started", "child_run_progress", "child_run_finished"):
+        return child_update(ev)
     if kind == "plan_updated":
         return plan(list(ev.get("todos") or []))
     if kind == "usage" and ev.get("contextWindow"):  # ACP's usage is context fill of a known size
@@ -172,6 +174,39 @@ def event_update(workspace: Path, ev: dict[str, Any]) -> dict[str, Any] | None:
             update["cost"] = {"amount": float(cost), "currency": "USD"}
         return update
     return None
+
+
+def child_update(ev: dict[str, Any]) -> dict[str, Any] | None:
+    """A subagent's event as an update of the `task` tool call that started it.
+
+    The child shows as that tool call: its title names the agent, its content is the child's
+    latest line of progress, and its own tool_call_update closes it with the child's answer.
+    """
+    kind = ev.get("type")
+    agent = str(ev.get("agent") or "agent")
+    update: dict[str, Any] = {
+        "sessionUpdate": "tool_call_update",
+        "toolCallId": str(ev.get("toolCallId")),
+        "status": "in_progress",
+    }
+    if kind == "child_run_started":
+        what = str(ev.get("description") or "").strip()
+        update["title"] = f"{agent}: {what}" if what else agent
+        line = f"{agent} started"
+    elif kind == "child_run_progress":
+        line = f"{agent} · {ev.get('text', '')}"
+    elif kind == "child_run_finished":
+        line = f"{agent} {ev.get('status', 'finished')} ({ev.get('turns', 0)} turns, "
+        line += f"{ev.get('toolCalls', 0)} tools)"
+    else:
+        return None
+    update["content"] = [{"type": "content", "content": {"type": "text", "text": line}}]
+    update["rawOutput"] = {
+        "childRunId": ev.get("childRunId"),
+        "childSessionId": ev.get("childSessionId"),
+        "agent": agent,
+    }
+    return update
 
 
 def plan(todos: list[dict[str, Any]]) -> dict[str, Any]:

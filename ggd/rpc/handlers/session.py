@@ -29,7 +29,13 @@ async def session_list(ctx: HandlerContext, params: SessionListParams) -> Sessio
     """Sessions of the connection's workspace, newest first."""
     ws = None if params.all_workspaces else ctx.workspace
     rows, nxt = await hub_of(ctx).runtime.list_sessions(
-        ws, params.limit, params.cursor, _active(ctx), roots=not ctx.remote
+        ws,
+        params.limit,
+        params.cursor,
+        _active(ctx),
+        roots=not ctx.remote,
+        children=params.include_children,
+        parent=params.parent_session_id,
     )
     return SessionListResult(sessions=rows, next_cursor=nxt)
 

@@ -332,3 +332,41 @@ def test_a_priced_run_ends_with_its_tokens_and_cost(
         _env(fm, gg_home),
     )
     assert res.ok, res.error
+
+
+def test_a_subagents_progress_and_approval_in_the_chat_buffer(
+    run_nvim, model, gg_home, workspace, ggd_bin
+) -> None:
+    task = {
+        "id": "t_1",
+        "name": "task",
+        "arguments": {"agent": "general", "prompt": "CHILD: write notes", "description": "notes"},
+    }
+    fm = model(
+        [
+            {"toolCalls": [task], "when": {"firstUser": "PARENT"}},
+            {**WRITE, "when": {"firstUser": "CHILD"}},
+            {"text": "child wrote it", "when": {"firstUser": "CHILD"}},
+            {"text": "All done.", "when": {"firstUser": "PARENT"}},
+        ]
+    )
+    res = run_nvim(
+        {
+            "scenario": "approve_select",
+            "cmd": _stdio(ggd_bin, workspace),
+            "root": str(workspace),
+            "prompt": "PARENT: delegate",
+            "choice": "Allow",
+        },
+        _env(fm, gg_home),
+    )
+    assert res.ok, res.error
+    buffer = res.data["buffer"]
+    assert "  ↳ subagent `general` started: notes\n" in buffer
+    assert (
+        "**Approval needed:** gg's subagent general wants to run write: write notes.txt" in buffer
+    )
+    assert "    `general` · write notes.txt\n" in buffer
+    assert "  ↳ subagent `general` completed (2 turns, 1 tools)" in buffer
+    assert "  `task` done: child wrote it" in buffer
+    assert (workspace / "notes.txt").read_text() == "hello\n"

@@ -285,3 +285,35 @@ def test_tree_draws_separate_roots_in_columns_of_their_own() -> None:
         "      ┌ root 3 of 3",
         "      ○ y0 user: third",
     ]
+
+
+def test_a_subagents_approval_and_failure_name_the_agent() -> None:
+    from ggcli.render import approval_prompt, format_child_event
+
+    ask = approval_prompt({"toolName": "write", "summary": "write a.txt", "agent": "general"})
+    assert ask.splitlines()[0] == "? approve [general] write: write a.txt"
+    failed = format_child_event(
+        {"type": "child_run_finished", "agent": "explore", "status": "failed", "error": "boom"}
+    )
+    assert failed == "  ↳ explore failed: boom (0 turns, 0 tools)"
+    assert format_child_event({"type": "text_delta"}) is None
+
+
+def test_a_child_session_row_names_its_parent() -> None:
+    from ggcli.render import format_sessions
+
+    rows = format_sessions(
+        [
+            {"id": "s_p", "name": "parent", "updatedAt": 0, "messageCount": 2, "preview": "go"},
+            {
+                "id": "s_c",
+                "name": "explore: look",
+                "updatedAt": 0,
+                "messageCount": 4,
+                "preview": "found",
+                "parentSessionId": "s_p",
+            },
+        ]
+    ).splitlines()
+    assert "↳" not in rows[0]
+    assert rows[1].startswith("s_c  explore: look  4 msgs") and "↳ s_p" in rows[1]

@@ -65,6 +65,11 @@ export function ApprovalCard({ approval, onAnswer, autoFocus }: ApprovalCardProp
           Approve <strong>{approval.toolName}</strong>
           {summary ? <span className="approval-summary"> {summary}</span> : null}?
         </span>
+        {approval.agent ? (
+          <span className="approval-agent" title="A subagent asks (it runs in a child session)">
+            subagent {approval.agent}
+          </span>
+        ) : null}
         <span className={`risk-badge risk-${risk}`}>{RISK_LABEL[risk] ?? risk}</span>
       </div>
       {approval.riskReason ? <div className="approval-reason">{approval.riskReason}</div> : null}

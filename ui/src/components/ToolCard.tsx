@@ -1,4 +1,5 @@
 import type { ConvItem } from "../state/conversation";
+import { ChildRunView } from "./ChildRunView";
 import { Diff } from "./Diff";
 import { MediaView } from "./MediaView";
 
@@ -37,6 +38,7 @@ export function ToolCard({ item }: { item: ToolItem }) {
           {label}
         </span>
       </div>
+      {item.child ? <ChildRunView child={item.child} /> : null}
       {item.diff ? <Diff diff={item.diff} /> : null}
       {item.mediaId ? <MediaView mediaId={item.mediaId} /> : null}
       {item.output ? (

@@ -1,4 +1,4 @@
-import type { Approval, Message, RunEvent, RunStatus, Snapshot, UsageInfo } from "../protocol";
+import type { Approval, Message, RunEvent, RunStatus, SessionSummary, Snapshot, UsageInfo } from "../protocol";
 
 /** One row of the conversation as the UI draws it. */
 export type ConvItem =
@@ -18,7 +18,27 @@ export type ConvItem =
       mediaId?: string;
       denied?: boolean;
       entryId?: string;
+      /** The subagent a `task` call started (child_run_* events of this run). */
+      child?: ChildRun;
     };
+
+/** A subagent's child run as its task card shows it. */
+export interface ChildRun {
+  runId: string;
+  sessionId: string;
+  agent: string;
+  description?: string;
+  status: "running" | "completed" | "failed" | "canceled";
+  /** The latest lines of progress (the tools it runs, approvals it waits for), oldest first. */
+  lines: string[];
+  /** Unknown (undefined) for a child found after the fact, in the session list. */
+  turns?: number;
+  toolCalls?: number;
+  error?: string;
+}
+
+/** How many progress lines a task card keeps for its child. */
+export const CHILD_LINES = 4;
 
 export type RunPhase = "idle" | "running" | "waiting_approval" | "completed" | "failed" | "canceled";
 
@@ -50,7 +70,8 @@ export type ConversationAction =
   | { type: "local_prompt"; text: string }
   | { type: "event"; event: RunEvent }
   | { type: "session_usage"; usage: UsageInfo | null }
-  | { type: "approval_gone"; approvalId: string };
+  | { type: "approval_gone"; approvalId: string }
+  | { type: "children"; sessions: SessionSummary[] };
 
 export const initialConversation: ConversationState = {
   items: [],
@@ -79,6 +100,10 @@ function textOf(content: unknown): string {
 
 function argumentSummary(args: Record<string, unknown> | undefined): string {
   if (!args) return "";
+  // A task call (a subagent): its agent and what it was asked, as the live card says it.
+  const agent = args["agent"];
+  const what = args["description"] ?? args["prompt"];
+  if (typeof agent === "string" && typeof what === "string") return `${agent}: ${what}`;
   for (const key of ["command", "path", "pattern", "query", "url", "prompt", "text", "title", "target"]) {
     const value = args[key];
     if (typeof value === "string") return value;
@@ -259,6 +284,35 @@ function applyEvent(state: ConversationState, event: RunEvent): ConversationStat
       ];
       return next;
     }
+    case "child_run_started": {
+      const child: ChildRun = {
+        runId: event.childRunId,
+        sessionId: event.childSessionId,
+        agent: event.agent,
+        description: event.description ?? undefined,
+        status: "running",
+        lines: [],
+        turns: 0,
+        toolCalls: 0,
+      };
+      next.items = updateTool(next.items, event.toolCallId, { child }) ?? next.items;
+      return next;
+    }
+    case "child_run_progress":
+    case "child_run_finished": {
+      const at = next.items.findIndex((item) => item.kind === "tool" && item.toolCallId === event.toolCallId);
+      const item = next.items[at];
+      if (!item || item.kind !== "tool" || !item.child) return next;
+      const child: ChildRun = { ...item.child, turns: event.turns ?? 0, toolCalls: event.toolCalls ?? 0 };
+      if (event.type === "child_run_progress") {
+        child.lines = [...child.lines, event.text].slice(-CHILD_LINES);
+      } else {
+        child.status = event.status;
+        child.error = event.error ?? undefined;
+      }
+      next.items = updateTool(next.items, event.toolCallId, { child }) ?? next.items;
+      return next;
+    }
     case "user_message":
       next.items = [
         ...closeStreaming(next.items),
@@ -358,8 +412,42 @@ function carryOver(persisted: ConvItem[], previous: ConvItem[]): ConvItem[] {
   return persisted.map((item) => {
     const before = item.kind === "tool" ? seen.get(item.toolCallId) : undefined;
     if (!before || item.kind !== "tool") return item;
-    return { ...item, diff: item.diff ?? before.diff, denied: item.denied ?? before.denied };
+    return {
+      ...item,
+      diff: item.diff ?? before.diff,
+      denied: item.denied ?? before.denied,
+      child: item.child ?? before.child,
+    };
   });
+}
+
+const CHILD_STATUS: Record<ToolItem["status"], ChildRun["status"]> = {
+  running: "running",
+  done: "completed",
+  error: "failed",
+  not_run: "canceled",
+};
+
+/** Task cards of a reopened session get their child sessions back (gg/session.list parentSessionId). */
+export function withChildren(items: ConvItem[], sessions: SessionSummary[]): ConvItem[] {
+  const byCall = new Map(sessions.filter((s) => s.toolCallId).map((s) => [s.toolCallId as string, s]));
+  return items.map((item) => {
+    const row = item.kind === "tool" && !item.child ? byCall.get(item.toolCallId) : undefined;
+    if (!row || item.kind !== "tool") return item;
+    const child: ChildRun = {
+      runId: row.activeRunId ?? "",
+      sessionId: row.id,
+      agent: row.agent ?? "agent",
+      status: row.activeRunId ? "running" : CHILD_STATUS[item.status],
+      lines: [],
+    };
+    return { ...item, child };
+  });
+}
+
+/** Whether a conversation has task cards whose child is not known yet (a reopened session). */
+export function missingChildren(items: ConvItem[]): boolean {
+  return items.some((item) => item.kind === "tool" && item.toolName === "task" && !item.child);
 }
 
 /** The one reducer of a session's conversation: snapshots, run attachment and run events. */
@@ -409,5 +497,7 @@ export function conversationReducer(state: ConversationState, action: Conversati
       return { ...state, sessionUsage: action.usage };
     case "approval_gone":
       return { ...state, approvals: state.approvals.filter((a) => a.id !== action.approvalId) };
+    case "children":
+      return { ...state, items: withChildren(state.items, action.sessions) };
   }
 }

@@ -11,6 +11,7 @@ import type { GgClient } from "../rpc/client";
 import { RpcError } from "../rpc/transport";
 import {
   conversationReducer,
+  missingChildren,
   initialConversation,
   type ConversationAction,
   type ConversationState,
@@ -105,6 +106,7 @@ export class SessionController {
       void this.loadTodos(snapshot.sessionId);
       void this.loadSessionUsage(snapshot.sessionId, generation);
       if (snapshot.activeRunId) await this.attach(snapshot.activeRunId);
+      if (missingChildren(this.store.get().conversation.items)) void this.findChildren(snapshot.sessionId, generation);
     } catch (error) {
       if (generation === this.opening) this.setError(errorText(error));
     }
@@ -118,6 +120,16 @@ export class SessionController {
       this.dispatch({ type: "session_usage", usage: context.usage ?? null });
     } catch {
       // Only the meter's session total is missing; the conversation itself is shown.
+    }
+  }
+
+  /** The subagents' sessions of a reopened session, nested under their task cards again. */
+  private async findChildren(sessionId: string, generation: number): Promise<void> {
+    try {
+      const page = await this.client.call("gg/session.list", { parentSessionId: sessionId, limit: 500 });
+      if (generation === this.opening) this.dispatch({ type: "children", sessions: page.sessions });
+    } catch {
+      // Only the nesting is missing: each card still shows the child's answer.
     }
   }
 

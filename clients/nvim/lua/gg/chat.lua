@@ -199,6 +199,24 @@ function M.render_event(buf, ev)
       table.insert(lines, "```")
     end
     M.block(buf, lines)
+  elseif t == "child_run_started" then
+    -- A subagent (a child run of a task call): one indented line per step of its progress.
+    local what = util.nn(ev.description)
+    M.block(buf, { string.format("  ↳ subagent `%s` started%s", ev.agent, what and (": " .. util.first_line(what, 80)) or "") })
+  elseif t == "child_run_progress" then
+    M.block(buf, { string.format("    `%s` · %s", ev.agent, util.first_line(ev.text, 100)) })
+  elseif t == "child_run_finished" then
+    local err = util.nn(ev.error)
+    M.block(buf, {
+      string.format(
+        "  ↳ subagent `%s` %s%s (%d turns, %d tools)",
+        ev.agent,
+        ev.status,
+        err and (": " .. util.first_line(err, 100)) or "",
+        util.nn(ev.turns) or 0,
+        util.nn(ev.toolCalls) or 0
+      ),
+    })
   elseif t == "approval_resolved" then
     local verb = util.nn(ev.allow) and "allowed" or "denied"
     M.block(buf, { string.format("_Approval %s (%s)._", verb, util.nn(ev.by) or "user") })

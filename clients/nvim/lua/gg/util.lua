@@ -63,7 +63,10 @@ M.approval_choices = {
 
 --- One-line prompt for an Approval DTO: tool, summary, risk and reason.
 function M.approval_prompt(approval)
-  local text = string.format("gg wants to run %s: %s", approval.toolName or "a tool", M.nn(approval.summary) or "")
+  -- A subagent's call (it runs in a child session of the run) says which agent asks.
+  local agent = M.nn(approval.agent)
+  local who = agent and ("gg's subagent " .. agent) or "gg"
+  local text = string.format("%s wants to run %s: %s", who, approval.toolName or "a tool", M.nn(approval.summary) or "")
   local risk = M.nn(approval.risk)
   if risk and risk ~= "normal" then
     text = text .. string.format(" [%s]", risk)
