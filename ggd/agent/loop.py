@@ -40,6 +40,7 @@ from .locks import PathLocks
 from .loopguard import LoopAsk, LoopGuard, LoopGuardSettings
 from .messages import (
     INTERRUPTED,
+    ImageUrls,
     assistant_message,
     to_openai_request,
     tool_message,
@@ -78,6 +79,8 @@ class AgentOptions:
     max_parallel: int = 4
     display_limit: int = DISPLAY_LIMIT
     loop_guard: LoopGuardSettings = field(default_factory=LoopGuardSettings)
+    # A stored image's data URL for requests; None when the model takes no images.
+    image_urls: ImageUrls | None = None
 
 
 @dataclass
@@ -90,7 +93,9 @@ class TurnOutcome:
     requests: int = 0
 
 
-async def begin_turn(transcript: Transcript, prompt: str) -> None:
+async def begin_turn(
+    transcript: Transcript, prompt: str, images: list[dict[str, Any]] | None = None
+) -> None:
     """Make a turn durable before anyone is told it started (no loop needed yet).
 
     Closes tool calls a crashed run left dangling (recorded as interrupted, never replayed), then
@@ -101,7 +106,7 @@ async def begin_turn(transcript: Transcript, prompt: str) -> None:
         await transcript.append_message(
             tool_message(call["id"], call.get("name", ""), INTERRUPTED, True)
         )
-    await transcript.append_message(user_message(prompt))
+    await transcript.append_message(user_message(prompt, images))
 
 
 class AgentLoop:
@@ -243,7 +248,9 @@ class AgentLoop:
                 system_text = f"{system}\n\n# Summary of the earlier conversation\n\n{ctx.summary}"
             else:
                 system_text = system
-            msgs = to_openai_request(system_text, [m for _, m in ctx.messages])
+            msgs = to_openai_request(
+                system_text, [m for _, m in ctx.messages], self.options.image_urls
+            )
             estimate = estimate_tokens(msgs) + spec_tokens
             budget = self.options.compaction.budget(self.options.context_window)
             # Compact at most once per request: a tail that is still too big is sent as is.

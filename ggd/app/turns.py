@@ -22,6 +22,7 @@ from ggd.protocol import errors as E
 from ggd.providers import ProviderRegistry
 from ggd.providers.types import ChatProvider, ToolCall
 from ggd.tools import ApprovalInfo, Tool, ToolContext
+from ggd.tools.images import ImageError, ImageStore
 
 from .admission import RunOptions
 from .approvers import Approver, loop_asker
@@ -52,6 +53,8 @@ class TurnAssembler:
         self.home = home
         self.bus = bus
         self.path_locks = PathLocks()
+        # Prompt attachments and pictures `read` returns (GG_HOME/images, by content).
+        self.images = ImageStore(home)
 
     def resolve_model(self, svc: Service, model: str | None) -> tuple[ChatProvider, str, str]:
         """(provider, bare model name, provider:model) for a run; invalid params when unknown."""
@@ -63,6 +66,32 @@ class TurnAssembler:
                 f"invalid params: model: unknown model {model_ref!r}"
             ) from None
         return provider, bare, model_ref
+
+    def check_images(self, svc: Service, model: str | None) -> None:
+        """Invalid params when a prompt has images and the run's model takes none."""
+        model_ref = model or svc.file.model or self.models.default_model
+        if self.models.accepts_images(model_ref):
+            return
+        name = self.models.split(model_ref)[0]
+        raise E.InvalidParamsError(
+            f"invalid params: images: model {model_ref!r} takes no images; pick one that does "
+            f'(--model), or set "images": true (or a list of models) in providers.{name} of '
+            "config.json if it reads them (docs/providers.md)"
+        )
+
+    def image_urls(self) -> Callable[[str], str | None]:
+        """A run's image loader: data URLs by id, each file read once per run."""
+        cache: dict[str, str | None] = {}
+
+        def url(image_id: str) -> str | None:
+            if image_id not in cache:
+                try:
+                    cache[image_id] = self.images.data_url(image_id)
+                except ImageError:
+                    cache[image_id] = None  # the note says it is gone
+            return cache[image_id]
+
+        return url
 
     async def check_model(self, svc: Service, model: str | None) -> None:
         """Invalid params when the provider is unknown or its endpoint does not list the model."""
@@ -114,6 +143,8 @@ class TurnAssembler:
         async def approve(call: ToolCall, tool: Tool, info: ApprovalInfo) -> ApprovalDecision:
             return await approver.decide(run, call, tool, info)
 
+        sees_images = self.models.accepts_images(run.model)
+
         return AgentLoop(
             provider,
             bare,
@@ -127,6 +158,7 @@ class TurnAssembler:
                 read_roots=tuple(turn.read_roots),
                 login_shell=self.opts.bash_login_shell,
                 client=client,
+                images=self.images if sees_images else None,
             ),
             SessionTranscript(svc),
             _RunSink(run),
@@ -139,6 +171,7 @@ class TurnAssembler:
                 context_window=self.models.context_window(run.model),
                 prompt_sections=turn.sections,
                 loop_guard=self.opts.loop_guard,
+                image_urls=self.image_urls() if sees_images else None,
             ),
             loop_ask=loop_asker(run),
         )

@@ -36,6 +36,8 @@ class ProviderEntry(BaseModel):
     toolChoice: str | dict[str, Any] | None = None
     extraBody: dict[str, Any] | None = None
     modelParams: dict[str, dict[str, Any]] | None = None
+    # Which models take images: all, none, or these names (ggd/providers/vision.py).
+    images: bool | list[str] | None = None
     # kind "llamacpp" (ggd/providers/kinds.py)
     modelPath: str | None = None
     threads: int | None = None

@@ -22,6 +22,7 @@ from ggd.providers.kinds import LOCAL_KEYS, make_local, provider_params
 from ggd.providers.openai_compat import OpenAICompatProvider, ProviderOptions
 from ggd.providers.params import PARAM_KEYS
 from ggd.providers.types import ChatProvider
+from ggd.providers.vision import ImageSupport, accepts_images, parse_images
 
 __all__ = ["WELL_KNOWN", "ProviderRegistry", "build_registry", "resolve_provider"]
 
@@ -38,7 +39,7 @@ _KEY_ENV = {
     "deepseek": "DEEPSEEK_API_KEY",
 }
 _PROVIDER_KEYS = frozenset(
-    {"kind", "baseUrl", "apiKey", "apiKeyEnv", "models", "contextWindow", "modelParams"}
+    {"kind", "baseUrl", "apiKey", "apiKeyEnv", "models", "contextWindow", "modelParams", "images"}
     | set(PARAM_KEYS)
     | LOCAL_KEYS
 )
@@ -54,6 +55,8 @@ class ProviderRegistry:
     default_model: str
     model_lists: dict[str, list[str]] = field(default_factory=dict)
     context_windows: dict[str, int] = field(default_factory=dict)
+    # provider -> (its kind, its `images` config): which models take images (ggd.providers.vision)
+    image_support: dict[str, tuple[str, ImageSupport]] = field(default_factory=dict)
     # provider -> (monotonic time, the endpoint's model ids or None when it lists none)
     _listed: dict[str, tuple[float, list[str] | None]] = field(default_factory=dict, repr=False)
     # provider -> the GET /models in flight, shared by every check that needs it meanwhile
@@ -177,6 +180,14 @@ class ProviderRegistry:
                 out.update({f"{name}:{m}": state for m in self.model_lists.get(name, [])})
         return out
 
+    def accepts_images(self, model_ref: str | None = None) -> bool:
+        """Whether a model takes images in its prompt (the provider's `images` config)."""
+        name, model = self.split(model_ref)
+        if self.providers[name].is_demo:
+            return False
+        kind, configured = self.image_support.get(name, ("openai", None))
+        return accepts_images(kind, configured, model)
+
     def context_window(self, model_ref: str | None = None) -> int | None:
         """The configured context window of a model's provider, if any."""
         return self.context_windows.get(self.split(model_ref)[0])
@@ -274,8 +285,13 @@ def build_registry(
     providers: dict[str, ChatProvider] = {}
     lists: dict[str, list[str]] = {}
     windows: dict[str, int] = {}
+    images: dict[str, tuple[str, ImageSupport]] = {}
     for name, entry in raw.items():
         entry = _check_entry(name, entry)
+        images[name] = (
+            str(entry.get("kind", "openai")),
+            parse_images(f"providers.{name}", entry.get("images")),
+        )
         if entry.get("kind") == "llamacpp":
             local = make_local(name, entry, home, options)
             local.params, local.model_params = provider_params(name, entry)
@@ -306,7 +322,9 @@ def build_registry(
             model = _OPENAI_DEFAULT_MODEL
     providers.setdefault("demo", DemoProvider())
     lists.setdefault("demo", [DEMO_MODEL])
-    registry = ProviderRegistry(providers, _default_model(model, providers, lists), lists, windows)
+    registry = ProviderRegistry(
+        providers, _default_model(model, providers, lists), lists, windows, images
+    )
     for name, provider in providers.items():
         if not isinstance(provider, OpenAICompatProvider) or provider.default_model is not None:
             continue

@@ -50,6 +50,8 @@ async def run_start(ctx: HandlerContext, params: RunStartParams) -> RunStartResu
         interactive=params.interactive,
         model=params.model,
         client=client,
+        images=params.images,
+        remote=ctx.remote,
     )
     if client is not None:
         # Before this handler yields: the run's task has not run a tool yet.
