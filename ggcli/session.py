@@ -82,8 +82,9 @@ def start_run(
     interactive: bool,
     approval: str | None = None,
     model: str | None = None,
+    images: list[dict[str, Any]] | None = None,
 ) -> str:
-    """gg/run.start with subscribe; returns the run id."""
+    """gg/run.start with subscribe (and the prompt's images, ggcli.attach); returns the run id."""
     params: dict[str, Any] = {
         "sessionId": session_id,
         "prompt": prompt,
@@ -94,6 +95,8 @@ def start_run(
         params["approvalMode"] = approval
     if model:
         params["model"] = model
+    if images:
+        params["images"] = images
     result = client.request("gg/run.start", params) or {}
     return str(result["runId"])
 
