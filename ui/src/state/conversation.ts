@@ -1,8 +1,18 @@
-import type { Approval, Message, RunEvent, RunStatus, Snapshot, UsageInfo } from "../protocol";
+import type { Approval, ImageInfo, Message, RunEvent, RunStatus, Snapshot, UsageInfo } from "../protocol";
 
 /** One row of the conversation as the UI draws it. */
 export type ConvItem =
-  | { kind: "user"; key: string; text: string; entryId?: string; pending?: boolean }
+  | {
+      kind: "user";
+      key: string;
+      text: string;
+      entryId?: string;
+      pending?: boolean;
+      /** Stored images of the prompt (gg/image.get fetches them). */
+      images?: ImageInfo[];
+      /** blob: URLs of this page's attachments until the run's images arrive. */
+      previews?: string[];
+    }
   | { kind: "assistant"; key: string; text: string; thinking: string; entryId?: string; streaming: boolean }
   | {
       kind: "tool";
@@ -44,7 +54,7 @@ export interface ConversationState {
 export type ConversationAction =
   | { type: "snapshot"; snapshot: Snapshot }
   | { type: "attach"; status: RunStatus }
-  | { type: "local_prompt"; text: string }
+  | { type: "local_prompt"; text: string; previews?: string[] }
   | { type: "event"; event: RunEvent }
   | { type: "approval_gone"; approvalId: string };
 
@@ -105,7 +115,13 @@ export function itemsFromMessages(messages: Message[], live = false): ConvItem[]
   messages.forEach((message, index) => {
     const key = message.id ?? `m${index}`;
     if (message.role === "user") {
-      items.push({ kind: "user", key, text: textOf(message.content), entryId: message.id ?? undefined });
+      items.push({
+        kind: "user",
+        key,
+        text: textOf(message.content),
+        entryId: message.id ?? undefined,
+        ...(message.images?.length ? { images: message.images } : {}),
+      });
     } else if (message.role === "assistant") {
       const text = textOf(message.content);
       // An empty answer (a failed or canceled turn) has nothing to show; the run notice says why.
@@ -192,12 +208,13 @@ function applyEvent(state: ConversationState, event: RunEvent): ConversationStat
     case "run_started": {
       next.phase = "running";
       const pendingAt = next.items.findIndex((item) => item.kind === "user" && item.pending);
+      const images = event.images?.length ? { images: event.images } : {};
       if (pendingAt >= 0) {
         next.items = next.items.map((item, i) =>
-          i === pendingAt && item.kind === "user" ? { ...item, pending: false } : item,
+          i === pendingAt && item.kind === "user" ? { ...item, pending: false, ...images } : item,
         );
       } else if (event.prompt) {
-        next.items = [...next.items, { kind: "user", key: `${event.runId}-prompt`, text: event.prompt }];
+        next.items = [...next.items, { kind: "user", key: `${event.runId}-prompt`, text: event.prompt, ...images }];
       }
       return next;
     }
@@ -374,7 +391,13 @@ export function conversationReducer(state: ConversationState, action: Conversati
         notice: null,
         items: [
           ...state.items,
-          { kind: "user", key: `local-${state.items.length}-${Date.now()}`, text: action.text, pending: true },
+          {
+            kind: "user",
+            key: `local-${state.items.length}-${Date.now()}`,
+            text: action.text,
+            pending: true,
+            ...(action.previews?.length ? { previews: action.previews } : {}),
+          },
         ],
       };
     case "event":

@@ -1,6 +1,7 @@
 import { ErrorCode, type RunEvent, type SessionEvent, type SessionUpdate, type Snapshot } from "../protocol";
 import type { GgClient } from "../rpc/client";
 import { RpcError } from "../rpc/transport";
+import type { Attachment } from "./attachments";
 import {
   conversationReducer,
   initialConversation,
@@ -104,16 +105,17 @@ export class SessionController {
   }
 
   /** Start a run with a prompt (interactive: this page answers approvals). */
-  async send(prompt: string, model?: string): Promise<boolean> {
+  async send(prompt: string, model?: string, images?: Attachment[]): Promise<boolean> {
     const sessionId = this.sessionId;
     if (!sessionId) return false;
-    this.dispatch({ type: "local_prompt", text: prompt });
+    this.dispatch({ type: "local_prompt", text: prompt, previews: images?.map((i) => i.url) });
     try {
       const { runId } = await this.client.call("gg/run.start", {
         sessionId,
         prompt: await expandSkillPrompt(this.client, prompt),
         interactive: true,
         model: model ?? null,
+        ...(images?.length ? { images: images.map(({ data, mimeType }) => ({ data, mimeType })) } : {}),
         // One explicit subscription from sequence 0 replays whatever came before it.
         subscribe: false,
       });
