@@ -143,261 +143,261 @@ export function App({ app, onWorkspace, onTokenProblem, canOpenFolder = true }: 
 
   return (
     <MediaContext.Provider value={loadMedia}>
-      <ImageContext.Provider value={loadImage}>
-        <div className="app">
-          <a className="skip-link" href="#composer-anchor">
-            Skip to composer
-          </a>
-          <header className="topbar">
-            <button
-              ref={listToggle}
-              type="button"
-              className="btn small list-toggle"
-              aria-expanded={listOpen}
-              aria-controls="session-list"
-              onClick={() => setListOpen((open) => !open)}
-              data-testid="list-toggle"
+      <div className="app">
+        <a className="skip-link" href="#composer-anchor">
+          Skip to composer
+        </a>
+        <header className="topbar">
+          <button
+            ref={listToggle}
+            type="button"
+            className="btn small list-toggle"
+            aria-expanded={listOpen}
+            aria-controls="session-list"
+            onClick={() => setListOpen((open) => !open)}
+            data-testid="list-toggle"
+          >
+            <span aria-hidden="true">{listOpen ? "▴" : "▾"} </span>Sessions
+          </button>
+          <span className="brand">gg</span>
+          <label className="field">
+            <span>Workspace</span>
+            <select
+              value={view.workspace?.id ?? ""}
+              onChange={(event) => onWorkspace(event.target.value)}
+              aria-label="Workspace"
+              disabled={view.workspaces.length < 2}
             >
-              <span aria-hidden="true">{listOpen ? "▴" : "▾"} </span>Sessions
-            </button>
-            <span className="brand">gg</span>
+              {view.workspace && !view.workspaces.some((w) => w.id === view.workspace?.id) ? (
+                <option value={view.workspace.id}>{view.workspace.name}</option>
+              ) : null}
+              {view.workspaces.map((w) => (
+                <option key={w.id} value={w.id}>
+                  {w.name}
+                </option>
+              ))}
+            </select>
+          </label>
+          {canOpenFolder ? (
+            <OpenFolder open={(root) => app.rpc.call("gg/workspace.open", { root })} onOpened={onWorkspace} />
+          ) : null}
+          {models.length > 0 ? (
             <label className="field">
-              <span>Workspace</span>
-              <select
-                value={view.workspace?.id ?? ""}
-                onChange={(event) => onWorkspace(event.target.value)}
-                aria-label="Workspace"
-                disabled={view.workspaces.length < 2}
-              >
-                {view.workspace && !view.workspaces.some((w) => w.id === view.workspace?.id) ? (
-                  <option value={view.workspace.id}>{view.workspace.name}</option>
-                ) : null}
-                {view.workspaces.map((w) => (
-                  <option key={w.id} value={w.id}>
-                    {w.name}
+              <span>Model</span>
+              <select value={model} onChange={(event) => setModel(event.target.value)} aria-label="Model">
+                {model && !models.includes(model) ? <option value={model}>{model}</option> : null}
+                {models.map((m) => (
+                  <option key={m} value={m}>
+                    {m}
                   </option>
                 ))}
               </select>
             </label>
-            {canOpenFolder ? (
-              <OpenFolder open={(root) => app.rpc.call("gg/workspace.open", { root })} onOpened={onWorkspace} />
-            ) : null}
-            {models.length > 0 ? (
-              <label className="field">
-                <span>Model</span>
-                <select value={model} onChange={(event) => setModel(event.target.value)} aria-label="Model">
-                  {model && !models.includes(model) ? <option value={model}>{model}</option> : null}
-                  {models.map((m) => (
-                    <option key={m} value={m}>
-                      {m}
-                    </option>
-                  ))}
-                </select>
-              </label>
-            ) : null}
-            {waiting.length > 0 ? (
-              <button
-                type="button"
-                className="btn waiting"
-                onClick={() => void app.openSession(waiting[0][0])}
-                data-testid="waiting-badge"
-              >
-                {waiting.length} session{waiting.length > 1 ? "s" : ""} waiting for approval
-              </button>
-            ) : null}
-            <span className="spacer" />
-            <ConnectionStatus state={connection} />
+          ) : null}
+          {waiting.length > 0 ? (
             <button
               type="button"
-              className="btn small"
-              onClick={toggleTheme}
-              aria-label={`Switch to ${theme === "dark" ? "light" : "dark"} theme`}
+              className="btn waiting"
+              onClick={() => void app.openSession(waiting[0][0])}
+              data-testid="waiting-badge"
             >
-              {theme === "dark" ? "Light" : "Dark"} theme
+              {waiting.length} session{waiting.length > 1 ? "s" : ""} waiting for approval
             </button>
-          </header>
-          {info?.demo ? (
-            <div className="demo-banner" role="note" data-testid="demo-banner">
-              Demo model: answers are scripted, not from a real model. Start ggd with a model (
-              <code>--model provider:model</code> and an API key) for real work.
-            </div>
           ) : null}
-          {error ? (
-            <div className="error-bar" role="alert" data-testid="error">
-              <span>{error}</span>
-              <button
-                type="button"
-                className="btn small ghost"
-                onClick={() => {
-                  app.session.clearError();
-                  app.clearError();
-                }}
-                aria-label="Dismiss error"
-              >
-                Dismiss
-              </button>
-            </div>
-          ) : null}
-          {session.notice ? (
-            <div className="notice-bar" role="status" data-testid="session-notice">
-              <span>{session.notice}</span>
-              <button
-                type="button"
-                className="btn small ghost"
-                onClick={() => app.session.clearNotice()}
-                aria-label="Dismiss notice"
-              >
-                Dismiss
-              </button>
-            </div>
-          ) : null}
-          <div className={`layout${listOpen ? " list-open" : ""}`}>
-            <SessionList
-              id="session-list"
-              onEscape={
-                listOpen
-                  ? () => {
-                      setListOpen(false);
-                      listToggle.current?.focus();
-                    }
-                  : undefined
-              }
-              sessions={view.sessions}
-              currentId={snapshot?.sessionId ?? null}
-              badges={view.badges}
-              onOpen={(id) => {
-                setListOpen(false);
-                void app.openSession(id);
+          <span className="spacer" />
+          <ConnectionStatus state={connection} />
+          <button
+            type="button"
+            className="btn small"
+            onClick={toggleTheme}
+            aria-label={`Switch to ${theme === "dark" ? "light" : "dark"} theme`}
+          >
+            {theme === "dark" ? "Light" : "Dark"} theme
+          </button>
+        </header>
+        {info?.demo ? (
+          <div className="demo-banner" role="note" data-testid="demo-banner">
+            Demo model: answers are scripted, not from a real model. Start ggd with a model (
+            <code>--model provider:model</code> and an API key) for real work.
+          </div>
+        ) : null}
+        {error ? (
+          <div className="error-bar" role="alert" data-testid="error">
+            <span>{error}</span>
+            <button
+              type="button"
+              className="btn small ghost"
+              onClick={() => {
+                app.session.clearError();
+                app.clearError();
               }}
-              onNew={() => {
-                setListOpen(false);
-                void app.newSession();
-              }}
-              onMore={view.nextCursor ? () => void app.loadMoreSessions() : undefined}
-            />
-            <main className="main">
-              {snapshot ? (
-                <SessionTitle
-                  key={snapshot.sessionId}
-                  name={snapshot.name}
-                  onRename={(name) => void app.session.rename(name)}
-                />
-              ) : (
-                <div className="session-title">
-                  <h1>New conversation</h1>
-                </div>
-              )}
-              <div role="tablist" aria-label="Views" className="tabs">
-                {tabs.map((t) => (
-                  <button
-                    key={t.id}
-                    type="button"
-                    role="tab"
-                    id={`tab-${t.id}`}
-                    aria-selected={activeTab === t.id}
-                    aria-controls={`panel-${t.id}`}
-                    tabIndex={activeTab === t.id ? 0 : -1}
-                    className={`tab${activeTab === t.id ? " selected" : ""}`}
-                    onClick={() => setTab(t.id)}
-                    onKeyDown={(event) => {
-                      if (event.key !== "ArrowRight" && event.key !== "ArrowLeft") return;
-                      const at = tabs.findIndex((x) => x.id === t.id);
-                      const next = tabs[(at + (event.key === "ArrowRight" ? 1 : tabs.length - 1)) % tabs.length];
-                      setTab(next.id);
-                      document.getElementById(`tab-${next.id}`)?.focus();
-                    }}
-                  >
-                    {t.label}
-                  </button>
-                ))}
+              aria-label="Dismiss error"
+            >
+              Dismiss
+            </button>
+          </div>
+        ) : null}
+        {session.notice ? (
+          <div className="notice-bar" role="status" data-testid="session-notice">
+            <span>{session.notice}</span>
+            <button
+              type="button"
+              className="btn small ghost"
+              onClick={() => app.session.clearNotice()}
+              aria-label="Dismiss notice"
+            >
+              Dismiss
+            </button>
+          </div>
+        ) : null}
+        <div className={`layout${listOpen ? " list-open" : ""}`}>
+          <SessionList
+            id="session-list"
+            onEscape={
+              listOpen
+                ? () => {
+                    setListOpen(false);
+                    listToggle.current?.focus();
+                  }
+                : undefined
+            }
+            sessions={view.sessions}
+            currentId={snapshot?.sessionId ?? null}
+            badges={view.badges}
+            onOpen={(id) => {
+              setListOpen(false);
+              void app.openSession(id);
+            }}
+            onNew={() => {
+              setListOpen(false);
+              void app.newSession();
+            }}
+            onMore={view.nextCursor ? () => void app.loadMoreSessions() : undefined}
+          />
+          <main className="main">
+            {snapshot ? (
+              <SessionTitle
+                key={snapshot.sessionId}
+                name={snapshot.name}
+                onRename={(name) => void app.session.rename(name)}
+              />
+            ) : (
+              <div className="session-title">
+                <h1>New conversation</h1>
               </div>
-              <div className={`workarea${activeTab === "chat" ? "" : " with-side"}`}>
-                <div
-                  className="panel chat-panel"
-                  {...(activeTab === "chat"
-                    ? { role: "tabpanel", id: "panel-chat", "aria-labelledby": "tab-chat" }
-                    : { role: "region", "aria-label": "Conversation" })}
+            )}
+            <div role="tablist" aria-label="Views" className="tabs">
+              {tabs.map((t) => (
+                <button
+                  key={t.id}
+                  type="button"
+                  role="tab"
+                  id={`tab-${t.id}`}
+                  aria-selected={activeTab === t.id}
+                  aria-controls={`panel-${t.id}`}
+                  tabIndex={activeTab === t.id ? 0 : -1}
+                  className={`tab${activeTab === t.id ? " selected" : ""}`}
+                  onClick={() => setTab(t.id)}
+                  onKeyDown={(event) => {
+                    if (event.key !== "ArrowRight" && event.key !== "ArrowLeft") return;
+                    const at = tabs.findIndex((x) => x.id === t.id);
+                    const next = tabs[(at + (event.key === "ArrowRight" ? 1 : tabs.length - 1)) % tabs.length];
+                    setTab(next.id);
+                    document.getElementById(`tab-${next.id}`)?.focus();
+                  }}
                 >
+                  {t.label}
+                </button>
+              ))}
+            </div>
+            <div className={`workarea${activeTab === "chat" ? "" : " with-side"}`}>
+              <div
+                className="panel chat-panel"
+                {...(activeTab === "chat"
+                  ? { role: "tabpanel", id: "panel-chat", "aria-labelledby": "tab-chat" }
+                  : { role: "region", "aria-label": "Conversation" })}
+              >
+                <ImageContext.Provider value={loadImage}>
                   <Conversation
                     conversation={conversation}
                     onApprove={(id, allow, scope) => void app.session.approve(id, allow, scope)}
                     onFork={(entryId) => void app.session.action("fork", entryId)}
                   />
-                </div>
-                {activeTab === "chat" ? null : (
-                  <aside
-                    role="tabpanel"
-                    id={`panel-${activeTab}`}
-                    aria-labelledby={`tab-${activeTab}`}
-                    className="panel side-panel"
-                  >
-                    <button
-                      type="button"
-                      className="btn small ghost side-close"
-                      aria-label="Close the side panel"
-                      onClick={() => setTab("chat")}
-                    >
-                      ✕
-                    </button>
-                    {activeTab === "tree" ? (
-                      <TreeView
-                        tree={snapshot?.tree ?? []}
-                        busy={busy}
-                        onCheckout={(id) => void app.session.action("tree", id).then(() => setTab("chat"))}
-                        onFork={(id) => void app.session.action("fork", id).then(() => setTab("chat"))}
-                        onClone={() => void app.session.action("clone").then(() => setTab("chat"))}
-                      />
-                    ) : null}
-                    {activeTab === "artifacts" ? <ArtifactsPanel key={view.workspace?.id} client={app.rpc} /> : null}
-                    {activeTab === "library" ? <LibraryPanel key={view.workspace?.id} client={app.rpc} /> : null}
-                    {activeTab === "jobs" ? (
-                      <JobsView
-                        key={view.workspace?.id ?? ""}
-                        client={app.rpc}
-                        onOpenSession={(id) => void app.openSession(id).then(() => setTab("chat"))}
-                        onJobEvent={refreshSessions}
-                      />
-                    ) : null}
-                    {activeTab === "kb" ? (
-                      <KbPanel
-                        client={app.rpc}
-                        progress={kbProgress}
-                        onAsk={(prompt) => {
-                          app.session.offerDraft(prompt);
-                          setTab("chat");
-                        }}
-                      />
-                    ) : null}
-                    {activeTab === "info" ? <InfoPanel info={info} /> : null}
-                    {activeTab === "info" && info?.capabilities.includes("mcp") ? <McpPanel api={mcpApi} /> : null}
-                  </aside>
-                )}
+                </ImageContext.Provider>
               </div>
-              <div id="composer-anchor" />
-              {offline ? (
-                <div className="offline-banner" role="alert" data-testid="offline-banner">
-                  <strong>Connection to gg lost.</strong>{" "}
-                  {connection.status === "reconnecting"
-                    ? `Reconnecting in ${Math.ceil((connection.retryInMs ?? 0) / 1000)} s (attempt ${connection.attempt})…`
-                    : (connection.error ?? "Not reconnecting.")}{" "}
-                  Sending is paused until the daemon is back; your text stays in the box.
-                </div>
-              ) : null}
-              <Composer
-                busy={busy}
-                disabled={connection.status !== "open" || !can("runs")}
-                disabledReason={offline ? "Disconnected from gg: waiting to reconnect…" : undefined}
-                canSteer={can("steering")}
-                draft={session.draft}
-                queued={session.queued}
-                onSend={(text, images) => void send(text, images)}
-                onSteer={(text, followUp) => void app.session.steer(text, followUp)}
-                onStop={() => void app.session.cancel()}
-              />
-            </main>
-          </div>
+              {activeTab === "chat" ? null : (
+                <aside
+                  role="tabpanel"
+                  id={`panel-${activeTab}`}
+                  aria-labelledby={`tab-${activeTab}`}
+                  className="panel side-panel"
+                >
+                  <button
+                    type="button"
+                    className="btn small ghost side-close"
+                    aria-label="Close the side panel"
+                    onClick={() => setTab("chat")}
+                  >
+                    ✕
+                  </button>
+                  {activeTab === "tree" ? (
+                    <TreeView
+                      tree={snapshot?.tree ?? []}
+                      busy={busy}
+                      onCheckout={(id) => void app.session.action("tree", id).then(() => setTab("chat"))}
+                      onFork={(id) => void app.session.action("fork", id).then(() => setTab("chat"))}
+                      onClone={() => void app.session.action("clone").then(() => setTab("chat"))}
+                    />
+                  ) : null}
+                  {activeTab === "artifacts" ? <ArtifactsPanel key={view.workspace?.id} client={app.rpc} /> : null}
+                  {activeTab === "library" ? <LibraryPanel key={view.workspace?.id} client={app.rpc} /> : null}
+                  {activeTab === "jobs" ? (
+                    <JobsView
+                      key={view.workspace?.id ?? ""}
+                      client={app.rpc}
+                      onOpenSession={(id) => void app.openSession(id).then(() => setTab("chat"))}
+                      onJobEvent={refreshSessions}
+                    />
+                  ) : null}
+                  {activeTab === "kb" ? (
+                    <KbPanel
+                      client={app.rpc}
+                      progress={kbProgress}
+                      onAsk={(prompt) => {
+                        app.session.offerDraft(prompt);
+                        setTab("chat");
+                      }}
+                    />
+                  ) : null}
+                  {activeTab === "info" ? <InfoPanel info={info} /> : null}
+                  {activeTab === "info" && info?.capabilities.includes("mcp") ? <McpPanel api={mcpApi} /> : null}
+                </aside>
+              )}
+            </div>
+            <div id="composer-anchor" />
+            {offline ? (
+              <div className="offline-banner" role="alert" data-testid="offline-banner">
+                <strong>Connection to gg lost.</strong>{" "}
+                {connection.status === "reconnecting"
+                  ? `Reconnecting in ${Math.ceil((connection.retryInMs ?? 0) / 1000)} s (attempt ${connection.attempt})…`
+                  : (connection.error ?? "Not reconnecting.")}{" "}
+                Sending is paused until the daemon is back; your text stays in the box.
+              </div>
+            ) : null}
+            <Composer
+              busy={busy}
+              disabled={connection.status !== "open" || !can("runs")}
+              disabledReason={offline ? "Disconnected from gg: waiting to reconnect…" : undefined}
+              canSteer={can("steering")}
+              draft={session.draft}
+              queued={session.queued}
+              onSend={(text, images) => void send(text, images)}
+              onSteer={(text, followUp) => void app.session.steer(text, followUp)}
+              onStop={() => void app.session.cancel()}
+            />
+          </main>
         </div>
-      </ImageContext.Provider>
+      </div>
     </MediaContext.Provider>
   );
 }
