@@ -150,7 +150,7 @@ class GgAgent:
             "protocolVersion": version,
             "agentCapabilities": {
                 "loadSession": True,
-                "promptCapabilities": {"image": False, "audio": False, "embeddedContext": True},
+                "promptCapabilities": {"image": True, "audio": False, "embeddedContext": True},
                 "mcpCapabilities": {"http": True, "sse": False},
                 "sessionCapabilities": {"resume": {}},
             },
@@ -245,6 +245,9 @@ class GgAgent:
         tools = client_tools(self.client_caps)
         if tools is not None:  # ggd asks us (gg/client.*) and we ask the editor (fs/*, terminal/*)
             start["clientTools"] = tools
+        images = mapping.prompt_images(params.get("prompt"))
+        if images:
+            start["images"] = images
         s.terms = Terminals()
         s.canceled = False
         s.cancel_event.clear()

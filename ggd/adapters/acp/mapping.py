@@ -211,6 +211,22 @@ def prompt_text(blocks: Any) -> str:
     return "\n\n".join(p for p in parts if p)
 
 
+def prompt_images(blocks: Any) -> list[dict[str, Any]]:
+    """The ACP prompt's `image` blocks as gg/run.start `images` (base64 and its MIME type).
+
+    ggd checks, downscales and stores them; a bad image or a model that takes none is its
+    invalid-params error, passed to the editor as is.
+    """
+    out: list[dict[str, Any]] = []
+    for b in blocks if isinstance(blocks, list) else []:
+        if isinstance(b, dict) and b.get("type") == "image" and isinstance(b.get("data"), str):
+            item: dict[str, Any] = {"data": b["data"]}
+            if isinstance(b.get("mimeType"), str):
+                item["mimeType"] = b["mimeType"]
+            out.append(item)
+    return out
+
+
 __all__ = [
     "EDIT_TOOLS",
     "MODES",
@@ -218,6 +234,7 @@ __all__ = [
     "event_update",
     "file_path",
     "history",
+    "prompt_images",
     "prompt_text",
     "proposed_diff",
     "stop_reason",

@@ -105,7 +105,7 @@ def test_paste_and_drop_images_reach_the_model_and_show_as_thumbnails(
     assert mime == "image/jpeg"
     assert Image.open(io.BytesIO(data)).size == (1400, 1000)
     # History: the second request still carries the first picture.
-    first_user = [m for m in web.model.requests[1]["messages"] if m["role"] == "user"][0]
+    first_user = next(m for m in web.model.requests[1]["messages"] if m["role"] == "user")
     assert first_user["content"][1]["image_url"]["url"].endswith(base64.b64encode(red).decode())
     screenshot(page, "images-conversation")
     # A reload draws the thumbnails from the session (refs in the snapshot, bytes by id).
