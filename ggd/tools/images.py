@@ -112,11 +112,17 @@ def normalize(data: bytes) -> tuple[bytes, str, int, int]:
 
     try:
         with warnings.catch_warnings():
-            warnings.simplefilter("error", Image.DecompressionBombWarning)
-            img = Image.open(io.BytesIO(data))
+            # Pillow warns past ~89 megapixels; MAX_INPUT_PIXELS below is the limit here.
+            warnings.simplefilter("ignore", Image.DecompressionBombWarning)
+            img = Image.open(io.BytesIO(data))  # reads the header only
             fmt = img.format or ""
             width, height = img.size
-    except (UnidentifiedImageError, Image.DecompressionBombError, Image.DecompressionBombWarning):
+    except Image.DecompressionBombError:
+        raise ImageError(
+            f"the image has too many pixels; the limit is {MAX_INPUT_PIXELS:,} pixels",
+            "image_too_large",
+        ) from None
+    except UnidentifiedImageError:
         raise ImageError(
             "not an image gg can read (use PNG, JPEG, WebP or GIF)", "unsupported_image"
         ) from None
