@@ -1,5 +1,6 @@
 import type { ConvItem } from "../state/conversation";
 import { Diff } from "./Diff";
+import { MessageImages } from "./ImageThumb";
 import { MediaView } from "./MediaView";
 
 type ToolItem = Extract<ConvItem, { kind: "tool" }>;
@@ -39,6 +40,7 @@ export function ToolCard({ item }: { item: ToolItem }) {
       </div>
       {item.diff ? <Diff diff={item.diff} /> : null}
       {item.mediaId ? <MediaView mediaId={item.mediaId} /> : null}
+      {item.images ? <MessageImages images={item.images} /> : null}
       {item.output ? (
         <details className="tool-output">
           <summary>Output</summary>

@@ -26,6 +26,8 @@ export type ConvItem =
       diff?: string;
       /** A screenshot, image or audio clip the call produced (shown inline, fetched by id). */
       mediaId?: string;
+      /** A picture the call returned to the model (`read` of an image), fetched by id. */
+      images?: ImageInfo[];
       denied?: boolean;
       entryId?: string;
     };
@@ -92,6 +94,12 @@ function argumentSummary(args: Record<string, unknown> | undefined): string {
   return text.length > 80 ? `${text.slice(0, 77)}...` : text;
 }
 
+/** The stored image a tool result carries (`details.image`, as `read` of a picture sets it). */
+function imagesOf(details: Record<string, unknown> | null | undefined): ImageInfo[] | undefined {
+  const image = details?.["image"] as ImageInfo | undefined;
+  return image && typeof image.id === "string" ? [image] : undefined;
+}
+
 function mediaOf(details: Record<string, unknown> | null | undefined, output: string): string | undefined {
   const id = details?.["mediaId"];
   if (typeof id === "string") return id;
@@ -150,6 +158,7 @@ export function itemsFromMessages(messages: Message[], live = false): ConvItem[]
           status: message.isError ? "error" : "done",
           output,
           ...(message.isError ? {} : { mediaId: mediaOf(undefined, output) }),
+          ...(message.images?.length ? { images: message.images } : {}),
         };
       }
     }
@@ -248,6 +257,7 @@ function applyEvent(state: ConversationState, event: RunEvent): ConversationStat
         output: event.output,
         diff: diffOf(event.details),
         mediaId: event.isError ? undefined : mediaOf(event.details, event.output),
+        images: imagesOf(event.details),
         ...(next.denied.includes(event.toolCallId) ? { denied: true } : {}),
       };
       next.items = updateTool(next.items, event.toolCallId, patch) ?? [
