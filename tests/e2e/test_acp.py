@@ -527,7 +527,7 @@ async def test_image_blocks_reach_the_model_as_image_parts(
     assert url == f"data:image/png;base64,{data}"
 
 
-async def test_an_unreadable_image_block_is_a_clear_prompt_error(
+async def test_an_image_block_for_a_model_without_images_is_a_clear_prompt_error(
     fake_daemon, workspace: Path
 ) -> None:
     from acp.schema import ImageContentBlock
