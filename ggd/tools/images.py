@@ -180,7 +180,7 @@ def _encode(frame: Bitmap, fmt: str) -> bytes:
     elif fmt == "WEBP":
         frame.save(buf, "WEBP", quality=90)
     else:
-        frame.save(buf, "PNG", optimize=True)
+        frame.save(buf, "PNG")  # optimize=True costs seconds for a few percent
     return buf.getvalue()
 
 
