@@ -520,6 +520,15 @@ async def test_image_blocks_reach_the_model_as_image_parts(
             90,
         )
         assert res.stop_reason == "end_turn"
+        sid = new.session_id
+    later = RecordingClient()
+    async with acp_agent(d.env, workspace, later) as conn:
+        await conn.load_session(cwd=str(workspace), session_id=sid)
+    replay = [(u.session_update, u.content) for u in later.updates]
+    assert replay[0] == ("user_message_chunk", TextContentBlock(type="text", text="what colour?"))
+    kind, block = replay[1]
+    assert kind == "user_message_chunk" and block.type == "image"
+    assert (block.data, block.mime_type) == (data, "image/png")
     (body,) = fm.requests
     user = [m for m in body["messages"] if m["role"] == "user"][-1]
     assert user["content"][0] == {"type": "text", "text": "what colour?"}

@@ -199,7 +199,17 @@ class GgAgent:
     async def load_session(self, params: dict[str, Any]) -> dict[str, Any]:
         """session/load: replay the conversation as session/update, then answer."""
         s, snap = await self._attach(params)
-        for update in mapping.history(s.workspace, list(snap.get("messages") or [])):
+        messages = list(snap.get("messages") or [])
+        images: dict[str, dict[str, Any]] = {}
+        for image_id in mapping.user_image_ids(messages):
+            try:
+                got = await self.backends.request(
+                    s.workspace, "gg/image.get", {"imageId": image_id}
+                )
+            except GgRpcError:
+                continue  # gone from the store: the text is replayed without it
+            images[image_id] = {"type": "image", "data": got["data"], "mimeType": got["mimeType"]}
+        for update in mapping.history(s.workspace, messages, images):
             self._update(s.session_id, update)
         return {"modes": self._modes(s)}
 

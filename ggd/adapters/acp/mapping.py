@@ -172,13 +172,26 @@ def stop_reason(ev: dict[str, Any]) -> str | None:
     return None
 
 
-def history(workspace: Path, messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """A session's messages replayed as session/update payloads (for session/load)."""
+def history(
+    workspace: Path,
+    messages: list[dict[str, Any]],
+    images: dict[str, dict[str, Any]] | None = None,
+) -> list[dict[str, Any]]:
+    """A session's messages replayed as session/update payloads (for session/load).
+
+    `images`: ACP image blocks by gg image id (fetched with gg/image.get), replayed after the
+    text of the user message that attached them.
+    """
     out: list[dict[str, Any]] = []
     for m in messages:
         role, content = m.get("role"), m.get("content")
         if role == "user" and content:
             out.append(text("user_message_chunk", str(content)))
+        if role == "user":
+            for ref in m.get("images") or []:
+                block = (images or {}).get(str(ref.get("id")))
+                if block is not None:
+                    out.append({"sessionUpdate": "user_message_chunk", "content": block})
         elif role == "assistant":
             if content:
                 out.append(text("agent_message_chunk", str(content)))
@@ -227,6 +240,15 @@ def prompt_images(blocks: Any) -> list[dict[str, Any]]:
     return out
 
 
+def user_image_ids(messages: list[dict[str, Any]]) -> list[str]:
+    """The ids of the images user messages attached, in order, each once."""
+    ids: dict[str, None] = {}
+    for m in messages:
+        if m.get("role") == "user":
+            ids.update((str(r.get("id")), None) for r in m.get("images") or [] if r.get("id"))
+    return list(ids)
+
+
 __all__ = [
     "EDIT_TOOLS",
     "MODES",
@@ -241,4 +263,5 @@ __all__ = [
     "text",
     "tool_call",
     "tool_kind",
+    "user_image_ids",
 ]
