@@ -35,6 +35,13 @@ _GIVE = """([kind, name, type, b64]) => {
 }"""
 
 
+# The read tool's card shows the 90 px wide picture it returned.
+READ_THUMB = (
+    "() => { const i = document.querySelector('.tool-card [data-testid=msg-image]');"
+    " return i && i.complete && i.naturalWidth === 90; }"
+)
+
+
 def encoded(img: Image.Image, fmt: str) -> bytes:
     buf = io.BytesIO()
     img.save(buf, fmt)
@@ -135,12 +142,8 @@ def test_a_picture_read_by_the_model_shows_in_its_tool_card(
     box.fill("what colour is diagram.png?")
     box.press("Enter")
     wait_phase(page, "completed")
-    check = (
-        "() => { const i = document.querySelector('.tool-card [data-testid=msg-image]');"
-        " return i && i.complete && i.naturalWidth === 90; }"
-    )
-    page.wait_for_function(check)
+    page.wait_for_function(READ_THUMB)
     screenshot(page, "images-read-tool")
     page.reload()
     page.wait_for_selector("[data-testid=connection][data-status=open]")
-    page.wait_for_function(check)  # from the stored tool message's images
+    page.wait_for_function(READ_THUMB)  # from the stored tool message's images
