@@ -73,6 +73,11 @@ class TurnAssembler:
         if self.models.accepts_images(model_ref):
             return
         name = self.models.split(model_ref)[0]
+        if self.models.providers[name].is_demo:
+            raise E.InvalidParamsError(
+                "invalid params: images: the offline demo model takes no images; configure a "
+                "model that does in GG_HOME/config.json (docs/providers.md, Images)"
+            )
         raise E.InvalidParamsError(
             f"invalid params: images: model {model_ref!r} takes no images; pick one that does "
             f'(--model), or set "images": true (or a list of models) in providers.{name} of '

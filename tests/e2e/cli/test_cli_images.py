@@ -120,3 +120,11 @@ def test_interactive_image_command_dropped_path_and_paste(real_env: CliEnv) -> N
     assert sent_images(third) == [red, green, blue]
     last = [m for m in third["messages"] if m["role"] == "user"][-1]
     assert last["content"] == "plain text"
+
+
+def test_the_demo_model_refuses_images_and_says_what_to_do(cli_env: CliEnv) -> None:
+    (cli_env.ws / "shot.png").write_bytes(png(4, 4, (0, 0, 0)))
+    r = cli_env.run("--no-daemon", "-p", "hi", "--image", "shot.png")
+    assert r.returncode != 0
+    assert "the offline demo model takes no images" in r.stderr, r.stderr
+    assert "Traceback" not in r.stderr
