@@ -12,17 +12,20 @@ from typing import Any
 from ggcli import __version__
 from ggcli.attach import AttachError, clipboard_image, describe, dropped_paths, image_param
 from ggcli.commands.skills import FORCE_PREFIX, expand_prompt
-from ggcli.render import format_context, format_sessions, format_tree
+from ggcli.render import format_context, format_sessions, format_tree, todo_block
 from ggcli.rpc import METHOD_NOT_FOUND, Client, RpcError
 from ggcli.session import start_run
 from ggcli.turn import TurnOptions, TurnRunner, Ui
 
 __all__ = ["HELP", "Repl"]
 
+APPROVAL_MODES = ("auto", "on-request", "yolo", "never", "plan")
 HELP = """\
 Type a message and press Enter. While the agent works, typing steers it; Ctrl+C cancels the turn.
 Ctrl+D (on an empty line) leaves. Commands:
   /model [name]     show the model, or use NAME for the next turns
+  /mode [MODE]      show the approval mode, or use MODE (auto, yolo, never, plan) from now on
+  /todos            show the session's todo list
   /compact [NOTE]   summarise older turns to make room (NOTE: what to keep)
   /context          show how full the context window is
   /name NAME        rename this session
@@ -69,6 +72,8 @@ class Repl:
         self.interactive = _isatty(sys.stdin) and _isatty(sys.stderr)
         self.commands: dict[str, Callable[[str], None]] = {
             "model": self.cmd_model,
+            "mode": self.cmd_mode,
+            "todos": self.cmd_todos,
             "compact": self.cmd_compact,
             "context": self.cmd_context,
             "name": self.cmd_name,
@@ -336,6 +341,23 @@ class Repl:
             self.ui.note(f"gg: /paste: {exc}", "red")
             return
         self.ui.note(f"attached to the next message: {describe(self.images)}", "dim")
+
+    def cmd_mode(self, arg: str) -> None:
+        """Show or set the approval mode of the next turns (plan mode: research, then a plan)."""
+        if not arg:
+            self.ui.note(f"approval mode: {self.approval or 'the daemon default'}", "dim")
+            return
+        if arg not in APPROVAL_MODES:
+            self.ui.note(f"unknown mode {arg!r}; use one of {', '.join(APPROVAL_MODES)}", "yellow")
+            return
+        self.approval = arg
+        self.ui.note(f"approval mode {arg} from the next turn", "green")
+
+    def cmd_todos(self, arg: str) -> None:
+        """Print the session's current todo list."""
+        res = self.client.request("gg/session.todos", {"sessionId": self.session_id}) or {}
+        self.ui.err.write(todo_block(list(res.get("todos") or []), self.ui.err_style))
+        self.ui.err.flush()
 
     def cmd_help(self, arg: str) -> None:
         """Print the help."""

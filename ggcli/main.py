@@ -27,7 +27,7 @@ commands:
   gg init                            write your profile (~/.gg/USER.md)
   gg memory show|search|add          what gg remembers (sent to the model)
   gg skills list                     skills of this workspace (.agents/skills)
-  gg job|mcp|kb|artifact|library|media|browser|connect ...   capability commands (gg COMMAND -h)
+  gg job|mcp|hooks|kb|artifact|library|media|browser|connect ...   capability commands (gg COMMAND -h)
   gg rpc                             NDJSON JSON-RPC relay on stdin/stdout (for scripts):
                                      (gg rpc -h shows an example)
   gg bridge                          raw LSP byte pump stdio <-> daemon (for stdio LSP clients)
@@ -96,8 +96,8 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument(
         "--approval",
-        choices=["auto", "on-request", "yolo", "never"],
-        help="approval mode (default: the daemon's, auto)",
+        choices=["auto", "on-request", "yolo", "never", "plan"],
+        help="approval mode (default: the daemon's, auto); plan: read-only tools, ends with a plan",
     )
     p.add_argument("--yolo", action="store_true", help="same as --approval yolo")
     p.add_argument(

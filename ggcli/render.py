@@ -18,6 +18,7 @@ __all__ = [
     "format_tool_line",
     "format_tool_result",
     "format_tree",
+    "todo_block",
     "use_color",
 ]
 
@@ -259,3 +260,22 @@ def _when(ms: Any) -> str:
     if not isinstance(ms, int | float):
         return "-"
     return time.strftime("%Y-%m-%d %H:%M", time.localtime(ms / 1000))
+
+
+_TODO_MARKS = {"completed": ("☒", "green"), "in_progress": ("◐", "yellow"), "pending": ("☐", "dim")}
+
+
+def todo_block(todos: list[dict[str, Any]], style: Style | None = None) -> str:
+    """The session's todo list as a block: a header with the count done, one line per item."""
+    st = style or Style()
+    if not todos:
+        return st("  todo list: empty", "dim") + "\n"
+    done = sum(1 for t in todos if t.get("status") == "completed")
+    lines = [st(f"  todo list ({done}/{len(todos)} done)", "bold")]
+    for t in todos:
+        mark, colour = _TODO_MARKS.get(str(t.get("status")), ("?", "dim"))
+        text = str(t.get("content", ""))
+        if t.get("status") == "in_progress":
+            text = st(text, "bold")
+        lines.append(f"    {st(mark, colour)} {text}")
+    return "\n".join(lines) + "\n"

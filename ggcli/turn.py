@@ -14,7 +14,14 @@ from collections import deque
 from typing import Any, NamedTuple, TextIO
 
 from ggcli.inputline import GuardedStream, InputArea
-from ggcli.render import MarkdownStream, Style, approval_prompt, format_tool_result, use_color
+from ggcli.render import (
+    MarkdownStream,
+    Style,
+    approval_prompt,
+    format_tool_result,
+    todo_block,
+    use_color,
+)
 from ggcli.rpc import Client, ConnectionLost, RpcError
 
 __all__ = ["EXIT_CANCELED", "Outcome", "TurnOptions", "TurnRunner", "Ui"]
@@ -387,6 +394,20 @@ class TurnRunner:
         if not self.opts.json_mode:
             self._end_line()
             self.ui.note(f"› {ev.get('text', '')}", "cyan")
+
+    def _on_plan_updated(self, ev: dict[str, Any]) -> None:
+        if not self.opts.json_mode:
+            self._end_line()
+            self.ui.err.write(todo_block(list(ev.get("todos") or []), self.ui.err_style))
+            self.ui.err.flush()
+
+    def _on_hook_failed(self, ev: dict[str, Any]) -> None:
+        if not self.opts.json_mode:
+            self._end_line()
+            self.ui.note(
+                f"  ! {ev.get('hookEvent')} hook failed ({ev.get('error')}): {ev.get('command')}",
+                "yellow",
+            )
 
     def _on_compaction(self, ev: dict[str, Any]) -> None:
         if not self.opts.json_mode:

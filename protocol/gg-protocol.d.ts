@@ -246,6 +246,68 @@ export interface Empty {
 export interface EmptyResult {
 }
 
+/** A hook command failed (exit other than 0 or 2, timeout, could not start); the run goes on. */
+export interface HookFailedEvent {
+  runId: string;
+  sessionId: string;
+  sequence: number;
+  timestamp: number;
+  type: "hook_failed";
+  hookEvent: string;
+  command: string;
+  error: string;
+}
+
+/** One configured command hook. */
+export interface HookInfo {
+  event: "SessionStart" | "UserPromptSubmit" | "PreToolUse" | "PostToolUse" | "Stop" | "SubagentStop" | "Notification";
+  matcher: string;
+  command: string;
+  timeout: number;
+  /** GG_HOME/hooks.json, config.json hooks or .gg/hooks.json */
+  origin: string;
+}
+
+/** What one hook did in a test. */
+export interface HookRunInfo {
+  command: string;
+  exitCode?: number | null;
+  stdout?: string;
+  stderr?: string;
+  error?: string | null;
+}
+
+/** The hooks that run in this workspace, the workspace file's state and any problems. */
+export interface HooksListResult {
+  hooks: Array<HookInfo>;
+  workspaceFile: "absent" | "trusted" | "untrusted" | "invalid";
+  untrusted?: Array<HookInfo>;
+  errors?: Array<string>;
+}
+
+/** Fire one event's hooks now with sample input (a tool name for the tool events). */
+export interface HooksTestParams {
+  event: "SessionStart" | "UserPromptSubmit" | "PreToolUse" | "PostToolUse" | "Stop" | "SubagentStop" | "Notification";
+  toolName?: string;
+  toolInput?: Record<string, unknown> | null;
+  prompt?: string;
+}
+
+/** The input the hooks got, what each did, and what gg would do with it. */
+export interface HooksTestResult {
+  input: Record<string, unknown>;
+  runs: Array<HookRunInfo>;
+  blocked: boolean;
+  reason?: string;
+  decision?: "allow" | "deny" | "ask" | null;
+  context?: string;
+}
+
+/** How many hooks the now trusted workspace file adds. */
+export interface HooksTrustResult {
+  hooks: number;
+}
+
 /** A stored image by id (a message's `images[].id`). */
 export interface ImageGetParams {
   imageId: string;
@@ -729,6 +791,16 @@ export interface ModelCheckResult {
   problem?: string | null;
 }
 
+/** The model wrote the session's todo list (todo_write): the whole list, as saved. */
+export interface PlanUpdatedEvent {
+  runId: string;
+  sessionId: string;
+  sequence: number;
+  timestamp: number;
+  type: "plan_updated";
+  todos: Array<TodoItem>;
+}
+
 /** The artifact now published, and its copy in the library. */
 export interface PublishResult {
   artifact: Artifact;
@@ -800,7 +872,7 @@ export interface RunRecord {
 export interface RunStartParams {
   sessionId: string;
   prompt: string;
-  approvalMode?: "auto" | "on-request" | "yolo" | "never" | null;
+  approvalMode?: "auto" | "on-request" | "yolo" | "never" | "plan" | null;
   interactive?: boolean;
   model?: string | null;
   subscribe?: boolean;
@@ -951,6 +1023,11 @@ export interface SessionSummary {
   workspace?: WorkspaceRef | null;
 }
 
+/** The session's current todo list (the last todo_write on its active branch; empty if none). */
+export interface SessionTodosResult {
+  todos: Array<TodoItem>;
+}
+
 /** A snapshot after a tree action, with a draft to put back into the composer. */
 export interface SessionUpdate {
   sessionId: string;
@@ -1036,6 +1113,12 @@ export interface ThinkingDeltaEvent {
   timestamp: number;
   type: "thinking_delta";
   text: string;
+}
+
+/** One item of a session's todo list (the todo_write tool writes the whole list). */
+export interface TodoItem {
+  content: string;
+  status: "pending" | "in_progress" | "completed";
 }
 
 /** A tool finished (output truncated for display). */
@@ -1132,7 +1215,7 @@ export interface WorkspaceRef {
   root?: string | null;
 }
 
-export type RunEvent = RunStartedEvent | TextDeltaEvent | ThinkingDeltaEvent | ToolCallStartEvent | ToolCallFinishEvent | UserMessageEvent | ApprovalRequestedEvent | ApprovalResolvedEvent | UsageEvent | CompactionEvent | RunCompletedEvent | RunFailedEvent | RunCanceledEvent;
+export type RunEvent = RunStartedEvent | TextDeltaEvent | ThinkingDeltaEvent | ToolCallStartEvent | ToolCallFinishEvent | UserMessageEvent | ApprovalRequestedEvent | ApprovalResolvedEvent | UsageEvent | CompactionEvent | PlanUpdatedEvent | HookFailedEvent | RunCompletedEvent | RunFailedEvent | RunCanceledEvent;
 export type RunEventType = RunEvent["type"];
 
 /** Every gg method and notification with its params and result types. */
@@ -1150,6 +1233,10 @@ export interface GgMethods {
   "gg/session.unsubscribe": { params: SessionIdParams; result: EmptyResult };
   "gg/session.compact": { params: SessionCompactParams; result: SessionCompactResult };
   "gg/session.context": { params: SessionIdParams; result: SessionContextResult };
+  "gg/session.todos": { params: SessionIdParams; result: SessionTodosResult };
+  "gg/hooks.list": { params: Empty; result: HooksListResult };
+  "gg/hooks.test": { params: HooksTestParams; result: HooksTestResult };
+  "gg/hooks.trust": { params: Empty; result: HooksTrustResult };
   "gg/run.start": { params: RunStartParams; result: RunStartResult };
   "gg/run.subscribe": { params: RunSubscribeParams; result: EmptyResult };
   "gg/run.unsubscribe": { params: RunIdParams; result: EmptyResult };

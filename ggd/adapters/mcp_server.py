@@ -34,7 +34,7 @@ from ggd.adapters.ggclient import GgClient, GgRpcError, gg_home
 
 TERMINAL = ("run_completed", "run_failed", "run_canceled")
 WAIT_MS = 25_000
-ApprovalMode = Literal["auto", "on-request", "yolo", "never"]
+ApprovalMode = Literal["auto", "on-request", "yolo", "never", "plan"]
 # Modes in which approval-gated calls run with nobody approving them (policy.py's table).
 UNATTENDED_MODES = ("yolo", "never")
 

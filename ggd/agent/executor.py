@@ -6,7 +6,7 @@ import asyncio
 import contextlib
 import logging
 from collections.abc import Awaitable, Callable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from ggd.providers.types import ToolCall
@@ -15,6 +15,7 @@ from ggd.tools.client import TOOL_CALL_ID
 
 from .approval import Approver, needs_asking
 from .events import Sink, ToolCallFinishEvent, ToolCallStartEvent, safe_emit, truncate_for_display
+from .hooks import HOOK_ALLOW, HOOK_ASK, ToolHooks
 from .locks import PathLocks
 from .messages import CANCELED, tool_message
 from .toolset import ToolSet
@@ -41,6 +42,7 @@ class _Item:
     announced: bool = False
     saving: asyncio.Future[str] | None = None  # the append of the result, once started
     approved: bool = False  # the approver was asked and allowed it
+    context: str = ""  # a PreToolUse hook's additional context, added to the result
 
 
 def _error(text: str) -> ToolResult:
@@ -70,6 +72,7 @@ class ToolExecutor:
         append: Append,
         max_parallel: int = 4,
         display_limit: int = 8 * 1024,
+        hooks: ToolHooks | None = None,
     ) -> None:
         # Shared with the loop: a deferred tool loaded by tool_search (or called by name) runs.
         self._tools = tools if isinstance(tools, ToolSet) else ToolSet(tools)
@@ -80,6 +83,7 @@ class ToolExecutor:
         self._append = append
         self._max_parallel = max(1, max_parallel)
         self._display_limit = display_limit
+        self._hooks = hooks
 
     async def run_batch(self, calls: list[ToolCall]) -> None:
         """Approve every call in order, then run them; on cancel record canceled results."""
@@ -132,6 +136,8 @@ class ToolExecutor:
             log.exception("precheck() of tool %s failed", item.call.name)
             item.result = _error(f"tool failed: {_exc_text(exc)}")
             return
+        if self._hooks is not None and not await self._pre_tool_hooks(item):
+            return
         if not needs_asking(item.info):
             return
         try:
@@ -144,6 +150,27 @@ class ToolExecutor:
         if not decision.allow:
             item.result = _error(f"denied: {decision.reason}" if decision.reason else "denied")
         item.approved = decision.allow
+
+    async def _pre_tool_hooks(self, item: _Item) -> bool:
+        """PreToolUse: a deny is final (whatever the mode); allow and ask go to the approver,
+        which still applies plan mode and the dangerous-command rule. False: refused here."""
+        assert self._hooks is not None and item.tool is not None and item.info is not None
+        try:
+            verdict = await self._hooks.pre_tool(item.call, item.tool, item.info)
+        except Exception:
+            log.exception("PreToolUse hooks failed for tool %s", item.call.name)
+            return True
+        item.context = verdict.context
+        if verdict.decision == "deny":
+            why = verdict.reason or "no reason given"
+            item.result = _error(f"denied by a PreToolUse hook: {why}")
+            return False
+        if verdict.decision == "allow":
+            item.info = replace(item.info, extra={**item.info.extra, HOOK_ALLOW: True})
+        elif verdict.decision == "ask":
+            extra = {**item.info.extra, HOOK_ASK: verdict.reason or True}
+            item.info = replace(item.info, needs_approval=True, extra=extra)
+        return True
 
     def _groups(self, items: list[_Item]) -> Iterator[list[_Item]]:
         group: list[_Item] = []
@@ -201,6 +228,7 @@ class ToolExecutor:
         except Exception as exc:
             log.exception("tool %s raised", item.call.name)
             result = _error(f"tool failed: {_exc_text(exc)}")
+        result = await self._post_tool_hooks(item, result)
         if len(result.output) > MODEL_OUTPUT_LIMIT:
             cut = len(result.output) - MODEL_OUTPUT_LIMIT
             result = ToolResult(
@@ -212,6 +240,22 @@ class ToolExecutor:
         item.result = result
         await self._record(item)  # durable first: the finish event promises the result exists
         self._emit_finish(item)
+
+    async def _post_tool_hooks(self, item: _Item, result: ToolResult) -> ToolResult:
+        """PostToolUse: what the hooks say (and PreToolUse's context) is added for the model."""
+        notes = [item.context] if item.context else []
+        if self._hooks is not None:
+            try:
+                note = await self._hooks.post_tool(item.call, result)
+            except Exception:
+                log.exception("PostToolUse hooks failed for tool %s", item.call.name)
+                note = ""
+            if note:
+                notes.append(note)
+        if not notes:
+            return result
+        output = "\n\n".join([result.output, *notes]) if result.output else "\n\n".join(notes)
+        return replace(result, output=output)
 
     async def _record(self, item: _Item) -> None:
         if item.appended:

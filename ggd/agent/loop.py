@@ -36,6 +36,7 @@ from .events import (
     safe_emit,
 )
 from .executor import ToolExecutor
+from .hooks import ToolHooks
 from .locks import PathLocks
 from .loopguard import LoopAsk, LoopGuard, LoopGuardSettings
 from .messages import (
@@ -81,6 +82,8 @@ class AgentOptions:
     loop_guard: LoopGuardSettings = field(default_factory=LoopGuardSettings)
     # A stored image's data URL for requests; None when the model takes no images.
     image_urls: ImageUrls | None = None
+    # Hooks of this run (PreToolUse, PostToolUse, Stop), or None: ggd.hooks implements them.
+    hooks: ToolHooks | None = None
 
 
 @dataclass
@@ -152,6 +155,7 @@ class AgentLoop:
             append_result,
             max_parallel=self.options.max_parallel,
             display_limit=self.options.display_limit,
+            hooks=self.options.hooks,
         )
 
     async def run(self, prompt: str) -> TurnOutcome:
@@ -172,6 +176,7 @@ class AgentLoop:
         """Drive the model and tools after `begin` until the model answers without tool calls."""
         totals = Usage()
         requests = 0
+        stop_hook_active = False
         # Deferred tools the conversation already used stay declared in this run too.
         self.tools.restore(m for _, m in self.transcript.context().messages)
         while True:
@@ -188,6 +193,13 @@ class AgentLoop:
             # Steering that arrived during the last request was never taken: treat it like a
             # follow-up instead of dropping it.
             more = self.steering.drain_steering() + self.steering.drain_follow_ups()
+            if not more and self.options.hooks is not None:
+                # A Stop hook may send the model back to work with its reason (Claude Code's
+                # stop_hook_active says it already did once); the turn limit still bounds it.
+                reason = await self.options.hooks.stop(completed.text, stop_hook_active)
+                if reason:
+                    stop_hook_active = True
+                    more = [reason]
             if more:
                 await self._take_user_messages(more)
                 continue

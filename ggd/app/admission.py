@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 from ggd.agent.loopguard import LoopGuardSettings
 from ggd.protocol import errors as E
@@ -25,6 +26,8 @@ class RunOptions:
     # bash -l re-reads /etc/profile, which resets PATH (a venv's python vanishes): opt-in only.
     bash_login_shell: bool = False
     loop_guard: LoopGuardSettings = field(default_factory=LoopGuardSettings)
+    # The `hooks` key of config.json (Claude Code's format); GG_HOME/hooks.json is read too.
+    hooks_config: Any = None
 
 
 def admit(

@@ -14,12 +14,13 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Protocol
 
 from ggd.agent import ApprovalDecision
+from ggd.agent.hooks import HOOK_ALLOW, HOOK_ASK
 from ggd.agent.loopguard import LoopAsk
 from ggd.protocol import Approval
 from ggd.providers.types import ToolCall
 from ggd.tools import ApprovalInfo, Tool
 
-from .policy import decide
+from .policy import PLAN_MODE, PLAN_REFUSAL, PolicyDecision, decide
 
 if TYPE_CHECKING:
     from .run import Run
@@ -37,6 +38,11 @@ def approval_for(run: Run, call: ToolCall, tool: Tool, info: ApprovalInfo) -> Ap
         risk=info.risk,
         risk_reason=info.risk_reason or None,
     )
+
+
+_HOOK_ASK_UNATTENDED = PolicyDecision(
+    "deny", "a PreToolUse hook asked for a person's approval, and this run cannot ask anyone"
+)
 
 
 class Approver(Protocol):
@@ -59,10 +65,17 @@ class InteractiveApprover:
         self, run: Run, call: ToolCall, tool: Tool, info: ApprovalInfo
     ) -> ApprovalDecision:
         """Policy first; ask clients only when the table says ask."""
+        if run.approval_mode == PLAN_MODE:  # before session allows: plan mode runs no writes
+            return ApprovalDecision(allow=False, reason=PLAN_REFUSAL)
         dangerous = info.risk == "dangerous"
-        if not dangerous and tool.name in self._session_allows(run.session_id):
-            return ApprovalDecision(allow=True)
+        hook_ask = info.extra.get(HOOK_ASK)
+        if not dangerous and not hook_ask:
+            # A PreToolUse hook's allow skips asking; never a dangerous command's approval.
+            if info.extra.get(HOOK_ALLOW) or tool.name in self._session_allows(run.session_id):
+                return ApprovalDecision(allow=True)
         verdict = decide(run.approval_mode, run.interactive, dangerous)
+        if hook_ask and verdict.verdict == "allow":  # a hook wants a person even in yolo mode
+            verdict = PolicyDecision("ask") if run.interactive else _HOOK_ASK_UNATTENDED
         if verdict.verdict != "ask":
             return ApprovalDecision(allow=verdict.verdict == "allow", reason=verdict.reason)
         approval = approval_for(run, call, tool, info)
@@ -83,12 +96,16 @@ class UnattendedApprover:
         self, run: Run, call: ToolCall, tool: Tool, info: ApprovalInfo
     ) -> ApprovalDecision:
         """Deny dangerous always; allow the rest only when the job opted in."""
+        if run.approval_mode == PLAN_MODE:
+            return ApprovalDecision(allow=False, reason=PLAN_REFUSAL)
         if info.risk == "dangerous":
             return ApprovalDecision(
                 allow=False,
                 reason=f"dangerous commands are never run by {self.who}; nobody can approve them",
             )
-        if self.allow_all:
+        if info.extra.get(HOOK_ASK):
+            return ApprovalDecision(allow=False, reason=_HOOK_ASK_UNATTENDED.reason)
+        if self.allow_all or info.extra.get(HOOK_ALLOW):
             return ApprovalDecision(allow=True)
         return ApprovalDecision(
             allow=False,

@@ -6,9 +6,12 @@
 | on-request   | ask                | run.start refused         | ask                             |
 | yolo         | allow              | allow                     | ask if interactive, else deny   |
 | never        | allow              | allow                     | deny                            |
+| plan         | deny (plan mode)   | deny (plan mode)          | deny (plan mode)                |
 
 Calls whose description says no approval is needed (reads, read-only bash, writes under
-`<workspace>/.gg/agent/`) never reach this table.
+`<workspace>/.gg/agent/`) never reach this table. In plan mode every other call is refused
+without asking anyone (not even a tool the user allowed for the session): the model researches
+and proposes a plan, and the user switches mode for the next turn to carry it out.
 """
 
 from __future__ import annotations
@@ -27,8 +30,18 @@ class PolicyDecision:
     reason: str = ""
 
 
+PLAN_MODE = "plan"
+PLAN_REFUSAL = (
+    "the session is in plan mode, where only read-only tools run. Research with read-only "
+    "tools, then end your answer with the plan; the user switches the approval mode to carry "
+    "it out in the next turn"
+)
+
+
 def decide(mode: str, interactive: bool, dangerous: bool) -> PolicyDecision:
     """Apply the table to one call that needs approval."""
+    if mode == PLAN_MODE:
+        return PolicyDecision("deny", PLAN_REFUSAL)
     if dangerous:
         if mode == "never":
             return PolicyDecision(

@@ -23,6 +23,7 @@ from .admission import RunOptions, admit
 from .approvers import Approver, InteractiveApprover
 from .attachments import prompt_images
 from .delegate import ClientDelegate
+from .hooks import approval_pending, before_prompt
 from .naming import session_name
 from .outcome import drive
 from .run import Run, Subscriber
@@ -113,6 +114,8 @@ class RunManager:
             self.turns.check_images(svc, model)
         # Stored before admission (the checks below must not await); unused files are harmless.
         refs = await prompt_images(self.turns.images, images, svc.workspace.root, remote=remote)
+        # SessionStart and UserPromptSubmit: a block refuses the prompt before anything is saved.
+        prompt = await before_prompt(self.turns.hooks, svc, prompt, mode, model or "")
         # Idle during that await, the session may have been released: rebuild it in a thread
         # now (no await when loaded); once the run is registered it is never released.
         await svc.ensure_loaded()
@@ -247,6 +250,7 @@ class RunManager:
     # -- internals ----------------------------------------------------------------------------
 
     def _pending_changed(self, run: Run) -> None:
+        approval_pending(self.turns.hooks, run)  # Notification hooks, once per approval
         self.runtime.bus.publish(
             SessionEvent(
                 session_id=run.session_id,

@@ -17,6 +17,7 @@ from ggd.agent import (
     compact,
     estimate_tokens,
 )
+from ggd.hooks import HookEngine
 from ggd.protocol import SessionEvent
 from ggd.protocol import errors as E
 from ggd.providers import ProviderRegistry
@@ -31,8 +32,10 @@ from .capabilities import CapabilityRegistry
 from .delegate import ClientDelegate
 from .events import to_wire
 from .extension import ScopeContext, SessionContext, ToolProvider
+from .hooks import RunHooks
 from .run import Run
 from .service import Service
+from .todos import plan_sections, todo_tool
 from .transcript import SessionTranscript
 
 
@@ -55,6 +58,7 @@ class TurnAssembler:
         self.path_locks = PathLocks()
         # Prompt attachments and pictures `read` returns (GG_HOME/images, by content).
         self.images = ImageStore(home)
+        self.hooks = HookEngine(home, opts.hooks_config)
 
     def resolve_model(self, svc: Service, model: str | None) -> tuple[ChatProvider, str, str]:
         """(provider, bare model name, provider:model) for a run; invalid params when unknown."""
@@ -153,7 +157,7 @@ class TurnAssembler:
         return AgentLoop(
             provider,
             bare,
-            turn.tools,
+            [*turn.tools, todo_tool(run, svc)],
             ToolContext(
                 workspace=svc.workspace.root,
                 log_dir=self.home / "logs" / "tools",
@@ -174,9 +178,10 @@ class TurnAssembler:
                 max_turns=self.opts.max_turns,
                 gg_home=self.home,
                 context_window=self.models.context_window(run.model),
-                prompt_sections=turn.sections,
+                prompt_sections=[*turn.sections, *plan_sections(run.approval_mode)],
                 loop_guard=self.opts.loop_guard,
                 image_urls=self.image_urls() if sees_images else None,
+                hooks=RunHooks.for_run(self.hooks, run, svc),
             ),
             loop_ask=loop_asker(run),
         )

@@ -59,6 +59,7 @@ def run_options(config: Config, ns: argparse.Namespace) -> RunOptions:
         default_approval_mode=config.approvalMode,
         max_turns=ns.max_turns or config.maxTurns,
         bash_login_shell=config.bashLoginShell,
+        hooks_config=config.hooks,
         loop_guard=LoopGuardSettings(
             enabled=config.loopGuard.enabled,
             identical_calls=config.loopGuard.identicalCalls,

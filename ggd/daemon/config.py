@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 
 class ConfigError(Exception):
@@ -15,14 +15,14 @@ class ConfigError(Exception):
 
 
 class ProviderEntry(BaseModel):
-    """One model provider: an OpenAI-compatible endpoint, or a local GGUF (kind "llamacpp").
+    """One model provider: a Chat Completions endpoint, OpenAI Responses, Gemini, or a local GGUF.
 
     Values are range-checked by the provider registry, whose errors name the key
     (docs/providers.md lists them).
     """
 
     model_config = ConfigDict(extra="forbid")
-    kind: Literal["openai", "llamacpp"] | None = None
+    kind: Literal["openai", "llamacpp", "openai-responses", "gemini"] | None = None
     baseUrl: str | None = None
     apiKey: str | None = None
     apiKeyEnv: str | None = None
@@ -68,8 +68,22 @@ class Config(BaseModel):
     # 500 model requests: 5x a long 100-step task; the run timeout bounds wall time.
     maxTurns: int = Field(default=500, ge=1, le=100_000)
     bashLoginShell: bool = False
-    approvalMode: Literal["auto", "on-request", "yolo", "never"] = "auto"
+    approvalMode: Literal["auto", "on-request", "yolo", "never", "plan"] = "auto"
     loopGuard: LoopGuardConfig = Field(default_factory=LoopGuardConfig)
+    # Claude Code's hooks format (docs/hooks.md); checked at start, read again at each event.
+    hooks: dict[str, Any] | None = None
+
+    @field_validator("hooks")
+    @classmethod
+    def _hooks_valid(cls, value: dict[str, Any] | None) -> dict[str, Any] | None:
+        if value is not None:
+            from ggd.hooks.config import HookConfigError, parse
+
+            try:
+                parse(value, "config.json hooks")
+            except HookConfigError as exc:
+                raise ValueError(str(exc)) from None
+        return value
 
     def providers_dict(self) -> dict[str, Any]:
         """The raw provider section, for the provider registry."""

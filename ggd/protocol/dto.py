@@ -12,7 +12,7 @@ Role = Literal["system", "user", "assistant", "tool"]
 StopReason = Literal["end_turn", "tool_use", "error", "max_tokens", "canceled"]
 Risk = Literal["read_only", "normal", "dangerous"]
 RunState = Literal["running", "waiting_approval", "completed", "failed", "canceled"]
-ApprovalMode = Literal["auto", "on-request", "yolo", "never"]
+ApprovalMode = Literal["auto", "on-request", "yolo", "never", "plan"]
 
 
 class WorkspaceRef(WireModel):
@@ -122,6 +122,16 @@ class Approval(WireModel):
     arguments: dict[str, Any] | None = None
     risk: Risk | None = None
     risk_reason: str | None = None
+
+
+TodoStatus = Literal["pending", "in_progress", "completed"]
+
+
+class TodoItem(WireModel):
+    """One item of a session's todo list (the todo_write tool writes the whole list)."""
+
+    content: str
+    status: TodoStatus
 
 
 class UsageInfo(WireModel):

@@ -7,7 +7,7 @@ from typing import Annotated, Any, Literal
 from pydantic import ConfigDict, Field, TypeAdapter
 
 from .base import Event
-from .dto import Approval, ImageInfo, UsageInfo
+from .dto import Approval, ImageInfo, TodoItem, UsageInfo
 
 
 class RunEventBase(Event):
@@ -105,6 +105,22 @@ class CompactionEvent(RunEventBase):
     summary: str
 
 
+class PlanUpdatedEvent(RunEventBase):
+    """The model wrote the session's todo list (todo_write): the whole list, as saved."""
+
+    type: Literal["plan_updated"] = "plan_updated"
+    todos: list[TodoItem]
+
+
+class HookFailedEvent(RunEventBase):
+    """A hook command failed (exit other than 0 or 2, timeout, could not start); the run goes on."""
+
+    type: Literal["hook_failed"] = "hook_failed"
+    hook_event: str
+    command: str
+    error: str
+
+
 class RunCompletedEvent(RunEventBase):
     """The run finished with a final answer."""
 
@@ -139,6 +155,8 @@ RunEvent = Annotated[
     | ApprovalResolvedEvent
     | UsageEvent
     | CompactionEvent
+    | PlanUpdatedEvent
+    | HookFailedEvent
     | RunCompletedEvent
     | RunFailedEvent
     | RunCanceledEvent,

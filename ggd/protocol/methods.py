@@ -34,7 +34,9 @@ from .session import (
     SessionListParams,
     SessionListResult,
     SessionRenameParams,
+    SessionTodosResult,
 )
+from .hooks import HooksListResult, HooksTestParams, HooksTestResult, HooksTrustResult
 from .spec import MethodSpec
 from .system import (
     ImageGetParams,
@@ -248,6 +250,66 @@ SESSION_CONTEXT = MethodSpec(
         },
     },
 )
+SESSION_TODOS = MethodSpec(
+    "gg/session.todos",
+    "The session's current todo list: what the last todo_write on its active branch saved.",
+    SessionIdParams,
+    SessionTodosResult,
+    scope="session",
+    example={
+        "params": {"sessionId": "s_1a2b"},
+        "result": {
+            "todos": [
+                {"content": "read the failing test", "status": "completed"},
+                {"content": "fix the parser", "status": "in_progress"},
+            ]
+        },
+    },
+)
+HOOKS_LIST = MethodSpec(
+    "gg/hooks.list",
+    "The hooks that run in this workspace (GG_HOME, config.json, a trusted .gg/hooks.json).",
+    Empty,
+    HooksListResult,
+    example={
+        "params": {},
+        "result": {
+            "hooks": [
+                {
+                    "event": "PreToolUse",
+                    "matcher": "Bash",
+                    "command": "~/.gg/hooks/no-rm-rf.sh",
+                    "timeout": 60,
+                    "origin": "GG_HOME/hooks.json",
+                }
+            ],
+            "workspaceFile": "absent",
+        },
+    },
+)
+HOOKS_TEST = MethodSpec(
+    "gg/hooks.test",
+    "Run one event's hooks now with sample input; says what gg would do (local connections only).",
+    HooksTestParams,
+    HooksTestResult,
+    example={
+        "params": {"event": "PreToolUse", "toolName": "bash", "toolInput": {"command": "rm -rf /"}},
+        "result": {
+            "input": {"hook_event_name": "PreToolUse", "tool_name": "Bash"},
+            "runs": [{"command": "~/.gg/hooks/no-rm-rf.sh", "exitCode": 2, "stderr": "no rm -rf"}],
+            "blocked": True,
+            "reason": "no rm -rf",
+            "decision": "deny",
+        },
+    },
+)
+HOOKS_TRUST = MethodSpec(
+    "gg/hooks.trust",
+    "Trust the current content of the workspace's .gg/hooks.json (local connections only).",
+    Empty,
+    HooksTrustResult,
+    example={"params": {}, "result": {"hooks": 2}},
+)
 RUN_START = MethodSpec(
     "gg/run.start",
     "Start the agent on a session with a prompt; one active run per session.",
@@ -433,6 +495,10 @@ METHODS: tuple[MethodSpec, ...] = (
     SESSION_UNSUBSCRIBE,
     SESSION_COMPACT,
     SESSION_CONTEXT,
+    SESSION_TODOS,
+    HOOKS_LIST,
+    HOOKS_TEST,
+    HOOKS_TRUST,
     RUN_START,
     RUN_SUBSCRIBE,
     RUN_UNSUBSCRIBE,

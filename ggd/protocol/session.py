@@ -7,7 +7,7 @@ from typing import Literal
 from pydantic import Field
 
 from .base import Params, Result
-from .dto import SessionSummary
+from .dto import SessionSummary, TodoItem
 
 
 class SessionListParams(Params):
@@ -81,3 +81,9 @@ class SessionContextResult(Result):
     prompt_budget: int
     message_count: int
     has_summary: bool
+
+
+class SessionTodosResult(Result):
+    """The session's current todo list (the last todo_write on its active branch; empty if none)."""
+
+    todos: list[TodoItem]

@@ -147,6 +147,25 @@ class SSEStream:
         return out
 
 
+def chat_usage(usage: dict[str, Any]) -> Usage:
+    """A Chat Completions usage object, with the cache and reasoning counts servers report.
+
+    OpenAI: prompt_tokens_details.cached_tokens, completion_tokens_details.reasoning_tokens;
+    DeepSeek: prompt_cache_hit_tokens.
+    """
+    prompt = usage.get("prompt_tokens_details")
+    completion = usage.get("completion_tokens_details")
+    cached = prompt.get("cached_tokens") if isinstance(prompt, dict) else None
+    reasoning = completion.get("reasoning_tokens") if isinstance(completion, dict) else None
+    return Usage(
+        prompt_tokens=int(usage.get("prompt_tokens") or 0),
+        completion_tokens=int(usage.get("completion_tokens") or 0),
+        total_tokens=int(usage.get("total_tokens") or 0),
+        cache_read_tokens=int(cached or usage.get("prompt_cache_hit_tokens") or 0),
+        reasoning_tokens=int(reasoning or 0),
+    )
+
+
 @dataclass
 class _PendingCall:
     id: str = ""
@@ -241,11 +260,7 @@ class StreamAssembler:
                 self.finish_reason = str(choice["finish_reason"])
         usage = chunk.get("usage")
         if isinstance(usage, dict):
-            self.usage = Usage(
-                prompt_tokens=int(usage.get("prompt_tokens") or 0),
-                completion_tokens=int(usage.get("completion_tokens") or 0),
-                total_tokens=int(usage.get("total_tokens") or 0),
-            )
+            self.usage = chat_usage(usage)
             events.append(self.usage)
         return events
 

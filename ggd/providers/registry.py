@@ -18,8 +18,12 @@ from pathlib import Path
 from typing import Any
 
 from ggd.providers.demo import DEMO_MODEL, DemoProvider
+from ggd.providers.gemini import BASE_URL as GEMINI_BASE_URL
+from ggd.providers.gemini import GeminiProvider
 from ggd.providers.kinds import LOCAL_KEYS, make_local, provider_params
+from ggd.providers.native import NativeProvider
 from ggd.providers.openai_compat import OpenAICompatProvider, ProviderOptions
+from ggd.providers.openai_responses import ResponsesProvider
 from ggd.providers.params import PARAM_KEYS
 from ggd.providers.types import ChatProvider
 from ggd.providers.vision import ImageSupport, accepts_images, parse_images
@@ -32,6 +36,16 @@ WELL_KNOWN: dict[str, str] = {
     "lmstudio": "http://127.0.0.1:1234/v1",
     "openrouter": "https://openrouter.ai/api/v1",
     "deepseek": "https://api.deepseek.com/v1",
+    "gemini": GEMINI_BASE_URL,
+}
+# The wire kind of a well-known name when it is not Chat Completions.
+_WELL_KNOWN_KIND = {"gemini": "gemini"}
+# Default base URLs of the native kinds, for an entry of any name without baseUrl.
+_KIND_BASE = {"openai-responses": "https://api.openai.com/v1", "gemini": GEMINI_BASE_URL}
+# Key variables of a kind, tried in order after the name's own (_KEY_ENV).
+_KIND_KEY_ENV = {
+    "openai-responses": ("OPENAI_API_KEY",),
+    "gemini": ("GEMINI_API_KEY", "GOOGLE_API_KEY"),
 }
 _KEY_ENV = {
     "openai": "OPENAI_API_KEY",
@@ -43,7 +57,7 @@ _PROVIDER_KEYS = frozenset(
     | set(PARAM_KEYS)
     | LOCAL_KEYS
 )
-KINDS = ("openai", "llamacpp")
+KINDS = ("openai", "llamacpp", "openai-responses", "gemini")
 _OPENAI_DEFAULT_MODEL = "gpt-4.1-mini"
 
 
@@ -259,10 +273,20 @@ def _check_entry(name: Any, entry: Any) -> dict[str, Any]:
 
 
 def _make(
-    name: str, base_url: str, key: str | None, options: ProviderOptions | None
-) -> OpenAICompatProvider:
+    name: str, base_url: str, key: str | None, options: ProviderOptions | None, kind: str = "openai"
+) -> OpenAICompatProvider | NativeProvider:
     opts = ProviderOptions(**{**vars(options)}) if options else None
+    if kind == "openai-responses":
+        return ResponsesProvider(base_url, key, name=name, options=opts)
+    if kind == "gemini":
+        return GeminiProvider(base_url, key, name=name, options=opts)
     return OpenAICompatProvider(base_url, key, name=name, options=opts)
+
+
+def _env_key(env: Mapping[str, str], name: str, kind: str) -> str | None:
+    """The API key from the environment: the well-known name's variable, then the kind's."""
+    names = ((_KEY_ENV[name],) if name in _KEY_ENV else ()) + _KIND_KEY_ENV.get(kind, ())
+    return next((env[v] for v in names if env.get(v)), None)
 
 
 def build_registry(
@@ -299,14 +323,15 @@ def build_registry(
             lists[name] = list(local.models)
             windows[name] = local.settings.context_window
             continue
+        kind = str(entry.get("kind") or _WELL_KNOWN_KIND.get(name, "openai"))
         base = entry.get("baseUrl") or (env.get("OPENAI_BASE_URL") if name == "openai" else None)
         key = (
             entry.get("apiKey")
             or (env.get(entry["apiKeyEnv"]) if "apiKeyEnv" in entry else None)
             or _cred_key(creds, name)
-            or (env.get(_KEY_ENV[name]) if name in _KEY_ENV else None)
+            or _env_key(env, name, kind)
         )
-        made = _make(name, base or WELL_KNOWN[name], key, options)
+        made = _make(name, base or _KIND_BASE.get(kind) or WELL_KNOWN[name], key, options, kind)
         made.params, made.model_params = provider_params(name, entry)
         providers[name] = made
         lists[name] = list(entry.get("models", []))
@@ -315,8 +340,9 @@ def build_registry(
     implicit = _implicit_provider(model, env, creds, providers)
     if implicit is not None:
         name, base = implicit
-        key = _cred_key(creds, name) or (env.get(_KEY_ENV[name]) if name in _KEY_ENV else None)
-        providers[name] = _make(name, base, key, options)
+        kind = _WELL_KNOWN_KIND.get(name, "openai")
+        key = _cred_key(creds, name) or _env_key(env, name, kind)
+        providers[name] = _make(name, base, key, options, kind)
         lists[name] = []
         if model is None and base == WELL_KNOWN["openai"]:
             model = _OPENAI_DEFAULT_MODEL

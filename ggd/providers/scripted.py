@@ -23,9 +23,13 @@ from typing import Any
 __all__ = [
     "Reply",
     "ScriptError",
+    "check_expect",
     "expand_script",
     "load_script",
     "plan_reply",
+    "script_tool_calls",
+    "split_args",
+    "split_text",
 ]
 
 _STEP_KEYS = frozenset(
@@ -300,3 +304,10 @@ def _stream_reply(
         frames.append(frame(None, usage=usage))
     frames.append(b"data: [DONE]\n\n")
     return Reply(headers=headers, frames=frames, delay_s=delay, paced=step.get("paced") is True)
+
+
+# The step parts every wire kind's fake plans its own frames from (tests/fakes/fake_*.py).
+check_expect = _check_expect
+split_text = _split
+split_args = _split_args
+script_tool_calls = _tool_calls

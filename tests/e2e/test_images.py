@@ -233,3 +233,57 @@ async def test_read_of_an_image_for_a_model_without_images_says_so(
     tool = next(m for m in second if m["role"] == "tool")
     assert "takes no images" in tool["content"]
     assert user_parts(fm.requests[1]) == []
+
+
+@pytest.mark.parametrize("kind", ["openai-responses", "gemini"])
+async def test_images_reach_each_native_kind_as_its_own_image_block(
+    gg_home: Path, workspace: Path, kind: str
+) -> None:
+    from tests.fakes.fake_gemini import FakeGemini
+    from tests.fakes.fake_responses import FakeResponses
+
+    fake = {"openai-responses": FakeResponses, "gemini": FakeGemini}[kind]
+    shot, diagram = png(20, 10, (255, 0, 0)), png(30, 15, (0, 0, 255))
+    (workspace / "diagram.png").write_bytes(diagram)
+    script = [
+        # Reasoning on the tool step: Gemini's fake wants its thought signature sent back.
+        {"toolCalls": [{"name": "read", "arguments": {"path": "diagram.png"}}], "thinking": "look"},
+        {"text": "Red, then blue."},
+    ]
+    with fake(script) as fm:
+        gg_home.mkdir(mode=0o700, parents=True, exist_ok=True)
+        entry = {"kind": kind, "baseUrl": fm.base_url, "apiKey": "k", "models": ["fake-model"]}
+        config = {"model": "native:fake-model", "providers": {"native": entry}}  # images by kind
+        (gg_home / "config.json").write_text(json.dumps(config))
+        d = Daemon(gg_home, workspace, daemon_env(gg_home)).start()
+        try:
+            c = await d.connect("unix")
+            try:
+                sid = await new_session(c)
+                images = [{"data": base64.b64encode(shot).decode(), "mimeType": "image/png"}]
+                run_id = await start(c, sid, "colours?", images=images)
+                end = await finish(c, run_id, timeout=60)
+            finally:
+                await c.close()
+        finally:
+            d.stop()
+    assert end["type"] == "run_completed", (end, fm.mismatches)
+    first, second = fm.requests
+    b64 = base64.b64encode(shot).decode()
+    b64_diagram = base64.b64encode(diagram).decode()
+    if kind == "openai-responses":
+        (prompt,) = [i for i in first["input"] if i.get("role") == "user"]
+        assert prompt["content"][1]["type"] == "input_image"
+        assert prompt["content"][1]["image_url"] == f"data:image/png;base64,{b64}"
+        # The picture `read` returned: a user item after the function_call_output.
+        kinds = [i.get("type") or i.get("role") for i in second["input"]]
+        out_at = kinds.index("function_call_output")
+        after = second["input"][out_at + 1]
+        assert after["role"] == "user"
+        assert after["content"][-1]["image_url"] == f"data:image/png;base64,{b64_diagram}"
+    else:
+        parts = [p for c in first["contents"] if c["role"] == "user" for p in c["parts"]]
+        assert {"inlineData": {"mimeType": "image/png", "data": b64}} in parts
+        later = [p for c in second["contents"] if c["role"] == "user" for p in c["parts"]]
+        responded = next(i for i, p in enumerate(later) if "functionResponse" in p)
+        assert {"inlineData": {"mimeType": "image/png", "data": b64_diagram}} in later[responded:]

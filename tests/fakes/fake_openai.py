@@ -48,6 +48,7 @@ class FakeModel:
         self.models = models or ["fake-model"]
         self.zero_latency = zero_latency
         self.requests: list[dict[str, Any]] = []
+        self.raw_requests: list[bytes] = []  # the bodies as sent, for prefix measurements
         self.request_headers: list[dict[str, str]] = []
         self.mismatches: list[str] = []
         self.model_list_requests = 0  # GET /v1/models served
@@ -95,7 +96,7 @@ class FakeModel:
         """ "http://127.0.0.1:PORT/v1"."""
         assert self._server is not None, "FakeModel is not started"
         host, port = self._server.server_address[:2]
-        return f"http://{host!s}:{port}/v1"
+        return f"http://{host!s}:{port}{self.api_root}"
 
     @property
     def remaining(self) -> int:
@@ -117,10 +118,29 @@ class FakeModel:
             return list(self.requests)
 
     # request handling (called from handler threads) -------------------------------------------
-    def _next(self, body: dict[str, Any], headers: dict[str, str]) -> Reply:
+    # what other wire kinds' fakes (subclasses) change -----------------------------------------
+    api_root = "/v1"
+
+    def accepts(self, path: str) -> bool:
+        """True for the path of a model request."""
+        return path == "/v1/chat/completions"
+
+    def plan(self, step: dict[str, Any], body: dict[str, Any], seq: int, path: str) -> Reply:
+        """The reply to request #seq for one script step."""
+        return plan_reply(step, body, seq=seq)
+
+    def model_listing(self) -> dict[str, Any]:
+        """The body of GET {api_root}/models."""
+        data = [{"id": m, "object": "model", "owned_by": "fake"} for m in self.models]
+        return {"object": "list", "data": data}
+
+    def _next(
+        self, body: dict[str, Any], headers: dict[str, str], raw: bytes = b"", path: str = ""
+    ) -> Reply:
         with self._cond:
             self.request_headers.append(headers)
             self.requests.append(body)
+            self.raw_requests.append(raw)
             seq = self._served
             self._served += 1
             step = self._steps.popleft() if self._steps else None
@@ -128,7 +148,7 @@ class FakeModel:
         if step is None:
             msg = f"script exhausted: request #{seq + 1} has no scripted step"
             return _json(500, {"error": {"message": msg, "type": "fake_script_exhausted"}})
-        reply = plan_reply(step, body, seq=seq)
+        reply = self.plan(step, body, seq, path)
         if reply.mismatch:
             with self._cond:
                 self.mismatches.append(reply.mismatch)
@@ -161,11 +181,10 @@ class _Handler(BaseHTTPRequestHandler):
 
     def do_GET(self) -> None:
         path = self.path.split("?", 1)[0].rstrip("/")
-        if path == "/v1/models":
+        if path == f"{self.model.api_root}/models":
             with self.model._cond:
                 self.model.model_list_requests += 1
-            data = [{"id": m, "object": "model", "owned_by": "fake"} for m in self.model.models]
-            self._send(_json(200, {"object": "list", "data": data}))
+            self._send(_json(200, self.model.model_listing()))
         elif path == "/_fake/requests":
             self._send(_json(200, self.model._snapshot()))
         else:
@@ -175,7 +194,7 @@ class _Handler(BaseHTTPRequestHandler):
         path = self.path.split("?", 1)[0].rstrip("/")
         length = int(self.headers.get("Content-Length") or 0)
         raw = self.rfile.read(length) if length else b""
-        if path != "/v1/chat/completions":
+        if not self.model.accepts(path):
             self._send(_json(404, {"error": {"message": "not found"}}))
             return
         try:
@@ -184,7 +203,9 @@ class _Handler(BaseHTTPRequestHandler):
             self._send(_json(400, {"error": {"message": "body is not JSON"}}))
             return
         headers = {k.lower(): v for k, v in self.headers.items()}
-        reply = self.model._next(body if isinstance(body, dict) else {"_raw": body}, headers)
+        reply = self.model._next(
+            body if isinstance(body, dict) else {"_raw": body}, headers, raw, self.path
+        )
         if reply.streaming:
             self._stream(reply)
         else:
@@ -258,16 +279,18 @@ class _Handler(BaseHTTPRequestHandler):
                 return  # EOF: the client closed its side
 
 
-def main(argv: list[str] | None = None) -> int:
+def main(argv: list[str] | None = None, fake_class: type[FakeModel] | None = None) -> int:
     """Run the fake server from the command line until SIGTERM/SIGINT."""
-    parser = argparse.ArgumentParser(description="scripted OpenAI-compatible fake model")
+    parser = argparse.ArgumentParser(description="scripted fake model server")
     parser.add_argument("--script", required=True, help="JSON script file")
     parser.add_argument("--port", type=int, default=0)
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--zero-latency", action="store_true")
     args = parser.parse_args(argv)
     done = threading.Event()
-    fake = FakeModel(args.script, host=args.host, port=args.port, zero_latency=args.zero_latency)
+    fake = (fake_class or FakeModel)(
+        args.script, host=args.host, port=args.port, zero_latency=args.zero_latency
+    )
     fake.start()
     for sig in (signal.SIGTERM, signal.SIGINT):
         signal.signal(sig, lambda *_: done.set())

@@ -15,8 +15,10 @@ ALLOWED: dict[str, set[str]] = {
     "session": set(),
     "tools": set(),
     "providers": set(),
+    # Claude Code-compatible hooks: configuration, running a command, reading its answer
+    "hooks": set(),
     "agent": {"tools", "providers"},
-    "app": {"protocol", "agent", "session", "tools", "providers"},
+    "app": {"protocol", "agent", "session", "tools", "providers", "hooks"},
     "rpc": {"protocol", "app"},
     "transport": {"protocol", "rpc", "compat"},
     "capabilities": {"protocol", "app", "agent", "tools", "session", "providers", "compat"},
@@ -34,6 +36,7 @@ ALLOWED: dict[str, set[str]] = {
         "capabilities",
         "compat",
         "adapters",
+        "hooks",
     },
 }
 

@@ -5,6 +5,7 @@ import { ConnectionStatus } from "./components/ConnectionStatus";
 import { Composer } from "./components/Composer";
 import { Conversation } from "./components/Conversation";
 import { InfoPanel } from "./components/InfoPanel";
+import { TodoPanel } from "./components/TodoPanel";
 import { JobsView } from "./components/JobsView";
 import { KbPanel } from "./components/KbPanel";
 import { McpPanel } from "./components/McpPanel";
@@ -384,7 +385,10 @@ export function App({ app, onWorkspace, onTokenProblem, canOpenFolder = true }: 
                 Sending is paused until the daemon is back; your text stays in the box.
               </div>
             ) : null}
+            <TodoPanel todos={session.todos} />
             <Composer
+              mode={session.mode}
+              onMode={(mode) => app.session.setMode(mode)}
               busy={busy}
               disabled={connection.status !== "open" || !can("runs")}
               disabledReason={offline ? "Disconnected from gg: waiting to reconnect…" : undefined}

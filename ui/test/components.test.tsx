@@ -4,6 +4,7 @@ import { ApprovalCard } from "../src/components/ApprovalCard";
 import { Composer } from "../src/components/Composer";
 import { Markdown } from "../src/components/Markdown";
 import { SessionList } from "../src/components/SessionList";
+import { TodoPanel } from "../src/components/TodoPanel";
 
 afterEach(cleanup);
 
@@ -132,5 +133,34 @@ describe("SessionList", () => {
     expect(screen.getAllByTestId("session-row").map((r) => r.getAttribute("data-session-id"))).toEqual(["s1"]);
     fireEvent.click(screen.getAllByTestId("session-row")[0]);
     expect(onOpen).toHaveBeenCalledWith("s1");
+  });
+});
+
+describe("TodoPanel and the mode picker", () => {
+  it("draws the list with its count and statuses, and nothing when empty", () => {
+    const { container, rerender } = render(
+      <TodoPanel
+        todos={[
+          { content: "read", status: "completed" },
+          { content: "fix", status: "in_progress" },
+          { content: "test", status: "pending" },
+        ]}
+      />,
+    );
+    expect(screen.getByTestId("todo-count").textContent).toBe("1/3 done");
+    const items = [...container.querySelectorAll("li")].map((li) => li.getAttribute("data-status"));
+    expect(items).toEqual(["completed", "in_progress", "pending"]);
+    fireEvent.click(screen.getByRole("button", { name: /Todo list/ }));
+    expect(container.querySelectorAll("li")).toHaveLength(0); // collapsed
+    rerender(<TodoPanel todos={[]} />);
+    expect(screen.queryByTestId("todo-panel")).toBeNull();
+  });
+
+  it("offers plan mode and reports the choice", () => {
+    const onMode = vi.fn();
+    const props = { onSend: vi.fn(), onSteer: vi.fn(), onStop: vi.fn() };
+    render(<Composer busy={false} disabled={false} draft={null} queued={[]} mode="auto" onMode={onMode} {...props} />);
+    fireEvent.change(screen.getByLabelText("Approval mode"), { target: { value: "plan" } });
+    expect(onMode).toHaveBeenCalledWith("plan");
   });
 });

@@ -262,6 +262,45 @@ describe("snapshot after a run", () => {
     const after = conversationReducer(live, { type: "snapshot", snapshot });
     expect(after.items).toMatchObject([{ kind: "tool", status: "done", diff: "+x", entryId: "m1" }]);
   });
+
+  it("says when a hook failed and keeps the run going", () => {
+    const s = run([
+      ev(1, "run_started"),
+      ev(2, "hook_failed", { hookEvent: "PreToolUse", command: "./check.sh", error: "timed out after 60 s" }),
+    ]);
+    expect(s.phase).toBe("running");
+    expect(s.notice).toEqual({ tone: "error", text: "A PreToolUse hook failed (timed out after 60 s): ./check.sh" });
+  });
+
+  it("summarises a todo_write call from history as its count done", () => {
+    const snapshot: Snapshot = {
+      sessionId: "s1",
+      name: "n",
+      model: "m",
+      messages: [
+        {
+          id: "m1",
+          role: "assistant",
+          toolCalls: [
+            {
+              id: "c1",
+              name: "todo_write",
+              arguments: {
+                todos: [
+                  { content: "a", status: "completed" },
+                  { content: "b", status: "pending" },
+                ],
+              },
+            },
+          ],
+          timestamp: 1,
+        },
+      ],
+      tree: [],
+    };
+    const s = conversationReducer(initialConversation, { type: "snapshot", snapshot });
+    expect(s.items).toMatchObject([{ kind: "tool", toolName: "todo_write", summary: "1/2 done" }]);
+  });
 });
 
 describe("images of a user message", () => {

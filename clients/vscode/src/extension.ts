@@ -159,6 +159,14 @@ class GgHost implements vscode.Disposable {
       case "tool_call_finish":
         this.output.appendLine(`[tool ${ev.toolName}] ${ev.isError ? "failed" : "done"}`);
         break;
+      case "plan_updated": {
+        // The chat view draws the list as a panel; the output channel gets it as text.
+        const marks = { completed: "[x]", in_progress: "[~]", pending: "[ ]" } as const;
+        const done = ev.todos.filter((t) => t.status === "completed").length;
+        this.output.appendLine(`\n[todo list ${done}/${ev.todos.length} done]`);
+        for (const t of ev.todos) this.output.appendLine(`  ${marks[t.status]} ${t.content}`);
+        break;
+      }
       case "run_completed":
         this.output.appendLine("\n[done]");
         break;

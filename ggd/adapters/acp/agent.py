@@ -209,8 +209,13 @@ class GgAgent:
             except GgRpcError:
                 continue  # gone from the store: the text is replayed without it
             images[image_id] = {"type": "image", "data": got["data"], "mimeType": got["mimeType"]}
+        sid = s.session_id
         for update in mapping.history(s.workspace, messages, images):
             self._update(s.session_id, update)
+        with contextlib.suppress(GgRpcError):  # the current todo list, as the editor's plan
+            res = await self.backends.request(s.workspace, "gg/session.todos", {"sessionId": sid})
+            if res.get("todos"):
+                self._update(s.session_id, mapping.plan(list(res["todos"])))
         return {"modes": self._modes(s)}
 
     async def resume_session(self, params: dict[str, Any]) -> dict[str, Any]:

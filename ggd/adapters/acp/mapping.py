@@ -10,6 +10,7 @@ _KINDS = {
     "read": "read",
     "list": "search",
     "grep": "search",
+    "todo_write": "think",
     "kb_search": "search",
     "edit": "edit",
     "write": "edit",
@@ -29,6 +30,11 @@ MODES: list[dict[str, str]] = [
         "id": "never",
         "name": "Never ask",
         "description": "Writes and commands run; dangerous commands are denied.",
+    },
+    {
+        "id": "plan",
+        "name": "Plan",
+        "description": "Read-only tools only: research and propose a plan; switch mode to run it.",
     },
 ]
 MODE_IDS = {m["id"] for m in MODES} | {"on-request"}
@@ -150,6 +156,8 @@ def event_update(workspace: Path, ev: dict[str, Any]) -> dict[str, Any] | None:
         return tool_done(
             str(ev.get("toolCallId")), str(ev.get("output") or ""), bool(ev.get("isError"))
         )
+    if kind == "plan_updated":
+        return plan(list(ev.get("todos") or []))
     if kind == "usage" and ev.get("contextWindow"):  # ACP's usage is context fill of a known size
         used = ev.get("contextTokens") or ev.get("totalTokens") or 0
         return {
@@ -158,6 +166,18 @@ def event_update(workspace: Path, ev: dict[str, Any]) -> dict[str, Any] | None:
             "size": int(ev["contextWindow"]),
         }
     return None
+
+
+def plan(todos: list[dict[str, Any]]) -> dict[str, Any]:
+    """The ACP `plan` update of a gg todo list (the whole list; gg has no priorities: medium)."""
+    return {
+        "sessionUpdate": "plan",
+        "entries": [
+            {"content": str(t.get("content", "")), "priority": "medium", "status": t.get("status")}
+            for t in todos
+            if isinstance(t, dict)
+        ],
+    }
 
 
 def stop_reason(ev: dict[str, Any]) -> str | None:
@@ -256,6 +276,7 @@ __all__ = [
     "event_update",
     "file_path",
     "history",
+    "plan",
     "prompt_images",
     "prompt_text",
     "proposed_diff",

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ggd.app import Handler, HandlerContext, Service, SnapshotView
+from ggd.app import Handler, HandlerContext, Service, SnapshotView, todos
 from ggd.protocol import methods as M
 from ggd.protocol.session import (
     EmptyResult,
@@ -15,6 +15,7 @@ from ggd.protocol.session import (
     SessionListParams,
     SessionListResult,
     SessionRenameParams,
+    SessionTodosResult,
 )
 
 from ..hub import hub_of
@@ -104,6 +105,12 @@ async def session_context(ctx: HandlerContext, params: SessionIdParams) -> Sessi
     return SessionContextResult(**info)
 
 
+async def session_todos(ctx: HandlerContext, params: SessionIdParams) -> SessionTodosResult:
+    """The session's current todo list."""
+    svc = await _service(ctx, params.session_id)
+    return SessionTodosResult.model_validate({"todos": await todos.session_todos(svc)})
+
+
 HANDLERS: dict[str, Handler] = {
     M.SESSION_LIST.name: session_list,
     M.SESSION_CREATE.name: session_create,
@@ -115,4 +122,5 @@ HANDLERS: dict[str, Handler] = {
     M.SESSION_UNSUBSCRIBE.name: session_unsubscribe,
     M.SESSION_COMPACT.name: session_compact,
     M.SESSION_CONTEXT.name: session_context,
+    M.SESSION_TODOS.name: session_todos,
 }

@@ -1,6 +1,14 @@
 import { useEffect, useRef, useState, type ClipboardEvent, type DragEvent, type KeyboardEvent } from "react";
 import { imageFiles, MAX_BYTES, prepareImage, type Attachment } from "../state/attachments";
-import type { QueuedMessage } from "../state/session";
+import type { ApprovalMode, QueuedMessage } from "../state/session";
+
+/** The approval modes offered (on-request behaves as auto for this interactive page). */
+const MODES: Array<{ id: ApprovalMode; label: string; title: string }> = [
+  { id: "auto", label: "Ask", title: "Ask before writes and commands" },
+  { id: "yolo", label: "Allow all", title: "Writes and commands run; dangerous commands still ask" },
+  { id: "never", label: "Never ask", title: "Writes and commands run; dangerous commands are denied" },
+  { id: "plan", label: "Plan", title: "Only read-only tools run: research and end with a plan" },
+];
 
 export interface ComposerProps {
   busy: boolean;
@@ -16,6 +24,9 @@ export interface ComposerProps {
   onSend: (text: string, images?: Attachment[]) => void;
   onSteer: (text: string, followUp: boolean) => void;
   onStop: () => void;
+  /** The approval mode of the next run, and how to change it (absent: no picker). */
+  mode?: ApprovalMode;
+  onMode?: (mode: ApprovalMode) => void;
 }
 
 /** The prompt box: Enter sends (or steers while a run is busy), Shift+Enter is a newline. */
@@ -29,6 +40,8 @@ export function Composer({
   onSend,
   onSteer,
   onStop,
+  mode,
+  onMode,
 }: ComposerProps) {
   const [text, setText] = useState("");
   const [images, setImages] = useState<Attachment[]>([]);
@@ -172,6 +185,22 @@ export function Composer({
         disabled={disabled}
       />
       <div className="composer-actions">
+        {mode && onMode ? (
+          <label className={`mode-picker ${mode}`} title={MODES.find((m) => m.id === mode)?.title}>
+            Mode
+            <select
+              aria-label="Approval mode"
+              value={mode}
+              onChange={(event) => onMode(event.target.value as ApprovalMode)}
+            >
+              {MODES.map((m) => (
+                <option key={m.id} value={m.id} title={m.title}>
+                  {m.label}
+                </option>
+              ))}
+            </select>
+          </label>
+        ) : null}
         {busy ? (
           <>
             {canSteer ? (

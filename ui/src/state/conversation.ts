@@ -90,6 +90,12 @@ function argumentSummary(args: Record<string, unknown> | undefined): string {
     const value = args[key];
     if (typeof value === "string") return value;
   }
+  const todos = args["todos"];
+  if (Array.isArray(todos)) {
+    // todo_write, as the daemon summarises it live ("1/3 done").
+    const done = todos.filter((t) => (t as { status?: unknown })?.status === "completed").length;
+    return `${done}/${todos.length} done`;
+  }
   const text = JSON.stringify(args);
   return text.length > 80 ? `${text.slice(0, 77)}...` : text;
 }
@@ -304,6 +310,10 @@ function applyEvent(state: ConversationState, event: RunEvent): ConversationStat
       return next;
     case "compaction":
       next.notice = { tone: "info", text: "Older turns were summarised to fit the context window." };
+      return next;
+    case "hook_failed":
+      // The run goes on; the user should still learn that a hook of theirs did not work.
+      next.notice = { tone: "error", text: `A ${event.hookEvent} hook failed (${event.error}): ${event.command}` };
       return next;
     case "run_completed":
       next.phase = "completed";

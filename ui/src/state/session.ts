@@ -1,4 +1,12 @@
-import { ErrorCode, type RunEvent, type SessionEvent, type SessionUpdate, type Snapshot } from "../protocol";
+import {
+  ErrorCode,
+  type ParamsOf,
+  type RunEvent,
+  type SessionEvent,
+  type SessionUpdate,
+  type Snapshot,
+  type TodoItem,
+} from "../protocol";
 import type { GgClient } from "../rpc/client";
 import { RpcError } from "../rpc/transport";
 import type { Attachment } from "./attachments";
@@ -11,6 +19,9 @@ import {
 import { Store } from "./store";
 import { expandSkillPrompt } from "./skills";
 
+/** An approval mode a run can be started with (plan: only read-only tools run). */
+export type ApprovalMode = NonNullable<ParamsOf<"gg/run.start">["approvalMode"]>;
+
 /** Everything the conversation view draws for the open session. */
 export interface SessionView {
   snapshot: Snapshot | null;
@@ -22,6 +33,10 @@ export interface SessionView {
   error: string | null;
   /** What the last tree action did ("Forked into “x (fork)” (s_…)"), shown until dismissed. */
   notice: string | null;
+  /** The session's todo list (todo_write): fetched on open, replaced by each plan_updated event. */
+  todos: TodoItem[];
+  /** The approval mode of the next runs started here (kept across sessions; plan: read-only). */
+  mode: ApprovalMode;
 }
 
 /** A message waiting for the model: a steer (next model boundary) or a follow-up (next turn). */
@@ -38,6 +53,8 @@ const EMPTY: SessionView = {
   queued: [],
   error: null,
   notice: null,
+  todos: [],
+  mode: "auto",
 };
 const TERMINAL = new Set(["run_completed", "run_failed", "run_canceled"]);
 
@@ -79,13 +96,14 @@ export class SessionController {
   async open(sessionId: string, fetched?: Snapshot): Promise<void> {
     // Earlier sessions stay subscribed: the session list badges their pending approvals.
     const generation = ++this.opening;
-    this.store.set({ ...EMPTY });
+    this.store.set({ ...EMPTY, mode: this.store.get().mode });
     try {
       const snapshot = fetched ?? (await this.client.call("gg/session.open", { sessionId }));
       await this.client.subscribeSession(snapshot.sessionId);
       // A later click won the race: drop this answer.
       if (generation !== this.opening) return;
       this.showSnapshot(snapshot);
+      void this.loadTodos(snapshot.sessionId);
       if (snapshot.activeRunId) await this.attach(snapshot.activeRunId);
     } catch (error) {
       if (generation === this.opening) this.setError(errorText(error));
@@ -116,6 +134,7 @@ export class SessionController {
         interactive: true,
         model: model ?? null,
         ...(images?.length ? { images: images.map(({ data, mimeType }) => ({ data, mimeType })) } : {}),
+        approvalMode: this.store.get().mode,
         // One explicit subscription from sequence 0 replays whatever came before it.
         subscribe: false,
       });
@@ -204,6 +223,22 @@ export class SessionController {
     }
   }
 
+  /** The approval mode of the next runs started from this page. */
+  setMode(mode: ApprovalMode): void {
+    this.store.update((view) => ({ ...view, mode }));
+  }
+
+  /** Fetch the session's current todo list (an older daemon without the method shows none). */
+  private async loadTodos(sessionId: string): Promise<void> {
+    try {
+      const res = await this.client.call("gg/session.todos", { sessionId });
+      const todos = Array.isArray(res?.todos) ? res.todos : [];
+      if (this.sessionId === sessionId) this.store.update((view) => ({ ...view, todos }));
+    } catch {
+      // Not fatal: the list appears with the next plan_updated event.
+    }
+  }
+
   /** Dismiss the error bar. */
   clearError(): void {
     this.store.update((view) => ({ ...view, error: null }));
@@ -251,6 +286,10 @@ export class SessionController {
   private handleRunEvent(event: RunEvent): void {
     if (event.sessionId !== this.sessionId) return;
     this.dispatch({ type: "event", event });
+    if (event.type === "plan_updated") {
+      const todos = event.todos;
+      this.store.update((view) => ({ ...view, todos }));
+    }
     if (event.type === "user_message") {
       // The model took one queued message: the oldest with this text.
       this.store.update((view) => {
@@ -275,6 +314,7 @@ export class SessionController {
         break;
       case "head_changed":
         void this.reload();
+        if (event.sessionId) void this.loadTodos(event.sessionId); // the list follows the branch
         break;
       case "run_started":
         // Another page started a run here: follow it from its first event.

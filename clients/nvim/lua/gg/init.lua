@@ -9,7 +9,7 @@ M.config = {
   cmd = { "gg", "bridge" }, -- or { "ggd", "--stdio", "--exit-on-stdin-eof" }
   cmd_env = nil,
   root_dir = nil, -- the workspace; default: the cwd when the client starts
-  approval_mode = nil, -- auto | on-request | yolo | never; nil = the daemon's default
+  approval_mode = nil, -- auto | on-request | yolo | never | plan; nil = the daemon's default
   open_cmd = "botright vsplit",
   autostart = false, -- start the client in setup() instead of on first use
 }
