@@ -559,3 +559,42 @@ async def test_an_image_block_for_a_model_without_images_is_a_clear_prompt_error
     assert info.value.code == -32602
     assert "takes no images" in str(info.value)
     assert fm.requests == []
+
+
+async def test_a_screenshot_over_one_message_goes_to_the_local_ggd_as_a_file(
+    fake_daemon, workspace: Path, gg_home: Path
+) -> None:
+    import base64
+    import io
+    import os
+
+    from acp.schema import ImageContentBlock
+    from PIL import Image
+
+    gg_home.mkdir(mode=0o700, parents=True, exist_ok=True)
+    (gg_home / "config.json").write_text(json.dumps({"providers": {"openai": {"images": True}}}))
+    d, fm = fake_daemon([{"text": "Noise."}])
+    buf = io.BytesIO()
+    Image.frombytes("RGB", (1600, 1200), os.urandom(1600 * 1200 * 3)).save(buf, "PNG")
+    data = base64.b64encode(buf.getvalue()).decode()
+    assert len(data) > 4 * 1024 * 1024  # more than ggd takes in one JSON-RPC message
+    client = RecordingClient()
+    async with acp_agent(d.env, workspace, client) as conn:
+        new = await conn.new_session(cwd=str(workspace))
+        res = await asyncio.wait_for(
+            conn.prompt(
+                session_id=new.session_id,
+                prompt=[
+                    TextContentBlock(type="text", text="what is it?"),
+                    ImageContentBlock(type="image", data=data, mime_type="image/png"),
+                ],
+            ),
+            90,
+        )
+    assert res.stop_reason == "end_turn"
+    (body,) = fm.requests
+    user = [m for m in body["messages"] if m["role"] == "user"][-1]
+    url = user["content"][1]["image_url"]["url"]
+    assert url.startswith("data:image/jpeg;base64,")  # ggd read the file and re-encoded it
+    sent = Image.open(io.BytesIO(base64.b64decode(url.partition(",")[2])))
+    assert sent.size == (1600, 1200)

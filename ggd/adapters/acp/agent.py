@@ -14,6 +14,7 @@ from ggd.adapters.ggclient import GgClient, GgRpcError, RequestHandler, gg_home
 
 from . import mapping
 from .bridge import Bridge, Terminals, client_tools, terminal_content
+from .images import staged
 from .params import mcp_servers, session_id_of, workspace_of
 from .wire import AcpError, Connection, PeerError
 
@@ -260,13 +261,14 @@ class GgAgent:
         tools = client_tools(self.client_caps)
         if tools is not None:  # ggd asks us (gg/client.*) and we ask the editor (fs/*, terminal/*)
             start["clientTools"] = tools
-        images = mapping.prompt_images(params.get("prompt"))
-        if images:
-            start["images"] = images
         s.terms = Terminals()
         s.canceled = False
         s.cancel_event.clear()
-        run_id = str((await self.backends.request(s.workspace, "gg/run.start", start))["runId"])
+        with staged(mapping.prompt_images(params.get("prompt"))) as images:
+            if images:  # stored by ggd before it answers: the staged files may go after
+                start["images"] = images
+            res = await self.backends.request(s.workspace, "gg/run.start", start)
+        run_id = str(res["runId"])
         s.run_id = run_id
         try:
             return await self._follow(s, run_id)
