@@ -138,11 +138,12 @@ class Repl:
     def turn(self, prompt: str) -> None:
         """Run one prompt in the current session and follow it."""
         dropped = dropped_paths(prompt)
-        if dropped:  # a file dragged into the terminal: attached, its path stays in the text
+        # Files dragged into the terminal type their paths alone on the line: attached, and the
+        # message comes next. A path inside a sentence stays text (the model may take no images).
+        if dropped and len(dropped) == len(shlex.split(prompt)):
             self.images += [image_param(p) for p in dropped]
-            if len(shlex.split(prompt)) == len(dropped):  # only paths: the message comes next
-                self.ui.note(f"attached {describe(self.images)}; now type the message", "dim")
-                return
+            self.ui.note(f"attached {describe(self.images)}; now type the message", "dim")
+            return
         images, self.images = self.images, []
         try:
             run_id = start_run(

@@ -105,7 +105,7 @@ def test_interactive_image_command_dropped_path_and_paste(real_env: CliEnv) -> N
     p.send("and these?\r")
     p.expect("green and blue")
     p.expect("gg> ")
-    p.send("plain text\r")
+    p.send("plain text naming red.png\r")  # a path inside a sentence is text, not an image
     p.expect("none")
     p.expect("gg> ")
     p.send("/image nope.png\r")
@@ -119,7 +119,7 @@ def test_interactive_image_command_dropped_path_and_paste(real_env: CliEnv) -> N
     assert sent_images(second) == [red, green, blue]
     assert sent_images(third) == [red, green, blue]
     last = [m for m in third["messages"] if m["role"] == "user"][-1]
-    assert last["content"] == "plain text"
+    assert last["content"] == "plain text naming red.png"
 
 
 def test_the_demo_model_refuses_images_and_says_what_to_do(cli_env: CliEnv) -> None:
