@@ -92,6 +92,14 @@ def image_parts(images: list[dict[str, Any]], urls: ImageUrls | None) -> list[di
     return parts
 
 
+def _content(parts: list[dict[str, Any]]) -> str | list[dict[str, Any]]:
+    """Parts as they are when one is an image, else one string (a text-only model, or a chat
+    template that expects strings, never sees a list)."""
+    if any(p.get("type") != "text" for p in parts):
+        return parts
+    return "\n\n".join(str(p.get("text", "")) for p in parts)
+
+
 def to_openai(msg: Message, urls: ImageUrls | None = None) -> dict[str, Any]:
     """Convert one protocol Message to an OpenAI chat message.
 
@@ -101,7 +109,7 @@ def to_openai(msg: Message, urls: ImageUrls | None = None) -> dict[str, Any]:
     content = msg.get("content") or ""
     if role == "user" and msg.get("images"):
         parts = [{"type": "text", "text": content}] if content else []
-        return {"role": "user", "content": parts + image_parts(msg["images"], urls)}
+        return {"role": "user", "content": _content(parts + image_parts(msg["images"], urls))}
     if role == "assistant":
         out: dict[str, Any] = {"role": "assistant", "content": content or None}
         calls = msg.get("toolCalls") or []
@@ -205,7 +213,7 @@ def to_openai_request(
     for msg in repair(messages):
         role = msg.get("role")
         if pending and role != "tool":
-            out.append({"role": "user", "content": pending})
+            out.append({"role": "user", "content": _content(pending)})
             pending = []
         # An empty assistant message (e.g. canceled before any text) carries nothing for the model.
         if role == "assistant" and not msg.get("content") and not msg.get("toolCalls"):
@@ -216,5 +224,5 @@ def to_openai_request(
             head = f"The image returned by {name} (call {msg.get('toolCallId', '')}):"
             pending += [{"type": "text", "text": head}, *image_parts(msg["images"], urls)]
     if pending:
-        out.append({"role": "user", "content": pending})
+        out.append({"role": "user", "content": _content(pending)})
     return out

@@ -116,14 +116,12 @@ def test_a_user_message_with_images_becomes_content_parts() -> None:
             {"type": "image_url", "image_url": {"url": "data:image/png;base64,aaaa"}},
         ],
     }
-    # A model without images, or a file that is gone: a note in its place, never a silent drop.
-    no_model = to_openai(msg)["content"][1]
-    assert no_model == {
-        "type": "text",
-        "text": "[image img_aaaaaaaaaaaa left out: this model takes no images]",
-    }
-    gone = to_openai({**msg, "images": [IMG2]}, urls)["content"][1]
-    assert "no longer stored" in gone["text"]
+    # A model without images, or a file that is gone: a note in its place, never a silent drop;
+    # with no image left the content is one string (chat templates of text models expect that).
+    no_model = to_openai(msg)["content"]
+    assert no_model == "look\n\n[image img_aaaaaaaaaaaa left out: this model takes no images]"
+    gone = to_openai({**msg, "images": [IMG2, IMG]}, urls)["content"]
+    assert "no longer stored" in gone[1]["text"] and gone[2]["type"] == "image_url"
 
 
 def test_images_tool_results_returned_follow_the_run_of_tool_messages() -> None:
