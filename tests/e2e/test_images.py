@@ -287,3 +287,29 @@ async def test_images_reach_each_native_kind_as_its_own_image_block(
         later = [p for c in second["contents"] if c["role"] == "user" for p in c["parts"]]
         responded = next(i for i, p in enumerate(later) if "functionResponse" in p)
         assert {"inlineData": {"mimeType": "image/png", "data": b64_diagram}} in later[responded:]
+
+
+async def test_a_later_turn_on_a_model_without_images_gets_a_note_not_a_silent_drop(
+    gg_home: Path, workspace: Path
+) -> None:
+    script = [{"text": "A red dot."}, {"text": "I only read the note."}]
+    with FakeModel(script, models=["fake-model", "other-model"]) as fm:
+        d = await run_daemon(gg_home, workspace, fm, ["fake-model"])
+        try:
+            c = await d.connect("unix")
+            try:
+                sid = await new_session(c)
+                images = [{"data": base64.b64encode(png(5, 5)).decode()}]
+                end = await finish(c, await start(c, sid, "look", images=images), timeout=60)
+                assert end["type"] == "run_completed", end
+                run = await start(c, sid, "and now?", model="fake:other-model")
+                end = await finish(c, run, timeout=60)
+                assert end["type"] == "run_completed", end
+            finally:
+                await c.close()
+        finally:
+            d.stop()
+    assert len(user_parts(fm.requests[0])) == 1
+    first_user = next(m for m in fm.requests[1]["messages"] if m["role"] == "user")
+    assert first_user["content"].startswith("look\n\n[image img_")
+    assert first_user["content"].endswith("left out: this model takes no images]")
