@@ -27,6 +27,8 @@ if TYPE_CHECKING:  # Pillow is imported when an image arrives, not at daemon sta
 
 # What every model API takes as an image block (OpenAI, Anthropic, Gemini), by Pillow format.
 MIME_OF = {"PNG": "image/png", "JPEG": "image/jpeg", "WEBP": "image/webp", "GIF": "image/gif"}
+# Pillow's name for a phone camera's multi-picture JPEG: a JPEG to every reader and API.
+_ALIASES = {"MPO": "JPEG"}
 IMAGE_MIMES = frozenset(MIME_OF.values())
 # Read at most this much from a file or a client before refusing it.
 MAX_INPUT_BYTES = 20 * 1024 * 1024
@@ -115,7 +117,7 @@ def normalize(data: bytes) -> tuple[bytes, str, int, int]:
             # Pillow warns past ~89 megapixels; MAX_INPUT_PIXELS below is the limit here.
             warnings.simplefilter("ignore", Image.DecompressionBombWarning)
             img = Image.open(io.BytesIO(data))  # reads the header only
-            fmt = img.format or ""
+            fmt = _ALIASES.get(img.format or "", img.format or "")
             width, height = img.size
     except Image.DecompressionBombError:
         raise ImageError(
@@ -147,10 +149,12 @@ def normalize(data: bytes) -> tuple[bytes, str, int, int]:
 
 
 def _shrink(img: Bitmap, fmt: str) -> tuple[bytes, str, int, int]:
-    from PIL import Image
+    from PIL import Image, ImageOps
 
     img.seek(0)  # the first frame of an animation
-    frame = img.convert("RGBA") if img.mode in ("P", "LA", "PA") else img
+    # A camera's EXIF rotation applied now: re-encoding drops the tag that said it.
+    frame = ImageOps.exif_transpose(img)
+    frame = frame.convert("RGBA") if frame.mode in ("P", "LA", "PA") else frame
     if frame.mode not in ("RGB", "RGBA", "L"):
         frame = frame.convert("RGB")
     frame.thumbnail((MAX_EDGE, MAX_EDGE), Image.Resampling.LANCZOS)

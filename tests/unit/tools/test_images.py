@@ -107,3 +107,19 @@ def test_base64_from_clients() -> None:
     assert decode_base64("data:image/png;base64,aGk=") == b"hi"
     with pytest.raises(ImageError, match="not valid base64"):
         decode_base64("%%%")
+
+
+def test_a_rotated_camera_photo_is_scaled_upright() -> None:
+    img = Image.new("RGB", (3000, 1000), (10, 10, 10))
+    exif = Image.Exif()
+    exif[0x0112] = 6  # Orientation: rotate 90 CW to display
+    data = encoded(img, "JPEG", exif=exif.tobytes())
+    _, mime, w, h = normalize(data)
+    assert (mime, w, h) == ("image/jpeg", 683, MAX_EDGE)  # upright: taller than wide
+
+
+def test_a_multi_picture_jpeg_from_a_phone_is_a_jpeg() -> None:
+    img = Image.new("RGB", (40, 30), (200, 10, 10))
+    data = encoded(img, "MPO", save_all=True, append_images=[Image.new("RGB", (40, 30))])
+    assert Image.open(io.BytesIO(data)).format == "MPO"
+    assert normalize(data) == (data, "image/jpeg", 40, 30)
