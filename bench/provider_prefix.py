@@ -2,14 +2,18 @@
 
     .venv/bin/python bench/provider_prefix.py [--steps 10] [--json]
 
-For each kind (openai-chat, openai-responses, gemini) a fresh ggd is configured with that kind
-pointed at its fake (tests/fakes/fake_openai.py, fake_responses.py, fake_gemini.py) and runs
+For each kind (openai-chat, openai-responses, gemini, anthropic) a fresh ggd is configured with
+that kind pointed at its fake (tests/fakes/fake_openai.py, fake_responses.py, fake_gemini.py,
+fake_anthropic.py) and runs
 harness.py's task (N tool-calling turns, then an answer; the native kinds' steps also reason,
 so their reasoning items / thought signatures are sent back on every later request). Measured
 on the request bodies as the fake received them: for each request after the first, the share
 of its bytes that is a byte-identical prefix of the request before it (aim: >= 95 % for the
 OpenAI kinds, issue 33), and the share of input tokens the fake's emulated automatic prefix
 cache served (tests/fakes/prefix_cache.py: 128-token blocks of the longest common prefix).
+Anthropic caches only at the request's `cache_control` breakpoints: its cached share is what
+the fake's emulation of that cache served (tests/fakes/anthropic_cache.py; aim: >= 85 % of
+the input of requests 2..N+1, issue 33), and `cached_min` the lowest share of one request.
 """
 
 from __future__ import annotations
@@ -31,6 +35,7 @@ from harness import make_workspace, script
 
 from tests.e2e.daemon import Daemon, daemon_env
 from tests.e2e.runs_helpers import finish, new_session, start
+from tests.fakes.fake_anthropic import FakeAnthropic
 from tests.fakes.fake_gemini import FakeGemini
 from tests.fakes.fake_openai import FakeModel
 from tests.fakes.fake_responses import FakeResponses
@@ -40,8 +45,10 @@ KINDS: dict[str, type[FakeModel]] = {
     "openai-chat": FakeModel,
     "openai-responses": FakeResponses,
     "gemini": FakeGemini,
+    "anthropic": FakeAnthropic,
 }
 AIM = 0.95
+AIM_ANTHROPIC_CACHED = 0.85
 
 
 def kind_script(kind: str, steps: int) -> list[dict[str, Any]]:
@@ -95,6 +102,13 @@ def measure(kind: str, steps: int) -> dict[str, Any]:
     later = range(1, len(raw))
     cached = sum(cached_tokens(raw[i], raw[:i]) for i in later)
     prompt = sum(tokens(raw[i]) for i in later)
+    extra: dict[str, Any] = {}
+    if isinstance(fake, FakeAnthropic):  # breakpoints, not automatic prefixes
+        uses = fake.cache_uses[1:]
+        cached = sum(u.cache_read_input_tokens for u in uses)
+        prompt = sum(u.total for u in uses)
+        shares = [u.cache_read_input_tokens / u.total for u in uses if u.total]
+        extra["cached_min"] = min(shares, default=0.0)
     return {
         "kind": kind,
         "status": status,
@@ -105,6 +119,7 @@ def measure(kind: str, steps: int) -> dict[str, Any]:
         "cached_share": cached / max(1, prompt),
         "bytes_last": len(raw[-1]) if raw else 0,
         "mismatches": len(fake.mismatches),
+        **extra,
     }
 
 
@@ -132,6 +147,11 @@ def main() -> int:
         r["status"] == "run_completed" and r["mismatches"] == 0 and r["kept_min"] >= AIM
         for r in rows
         if r["kind"].startswith("openai")
+    )
+    ok = ok and all(
+        r["status"] == "run_completed" and r["cached_share"] >= AIM_ANTHROPIC_CACHED
+        for r in rows
+        if r["kind"] == "anthropic"
     )
     return 0 if ok else 1
 

@@ -48,6 +48,7 @@ BENCHES: dict[str, tuple[list[str], float]] = {
     "kb": ([], 900),
     "context": ([], 300),
     "acp_adapter": ([], 300),
+    "provider_prefix": ([], 600),
 }
 QUICK: dict[str, list[str]] = {
     "cli": ["--runs", "5", "--cold-runs", "3"],
@@ -137,6 +138,12 @@ AIMS: dict[str, Aim] = {
     "scale: lost_events": Aim("==", 0),
     "scale: failed_runs": Aim("==", 0),
     "scale: idle_list_ms": Aim("<=", 50, "ms", "for 1,000: see idle_sessions_listed"),
+    # issue 33: the request prefix and prompt caching per provider kind, the 10-step task
+    "provider_prefix: [openai-chat].kept_min": Aim(">=", 0.95, "", "of the request before"),
+    "provider_prefix: [openai-responses].kept_min": Aim(">=", 0.95, "", "of the request before"),
+    "provider_prefix: [anthropic].cached_share": Aim(
+        ">=", 0.85, "", "input read from cache, requests 2..11"
+    ),
 }
 
 
@@ -148,6 +155,8 @@ def _label(item: dict[str, Any], index: int) -> str:
         return f"{item['entries']} {item['shape']}"
     if "steps" in item:
         return f"{item['steps']} steps"
+    if "kind" in item:
+        return str(item["kind"])
     return str(index)
 
 

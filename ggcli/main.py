@@ -328,8 +328,24 @@ def _sessions_list(args: argparse.Namespace) -> int:
     return 0
 
 
+def _provider_line(p: dict[str, Any]) -> str:
+    """`openai (openai-chat, https://api.openai.com/v1): reachable, 52 models listed`."""
+    kind = "openai-chat" if p.get("kind") == "openai" else str(p.get("kind"))
+    where = f", {p['baseUrl']}" if p.get("baseUrl") else ""
+    reachable = p.get("reachable")
+    if reachable is None:
+        state = "not asked" if p.get("kind") != "llamacpp" else "not running"
+    else:
+        state = "reachable" if reachable else "unreachable"
+    if reachable and p.get("listed") is not None:
+        state += f", {p['listed']} models listed"
+    if p.get("problem"):
+        state += f": {p['problem']}"
+    return f"{p.get('name')} ({kind}{where}): {state}"
+
+
 def _models(args: argparse.Namespace) -> int:
-    """`gg models`: one model a line, `*` before the default, a local server's state after it."""
+    """`gg models`: each provider (kind, reachable or not), then its models, `*` the default."""
     import json
 
     from ggcli.discovery import connect
@@ -337,18 +353,33 @@ def _models(args: argparse.Namespace) -> int:
     client = connect(_workspace(args), args.no_daemon)
     try:
         info = client.request("gg/system.info", {}) or {}
+        found = client.request("gg/system.providers", {}) or {}
     finally:
         client.close()
     default = info.get("defaultModel")
     states = info.get("modelStates") or {}
-    models = [str(m) for m in info.get("models") or []]
+    providers = found.get("providers") or []
     if args.json:
-        rows = [{"model": m, "default": m == default, "state": states.get(m)} for m in models]
+        rows = [
+            {
+                "model": m,
+                "default": m == default,
+                "state": states.get(m),
+                "provider": p["name"],
+                "kind": p["kind"],
+                "reachable": p.get("reachable"),
+                "problem": p.get("problem"),
+            }
+            for p in providers
+            for m in p.get("models") or []
+        ]
         print(json.dumps(rows, ensure_ascii=False))
         return 0
-    for model in models:
-        state = f"  ({states[model]})" if model in states else ""
-        print(f"{'*' if model == default else ' '} {model}{state}")
+    for p in providers:
+        print(_provider_line(p))
+        for model in p.get("models") or []:
+            state = f"  ({states[model]})" if model in states else ""
+            print(f"{'*' if model == default else ' '} {model}{state}")
     return 0
 
 

@@ -801,6 +801,23 @@ export interface PlanUpdatedEvent {
   todos: Array<TodoItem>;
 }
 
+/** One configured provider: its wire kind, whether it answers, and its models. */
+export interface ProviderStatus {
+  name: string;
+  kind: string;
+  baseUrl?: string | null;
+  reachable?: boolean | null;
+  problem?: string | null;
+  models?: Array<string>;
+  listed?: number | null;
+}
+
+/** Every configured provider, each asked once (a listing request, 5 s at most). */
+export interface ProvidersResult {
+  providers: Array<ProviderStatus>;
+  defaultModel: string;
+}
+
 /** The artifact now published, and its copy in the library. */
 export interface PublishResult {
   artifact: Artifact;
@@ -1249,6 +1266,7 @@ export interface GgMethods {
   "gg/media.get": { params: MediaGetParams; result: MediaGetResult };
   "gg/image.get": { params: ImageGetParams; result: ImageGetResult };
   "gg/model.check": { params: ModelCheckParams; result: ModelCheckResult };
+  "gg/system.providers": { params: Empty; result: ProvidersResult };
   "gg/run.event": { params: RunEvent; result: void };
   "gg/session.event": { params: SessionEvent; result: void };
   "gg/client.readTextFile": { params: ClientReadTextFileParams; result: ClientReadTextFileResult };

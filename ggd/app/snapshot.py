@@ -166,11 +166,12 @@ def message_wire(entry_id: str, data: dict[str, Any]) -> dict[str, Any] | None:
         if type(stop) is not str or stop not in _STOP_REASONS:
             return None
         out["stopReason"] = stop
-    error = data.get("error")
-    if error is not None:
-        if type(error) is not str:
-            return None
-        out["error"] = error
+    for key in ("error", "thinking"):
+        value = data.get(key)
+        if value is not None:
+            if type(value) is not str:
+                return None
+            out[key] = value
     return out
 
 

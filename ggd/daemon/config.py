@@ -15,14 +15,18 @@ class ConfigError(Exception):
 
 
 class ProviderEntry(BaseModel):
-    """One model provider: a Chat Completions endpoint, OpenAI Responses, Gemini, or a local GGUF.
+    """One model provider: a Chat Completions endpoint, OpenAI Responses, Anthropic Messages,
+    Gemini, or a local GGUF (the `kind`; docs/providers.md).
 
     Values are range-checked by the provider registry, whose errors name the key
     (docs/providers.md lists them).
     """
 
     model_config = ConfigDict(extra="forbid")
-    kind: Literal["openai", "llamacpp", "openai-responses", "gemini"] | None = None
+    kind: (
+        Literal["openai", "openai-chat", "llamacpp", "openai-responses", "gemini", "anthropic"]
+        | None
+    ) = None
     baseUrl: str | None = None
     apiKey: str | None = None
     apiKeyEnv: str | None = None

@@ -45,6 +45,7 @@ from .system import (
     MediaGetResult,
     ModelCheckParams,
     ModelCheckResult,
+    ProvidersResult,
     SystemInfoResult,
     WorkspaceListResult,
     WorkspaceOpenParams,
@@ -79,6 +80,34 @@ MODEL_CHECK = MethodSpec(
             "ok": False,
             "problem": "model 'gpt-4.1-mnii' is not offered by openai (https://api.openai.com/v1"
             "/models lists: gpt-4.1, gpt-4.1-mini, ...); use --model openai:MODEL",
+        },
+    },
+)
+SYSTEM_PROVIDERS = MethodSpec(
+    "gg/system.providers",
+    "The configured providers with their kinds, whether each answers now, and their models.",
+    Empty,
+    ProvidersResult,
+    example={
+        "params": {},
+        "result": {
+            "providers": [
+                {
+                    "name": "anthropic",
+                    "kind": "anthropic",
+                    "baseUrl": "https://api.anthropic.com/v1",
+                    "reachable": True,
+                    "models": ["anthropic:claude-sonnet-4-6"],
+                    "listed": 9,
+                },
+                {
+                    "name": "local",
+                    "kind": "llamacpp",
+                    "reachable": None,
+                    "models": ["local:qwen2.5-coder-1.5b"],
+                },
+            ],
+            "defaultModel": "anthropic:claude-sonnet-4-6",
         },
     },
 )
@@ -511,6 +540,7 @@ METHODS: tuple[MethodSpec, ...] = (
     MEDIA_GET,
     IMAGE_GET,
     MODEL_CHECK,
+    SYSTEM_PROVIDERS,
     RUN_EVENT,
     SESSION_EVENT,
     CLIENT_READ_TEXT_FILE,

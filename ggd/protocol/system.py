@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pydantic import Field
 
-from .base import Params, Result
+from .base import Params, Result, WireModel
 from .dto import ChannelStatus, DegradedProvider, WorkspaceRef
 
 
@@ -23,6 +23,29 @@ class SystemInfoResult(Result):
     # Models whose provider runs a server of its own (kind "llamacpp"): "provider:model" ->
     # "stopped", "starting", "ready" or "failed: <reason>". Absent when there are none.
     model_states: dict[str, str] | None = None
+
+
+class ProviderStatus(WireModel):
+    """One configured provider: its wire kind, whether it answers, and its models."""
+
+    name: str
+    # openai (Chat Completions), openai-responses, anthropic, gemini, llamacpp or demo.
+    kind: str
+    base_url: str | None = None
+    # None when it was not asked (a local server that is not running is not started for this).
+    reachable: bool | None = None
+    problem: str | None = None
+    # Its "provider:model" references gg knows (configured, or the default).
+    models: list[str] = []
+    # How many models the endpoint's own listing offers, when it lists any.
+    listed: int | None = None
+
+
+class ProvidersResult(Result):
+    """Every configured provider, each asked once (a listing request, 5 s at most)."""
+
+    providers: list[ProviderStatus]
+    default_model: str
 
 
 class WorkspaceListResult(Result):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from ggd.providers.anthropic import AnthropicProvider
 from ggd.providers.demo import DEMO_MODEL, DemoProvider
 from ggd.providers.gemini import GeminiProvider
 from ggd.providers.openai_compat import OpenAICompatProvider, ProviderOptions
@@ -22,6 +23,7 @@ from ggd.providers.types import (
 __all__ = [
     "DEMO_MODEL",
     "WELL_KNOWN",
+    "AnthropicProvider",
     "ChatProvider",
     "ChatRequest",
     "Completed",

@@ -20,6 +20,7 @@ import httpx
 
 from ggd.providers.openai_compat import OpenAICompatProvider, ProviderOptions
 from ggd.providers.scripted import plan_reply
+from ggd.providers.types import Probe
 
 __all__ = ["DEMO_MODEL", "DemoProvider", "demo_step"]
 
@@ -210,7 +211,12 @@ def _say(text: str, call: dict[str, Any] | None = None) -> dict[str, Any]:
 class DemoProvider(OpenAICompatProvider):
     """Offline scripted demo model served in-process through httpx.MockTransport."""
 
+    kind = "demo"
     is_demo = True
+
+    async def probe(self) -> Probe:
+        """In process: always there."""
+        return Probe(True)
 
     def __init__(self, *, delay_ms: int = 0, options: ProviderOptions | None = None) -> None:
         opts = options or ProviderOptions()

@@ -1,4 +1,10 @@
-"""Config entries of the provider kinds beyond plain Chat Completions, and request parameters.
+"""Provider kinds: which wire API a config entry speaks, how its provider is made, and the
+request parameters.
+
+FACTORIES maps each HTTP kind to its provider class (one line each; all take the same
+arguments); `openai-chat` is another name of `openai` (Chat Completions). A well-known provider
+name picks its kind (NAME_KINDS); an entry of a native kind without `baseUrl` talks to that
+API's own (KIND_BASE), with the key from its usual variables (KIND_KEY_ENV).
 
 A `kind: "llamacpp"` entry: `modelPath` (required), `contextWindow` (default 4096), `threads`
 (0: every core), `chatTemplate` ("model": the GGUF's own, with llama.cpp's Jinja engine;
@@ -12,11 +18,60 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from ggd.providers.anthropic import BASE_URL as ANTHROPIC_BASE_URL
+from ggd.providers.anthropic import AnthropicProvider
+from ggd.providers.gemini import BASE_URL as GEMINI_BASE_URL
+from ggd.providers.gemini import GeminiProvider
 from ggd.providers.llamacpp import BUILTIN_TEMPLATES, LlamaCppProvider, LlamaCppSettings
-from ggd.providers.openai_compat import ProviderOptions
+from ggd.providers.native import NativeProvider
+from ggd.providers.openai_compat import OpenAICompatProvider, ProviderOptions
+from ggd.providers.openai_responses import ResponsesProvider
 from ggd.providers.params import RequestParams, parse_model_params, parse_params
 
-__all__ = ["LOCAL_KEYS", "make_local", "provider_params"]
+__all__ = [
+    "FACTORIES",
+    "KINDS",
+    "KIND_ALIASES",
+    "KIND_BASE",
+    "KIND_KEY_ENV",
+    "LOCAL_KEYS",
+    "NAME_KINDS",
+    "kind_of",
+    "make_local",
+    "provider_params",
+]
+
+# kind -> its provider class, one line per HTTP wire kind.
+FACTORIES: dict[str, type[OpenAICompatProvider | NativeProvider]] = {
+    "openai": OpenAICompatProvider,
+    "openai-responses": ResponsesProvider,
+    "gemini": GeminiProvider,
+    "anthropic": AnthropicProvider,
+}
+KIND_ALIASES = {"openai-chat": "openai"}  # the name the docs use for Chat Completions
+KINDS = ("openai", "llamacpp", "openai-responses", "gemini", "anthropic", "openai-chat")
+# The wire kind of a well-known name when it is not Chat Completions.
+NAME_KINDS = {"gemini": "gemini", "anthropic": "anthropic"}
+# Default base URLs of the native kinds, for an entry of any name without baseUrl.
+KIND_BASE = {
+    "openai-responses": "https://api.openai.com/v1",
+    "gemini": GEMINI_BASE_URL,
+    "anthropic": ANTHROPIC_BASE_URL,
+}
+# Key variables of a kind, tried in order after the name's own.
+KIND_KEY_ENV = {
+    "openai-responses": ("OPENAI_API_KEY",),
+    "gemini": ("GEMINI_API_KEY", "GOOGLE_API_KEY"),
+    "anthropic": ("ANTHROPIC_API_KEY",),
+}
+
+
+def kind_of(name: str, entry: dict[str, Any]) -> Any:
+    """An entry's wire kind: its `kind` (aliases resolved), else its well-known name's, else
+    Chat Completions (a value that is not a kind is returned for the caller to report)."""
+    kind = entry.get("kind") or NAME_KINDS.get(name, "openai")
+    return KIND_ALIASES.get(kind, kind) if isinstance(kind, str) else kind
+
 
 LOCAL_KEYS = frozenset(
     {"modelPath", "threads", "chatTemplate", "idleSeconds", "port", "startTimeout"}

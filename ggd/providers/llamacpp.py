@@ -26,7 +26,7 @@ from typing import IO, Any
 import httpx
 
 from ggd.providers.openai_compat import OpenAICompatProvider, ProviderOptions
-from ggd.providers.types import ChatRequest, ProviderError, StreamEvent
+from ggd.providers.types import ChatRequest, Probe, ProviderError, StreamEvent
 
 __all__ = ["BUILTIN_TEMPLATES", "LlamaCppProvider", "LlamaCppSettings", "check_gguf"]
 
@@ -266,6 +266,8 @@ def _parse(line: bytes) -> dict[str, Any]:
 class LlamaCppProvider(OpenAICompatProvider):
     """Chat Completions against a llama.cpp server this provider starts and stops itself."""
 
+    kind = "llamacpp"
+
     def __init__(
         self,
         name: str,
@@ -294,6 +296,13 @@ class LlamaCppProvider(OpenAICompatProvider):
         """The server child's pid while it runs."""
         proc = self._server.proc
         return proc.pid if proc is not None and proc.returncode is None else None
+
+    async def probe(self) -> Probe:
+        """Its server's state instead of a request: `gg models` starts no model."""
+        state = self.state
+        if state.startswith("failed: "):
+            return Probe(False, state.removeprefix("failed: "))
+        return Probe(True if state == "ready" else None)
 
     async def list_models(self) -> list[str] | None:
         """The configured names (the file's stem by default); no server is started for it."""

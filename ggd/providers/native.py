@@ -21,7 +21,8 @@ from ggd.providers.assembly import SSEStream
 from ggd.providers.errors import from_httpx, from_status, retry_after_seconds
 from ggd.providers.openai_compat import ProviderOptions
 from ggd.providers.params import RequestParams
-from ggd.providers.types import ChatProvider, ProviderError
+from ggd.providers.probe import probe_get
+from ggd.providers.types import ChatProvider, Probe, ProviderError
 
 __all__ = ["NativeProvider", "decode_event", "dumps", "parse_arguments"]
 
@@ -86,6 +87,10 @@ class NativeProvider(ChatProvider):
                 verify=verify,
             )
         return self._client
+
+    async def probe(self) -> Probe:
+        """GET {base_url}/models with the kind's key header: whether the API answers and accepts it."""
+        return await probe_get(await self._http(), f"{self.base_url}/models")
 
     async def get_json(self, url: str) -> Any:
         """GET `url` as JSON, or None on any failure (model listings are best effort)."""

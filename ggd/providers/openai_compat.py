@@ -15,7 +15,8 @@ from ggd.providers import tls
 from ggd.providers.assembly import SSEStream, StreamAssembler
 from ggd.providers.errors import from_httpx, from_status, retry_after_seconds
 from ggd.providers.params import RequestParams
-from ggd.providers.types import ChatProvider, ChatRequest, ProviderError, StreamEvent
+from ggd.providers.probe import probe_get
+from ggd.providers.types import ChatProvider, ChatRequest, Probe, ProviderError, StreamEvent
 
 __all__ = ["OpenAICompatProvider", "ProviderOptions"]
 
@@ -91,6 +92,10 @@ class OpenAICompatProvider(ChatProvider):
                 timeout=timeout, headers=headers, transport=o.transport, verify=verify
             )
         return self._client
+
+    async def probe(self) -> Probe:
+        """GET {base_url}/models: whether the server answers and accepts the key."""
+        return await probe_get(await self._http(), f"{self.base_url}/models")
 
     async def list_models(self) -> list[str] | None:
         """The model ids GET {base_url}/models lists, or None when the server lists none."""

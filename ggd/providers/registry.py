@@ -1,9 +1,11 @@
 """Config resolution: config.json + environment + credentials file -> a registry of providers.
 
 Precedence for the model: cli_model > env GG_MODEL > config "model". Provider sources, first match
-wins: config "providers"; else env OPENAI_API_KEY / OPENAI_BASE_URL (provider "openai"); else a
-well-known provider named in the model ref ("ollama:qwen2.5-coder"); else the offline demo model.
-API key per provider: "apiKey" > env["apiKeyEnv"] > credentials.json > the well-known env variable.
+wins: config "providers"; else env OPENAI_API_KEY / OPENAI_BASE_URL (provider "openai"), else
+ANTHROPIC_API_KEY (provider "anthropic"); else a well-known provider named in the model ref
+("ollama:qwen2.5-coder", "anthropic:claude-..."); else the offline demo model.
+API key per provider: "apiKey" > env["apiKeyEnv"] > credentials.json > the well-known env variable
+of its name, then of its kind. A provider's `kind` is its wire API (kinds.py: one row each).
 """
 
 from __future__ import annotations
@@ -17,18 +19,28 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ggd.providers.anthropic import BASE_URL as ANTHROPIC_BASE_URL
 from ggd.providers.demo import DEMO_MODEL, DemoProvider
 from ggd.providers.gemini import BASE_URL as GEMINI_BASE_URL
-from ggd.providers.gemini import GeminiProvider
-from ggd.providers.kinds import LOCAL_KEYS, make_local, provider_params
+from ggd.providers.kinds import (
+    FACTORIES,
+    KIND_BASE,
+    KIND_KEY_ENV,
+    KINDS,
+    LOCAL_KEYS,
+    NAME_KINDS,
+    kind_of,
+    make_local,
+    provider_params,
+)
 from ggd.providers.native import NativeProvider
 from ggd.providers.openai_compat import OpenAICompatProvider, ProviderOptions
-from ggd.providers.openai_responses import ResponsesProvider
 from ggd.providers.params import PARAM_KEYS
-from ggd.providers.types import ChatProvider
+from ggd.providers.probe import shown_url
+from ggd.providers.types import ChatProvider, Probe
 from ggd.providers.vision import ImageSupport, accepts_images, parse_images
 
-__all__ = ["WELL_KNOWN", "ProviderRegistry", "build_registry", "resolve_provider"]
+__all__ = ["WELL_KNOWN", "ProviderRegistry", "ProviderState", "build_registry", "resolve_provider"]
 
 WELL_KNOWN: dict[str, str] = {
     "openai": "https://api.openai.com/v1",
@@ -37,16 +49,10 @@ WELL_KNOWN: dict[str, str] = {
     "openrouter": "https://openrouter.ai/api/v1",
     "deepseek": "https://api.deepseek.com/v1",
     "gemini": GEMINI_BASE_URL,
+    "anthropic": ANTHROPIC_BASE_URL,
 }
-# The wire kind of a well-known name when it is not Chat Completions.
-_WELL_KNOWN_KIND = {"gemini": "gemini"}
-# Default base URLs of the native kinds, for an entry of any name without baseUrl.
-_KIND_BASE = {"openai-responses": "https://api.openai.com/v1", "gemini": GEMINI_BASE_URL}
-# Key variables of a kind, tried in order after the name's own (_KEY_ENV).
-_KIND_KEY_ENV = {
-    "openai-responses": ("OPENAI_API_KEY",),
-    "gemini": ("GEMINI_API_KEY", "GOOGLE_API_KEY"),
-}
+# Base URLs from the environment, by well-known name (Anthropic's SDK reads the same variable).
+_BASE_ENV = {"openai": "OPENAI_BASE_URL", "anthropic": "ANTHROPIC_BASE_URL"}
 _KEY_ENV = {
     "openai": "OPENAI_API_KEY",
     "openrouter": "OPENROUTER_API_KEY",
@@ -57,8 +63,19 @@ _PROVIDER_KEYS = frozenset(
     | set(PARAM_KEYS)
     | LOCAL_KEYS
 )
-KINDS = ("openai", "llamacpp", "openai-responses", "gemini")
-_OPENAI_DEFAULT_MODEL = "gpt-4.1-mini"
+# The model of a provider implied by its key alone, talking to its own API.
+_DEFAULT_MODELS = {"openai": "gpt-4.1-mini", "anthropic": "claude-sonnet-4-6"}
+
+
+@dataclass
+class ProviderState:
+    """A configured provider as `gg models` shows it (its URL without credentials or query)."""
+
+    name: str
+    kind: str
+    base_url: str | None
+    probe: Probe
+    models: list[str]
 
 
 @dataclass
@@ -69,8 +86,8 @@ class ProviderRegistry:
     default_model: str
     model_lists: dict[str, list[str]] = field(default_factory=dict)
     context_windows: dict[str, int] = field(default_factory=dict)
-    # provider -> (its kind, its `images` config): which models take images (ggd.providers.vision)
-    image_support: dict[str, tuple[str, ImageSupport]] = field(default_factory=dict)
+    # provider -> its `images` config: which models take images (ggd.providers.vision)
+    image_support: dict[str, ImageSupport] = field(default_factory=dict)
     # provider -> (monotonic time, the endpoint's model ids or None when it lists none)
     _listed: dict[str, tuple[float, list[str] | None]] = field(default_factory=dict, repr=False)
     # provider -> the GET /models in flight, shared by every check that needs it meanwhile
@@ -197,10 +214,31 @@ class ProviderRegistry:
     def accepts_images(self, model_ref: str | None = None) -> bool:
         """Whether a model takes images in its prompt (the provider's `images` config)."""
         name, model = self.split(model_ref)
-        if self.providers[name].is_demo:
+        provider = self.providers[name]
+        if provider.is_demo:
             return False
-        kind, configured = self.image_support.get(name, ("openai", None))
-        return accepts_images(kind, configured, model)
+        return accepts_images(provider.kind, self.image_support.get(name), model)
+
+    async def status(self) -> list[ProviderState]:
+        """Each provider with its kind and its answer to one listing request, asked together."""
+        names = list(self.providers)
+        found = await asyncio.gather(*(self.providers[n].probe() for n in names))
+        known = self.models()
+        out = []
+        for name, probe in zip(names, found, strict=True):
+            provider = self.providers[name]
+            url = getattr(provider, "base_url", None)
+            local = provider.is_demo or provider.kind == "llamacpp"
+            out.append(
+                ProviderState(
+                    name=name,
+                    kind=provider.kind,
+                    base_url=None if local or not url else shown_url(url),
+                    probe=probe,
+                    models=[m for m in known if m.split(":", 1)[0] == name],
+                )
+            )
+        return out
 
     def context_window(self, model_ref: str | None = None) -> int | None:
         """The configured context window of a model's provider, if any."""
@@ -259,7 +297,7 @@ def _check_entry(name: Any, entry: Any) -> dict[str, Any]:
         not isinstance(window, int) or isinstance(window, bool) or window <= 0
     ):
         raise ValueError(f"{where}.contextWindow must be a positive integer")
-    kind = entry.get("kind", "openai")
+    kind = kind_of(name, entry)
     if kind not in KINDS:
         raise ValueError(f"{where}.kind must be one of {', '.join(KINDS)} (got {kind!r})")
     local = sorted(k for k in entry if k in LOCAL_KEYS)
@@ -276,16 +314,12 @@ def _make(
     name: str, base_url: str, key: str | None, options: ProviderOptions | None, kind: str = "openai"
 ) -> OpenAICompatProvider | NativeProvider:
     opts = ProviderOptions(**{**vars(options)}) if options else None
-    if kind == "openai-responses":
-        return ResponsesProvider(base_url, key, name=name, options=opts)
-    if kind == "gemini":
-        return GeminiProvider(base_url, key, name=name, options=opts)
-    return OpenAICompatProvider(base_url, key, name=name, options=opts)
+    return FACTORIES[kind](base_url, key, name=name, options=opts)
 
 
 def _env_key(env: Mapping[str, str], name: str, kind: str) -> str | None:
     """The API key from the environment: the well-known name's variable, then the kind's."""
-    names = ((_KEY_ENV[name],) if name in _KEY_ENV else ()) + _KIND_KEY_ENV.get(kind, ())
+    names = ((_KEY_ENV[name],) if name in _KEY_ENV else ()) + KIND_KEY_ENV.get(kind, ())
     return next((env[v] for v in names if env.get(v)), None)
 
 
@@ -309,13 +343,10 @@ def build_registry(
     providers: dict[str, ChatProvider] = {}
     lists: dict[str, list[str]] = {}
     windows: dict[str, int] = {}
-    images: dict[str, tuple[str, ImageSupport]] = {}
+    images: dict[str, ImageSupport] = {}
     for name, entry in raw.items():
         entry = _check_entry(name, entry)
-        images[name] = (
-            str(entry.get("kind", "openai")),
-            parse_images(f"providers.{name}", entry.get("images")),
-        )
+        images[name] = parse_images(f"providers.{name}", entry.get("images"))
         if entry.get("kind") == "llamacpp":
             local = make_local(name, entry, home, options)
             local.params, local.model_params = provider_params(name, entry)
@@ -323,15 +354,15 @@ def build_registry(
             lists[name] = list(local.models)
             windows[name] = local.settings.context_window
             continue
-        kind = str(entry.get("kind") or _WELL_KNOWN_KIND.get(name, "openai"))
-        base = entry.get("baseUrl") or (env.get("OPENAI_BASE_URL") if name == "openai" else None)
+        kind = kind_of(name, entry)
+        base = entry.get("baseUrl") or (env.get(_BASE_ENV[name]) if name in _BASE_ENV else None)
         key = (
             entry.get("apiKey")
             or (env.get(entry["apiKeyEnv"]) if "apiKeyEnv" in entry else None)
             or _cred_key(creds, name)
             or _env_key(env, name, kind)
         )
-        made = _make(name, base or _KIND_BASE.get(kind) or WELL_KNOWN[name], key, options, kind)
+        made = _make(name, base or KIND_BASE.get(kind) or WELL_KNOWN[name], key, options, kind)
         made.params, made.model_params = provider_params(name, entry)
         providers[name] = made
         lists[name] = list(entry.get("models", []))
@@ -340,12 +371,12 @@ def build_registry(
     implicit = _implicit_provider(model, env, creds, providers)
     if implicit is not None:
         name, base = implicit
-        kind = _WELL_KNOWN_KIND.get(name, "openai")
+        kind = NAME_KINDS.get(name, "openai")
         key = _cred_key(creds, name) or _env_key(env, name, kind)
         providers[name] = _make(name, base, key, options, kind)
         lists[name] = []
-        if model is None and base == WELL_KNOWN["openai"]:
-            model = _OPENAI_DEFAULT_MODEL
+        if model is None and base == WELL_KNOWN[name] and name in _DEFAULT_MODELS:
+            model = _DEFAULT_MODELS[name]
     providers.setdefault("demo", DemoProvider())
     lists.setdefault("demo", [DEMO_MODEL])
     registry = ProviderRegistry(
@@ -364,17 +395,23 @@ def build_registry(
 def _implicit_provider(
     model: str | None, env: Mapping[str, str], creds: dict[str, Any], configured: dict[str, Any]
 ) -> tuple[str, str] | None:
-    """A provider implied by a well-known model prefix, or by OpenAI env/credentials alone."""
+    """A provider implied by a well-known model prefix, or by OpenAI (else Anthropic)
+    env/credentials alone."""
     prefix = model.partition(":")[0] if model and ":" in model else None
     openai_base = env.get("OPENAI_BASE_URL") or WELL_KNOWN["openai"]
     if prefix in WELL_KNOWN and prefix not in configured:
-        return prefix, openai_base if prefix == "openai" else WELL_KNOWN[prefix]
+        own = env.get(_BASE_ENV[prefix]) if prefix in _BASE_ENV else None
+        return prefix, own or WELL_KNOWN[prefix]
     if configured or (prefix is not None and prefix in ("demo", *WELL_KNOWN)):
         return None
     has_openai = (
         env.get("OPENAI_API_KEY") or env.get("OPENAI_BASE_URL") or _cred_key(creds, "openai")
     )
-    return ("openai", openai_base) if has_openai else None
+    if has_openai:
+        return "openai", openai_base
+    if env.get("ANTHROPIC_API_KEY") or _cred_key(creds, "anthropic"):
+        return "anthropic", env.get("ANTHROPIC_BASE_URL") or WELL_KNOWN["anthropic"]
+    return None
 
 
 def _default_model(

@@ -108,10 +108,25 @@ class ProviderError(Exception):
         self.status = status
 
 
+@dataclass
+class Probe:
+    """What one request to a provider's model listing found, for `gg models`.
+
+    `reachable` is None when the provider was not asked (a local server that is not running is
+    not started for it); `problem` says what is wrong in words a user can act on.
+    """
+
+    reachable: bool | None
+    problem: str | None = None
+    listed: list[str] | None = None
+
+
 class ChatProvider(abc.ABC):
     """A streaming chat model endpoint."""
 
     name: str = "provider"
+    # The wire kind of its config entry ("openai" is Chat Completions), shown by `gg models`.
+    kind: str = "openai"
     is_demo: bool = False
 
     @abc.abstractmethod
@@ -124,6 +139,10 @@ class ChatProvider(abc.ABC):
         Recorded with each request in the session so a run can be reproduced.
         """
         return {}
+
+    async def probe(self) -> Probe:
+        """Ask the endpoint whether it answers (and with which models); default: not asked."""
+        return Probe(reachable=None)
 
     async def aclose(self) -> None:  # noqa: B027 - optional hook, nothing to release by default
         """Release connections."""

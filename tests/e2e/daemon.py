@@ -19,9 +19,13 @@ GGD = [sys.executable, "-m", "ggd.daemon"]
 TOKEN = "test-token-0123456789"
 
 
+# A developer's real model keys and endpoints never reach a daemon under test.
+_PROVIDER_ENV = ("OPENAI_", "GG_", "ANTHROPIC_", "GEMINI_", "GOOGLE_API_KEY")
+
+
 def daemon_env(home: Path, extra: dict[str, str] | None = None) -> dict[str, str]:
     """A clean environment for a ggd under test (no real provider, own GG_HOME)."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "GG_"))}
+    env = {k: v for k, v in os.environ.items() if not k.startswith(_PROVIDER_ENV)}
     env["GG_HOME"] = str(home)
     env["GG_LOG_LEVEL"] = "info"
     env.update(extra or {})

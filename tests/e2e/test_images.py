@@ -235,14 +235,16 @@ async def test_read_of_an_image_for_a_model_without_images_says_so(
     assert user_parts(fm.requests[1]) == []
 
 
-@pytest.mark.parametrize("kind", ["openai-responses", "gemini"])
+@pytest.mark.parametrize("kind", ["openai-responses", "gemini", "anthropic"])
 async def test_images_reach_each_native_kind_as_its_own_image_block(
     gg_home: Path, workspace: Path, kind: str
 ) -> None:
+    from tests.fakes.fake_anthropic import FakeAnthropic
     from tests.fakes.fake_gemini import FakeGemini
     from tests.fakes.fake_responses import FakeResponses
 
-    fake = {"openai-responses": FakeResponses, "gemini": FakeGemini}[kind]
+    fakes = {"openai-responses": FakeResponses, "gemini": FakeGemini, "anthropic": FakeAnthropic}
+    fake = fakes[kind]
     shot, diagram = png(20, 10, (255, 0, 0)), png(30, 15, (0, 0, 255))
     (workspace / "diagram.png").write_bytes(diagram)
     script = [
@@ -281,6 +283,17 @@ async def test_images_reach_each_native_kind_as_its_own_image_block(
         after = second["input"][out_at + 1]
         assert after["role"] == "user"
         assert after["content"][-1]["image_url"] == f"data:image/png;base64,{b64_diagram}"
+    elif kind == "anthropic":
+        block = {"type": "base64", "media_type": "image/png"}
+        (prompt,) = [m for m in first["messages"] if m["role"] == "user"]
+        # (a cache_control breakpoint may sit on the last block: not part of the image)
+        shown = {k: v for k, v in prompt["content"][1].items() if k != "cache_control"}
+        assert shown == {"type": "image", "source": {**block, "data": b64}}
+        # The picture `read` returned: in the user turn of the tool result, after it.
+        turn = [m for m in second["messages"] if m["role"] == "user"][-1]["content"]
+        turn = [{k: v for k, v in b.items() if k != "cache_control"} for b in turn]
+        assert turn[0]["type"] == "tool_result"
+        assert {"type": "image", "source": {**block, "data": b64_diagram}} in turn[1:]
     else:
         parts = [p for c in first["contents"] if c["role"] == "user" for p in c["parts"]]
         assert {"inlineData": {"mimeType": "image/png", "data": b64}} in parts

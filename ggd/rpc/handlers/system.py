@@ -20,6 +20,8 @@ from ggd.protocol.system import (
     MediaGetResult,
     ModelCheckParams,
     ModelCheckResult,
+    ProvidersResult,
+    ProviderStatus,
     SystemInfoResult,
     WorkspaceListResult,
     WorkspaceOpenParams,
@@ -50,6 +52,24 @@ async def model_check(ctx: HandlerContext, params: ModelCheckParams) -> ModelChe
     """The model check a run start makes, alone: a client checks a /model choice at once."""
     problem = await hub_of(ctx).runs.turns.models.check_model(params.model)
     return ModelCheckResult(ok=problem is None, problem=problem)
+
+
+async def system_providers(ctx: HandlerContext, params: Empty) -> ProvidersResult:
+    """Every configured provider, asked once each, together (a dead one costs 5 s at most)."""
+    models = hub_of(ctx).runs.turns.models
+    rows = [
+        ProviderStatus(
+            name=p.name,
+            kind=p.kind,
+            base_url=p.base_url,
+            reachable=p.probe.reachable,
+            problem=p.probe.problem,
+            models=p.models,
+            listed=None if p.probe.listed is None else len(p.probe.listed),
+        )
+        for p in await models.status()
+    ]
+    return ProvidersResult(providers=rows, default_model=models.default_model)
 
 
 async def workspace_list(ctx: HandlerContext, params: Empty) -> WorkspaceListResult:
@@ -114,6 +134,7 @@ HANDLERS: dict[str, Handler] = {
     M.WORKSPACE_LIST.name: workspace_list,
     M.WORKSPACE_OPEN.name: workspace_open,
     M.MODEL_CHECK.name: model_check,
+    M.SYSTEM_PROVIDERS.name: system_providers,
     M.MEDIA_GET.name: media_get,
     M.IMAGE_GET.name: image_get,
 }

@@ -222,7 +222,10 @@ def cli_env(tmp_path: Path) -> Iterator[CliEnv]:
     env = {
         k: v
         for k, v in os.environ.items()
-        if not k.startswith(("GG_", "OPENAI_", "PYTEST_")) and k not in ("NO_COLOR", "TERM")
+        if not k.startswith(
+            ("GG_", "OPENAI_", "PYTEST_", "ANTHROPIC_", "GEMINI_", "GOOGLE_API_KEY")
+        )
+        and k not in ("NO_COLOR", "TERM")
     }
     env |= {"GG_HOME": str(tmp_path / "home"), "HOME": str(tmp_path), "NO_COLOR": "1"}
     env |= {"TERM": "xterm", "PYTHONUNBUFFERED": "1"}

@@ -85,15 +85,72 @@ def test_gg_models_shows_a_local_model_with_its_state(cli_env: CliEnv) -> None:
     (cli_env.home / "config.json").write_text(json.dumps(config))
     r = cli_env.run("models")
     assert r.returncode == 0, r.stderr
-    assert r.stdout.splitlines() == ["* local:tiny  (stopped)", "  demo:gg-demo"], r.stdout
+    assert r.stdout.splitlines() == [
+        "local (llamacpp): not running",
+        "* local:tiny  (stopped)",
+        "demo (demo): reachable",
+        "  demo:gg-demo",
+    ], r.stdout
     r = cli_env.run("-p", "hi")
     assert r.returncode == 1
     assert "providers.local.modelPath: the model file 'gone.gguf' does not exist" in r.stderr
     r = cli_env.run("models", "--json")
     rows = json.loads(r.stdout)
+    failure = "providers.local.modelPath: the model file 'gone.gguf' does not exist"
     assert rows[0] == {
         "model": "local:tiny",
         "default": True,
-        "state": "failed: providers.local.modelPath: the model file 'gone.gguf' does not exist",
+        "state": f"failed: {failure}",
+        "provider": "local",
+        "kind": "llamacpp",
+        "reachable": False,
+        "problem": failure,
     }
-    assert rows[1] == {"model": "demo:gg-demo", "default": False, "state": None}
+    assert rows[1] == {
+        "model": "demo:gg-demo",
+        "default": False,
+        "state": None,
+        "provider": "demo",
+        "kind": "demo",
+        "reachable": True,
+        "problem": None,
+    }
+
+
+def test_gg_models_lists_each_provider_with_its_kind_and_whether_it_answers(
+    real_env: CliEnv,
+) -> None:
+    """A Chat Completions fake, an Anthropic-kind fake and a provider nobody listens for: each
+    named with its kind and what one listing request found."""
+    from tests.fakes.fake_anthropic import FakeAnthropic
+
+    base = real_env.model.base_url
+    with FakeAnthropic([], models=["claude-a", "claude-b", "claude-c"]) as fa:
+        config = {
+            "model": "openai:fake-model",
+            "providers": {
+                "openai": {"baseUrl": base, "apiKey": "test"},
+                "claude": {"kind": "anthropic", "baseUrl": fa.base_url, "apiKey": "k"},
+                "gone": {
+                    "baseUrl": "http://user:secret@127.0.0.1:9/v1?key=hidden",
+                    "apiKey": "k",
+                    "models": ["m"],
+                },
+            },
+        }
+        real_env.home.mkdir(mode=0o700, exist_ok=True)
+        (real_env.home / "config.json").write_text(json.dumps(config))
+        r = real_env.run("--no-daemon", "models")
+        claude_url = fa.base_url
+    assert r.returncode == 0, r.stderr
+    lines = r.stdout.splitlines()
+    assert lines[:2] == [
+        f"openai (openai-chat, {base}): reachable, 2 models listed",
+        "* openai:fake-model",
+    ], lines
+    assert f"claude (anthropic, {claude_url}): reachable, 3 models listed" in lines, lines
+    gone = next(x for x in lines if x.startswith("gone ("))
+    # Credentials and query are never shown; the address that failed is.
+    assert gone.startswith("gone (openai-chat, http://127.0.0.1:9/v1): unreachable: cannot reach")
+    assert "  gone:m" in lines
+    assert "secret" not in r.stdout and "hidden" not in r.stdout

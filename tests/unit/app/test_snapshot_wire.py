@@ -63,6 +63,9 @@ def test_a_branchy_session_with_tools_summaries_and_unicode(tmp_path: Path) -> N
             ]
             msg["stopReason"] = "tool_use"
             msg["usage"] = {"promptTokens": 3}  # a stored key the wire does not carry
+            if i % 4 == 1:  # reasoning is shown; the replay data for the API is not
+                msg["thinking"] = f"thought {i} ☃"
+                msg["replay"] = {"kind": "anthropic", "thinking": [{"signature": "s"}]}
         else:
             msg.update(toolCallId=f"c{i - 1}", toolName="read", content="ok", isError=i % 2 == 0)
         if i % 50 == 7:
@@ -81,6 +84,8 @@ def test_a_branchy_session_with_tools_summaries_and_unicode(tmp_path: Path) -> N
     out = _same(svc)
     assert len(out["tree"]) == 300 and any("parentId" not in t for t in out["tree"])
     assert any(m.get("toolCalls") for m in out["messages"])
+    assert any(m.get("thinking") for m in out["messages"])
+    assert not any("replay" in m for m in out["messages"])
     svc = _service(repo, sf.id)
     svc.active_run_id = "r_1"
     _same(svc, SessionUpdate, action="fork", draft="d ☃", notice=None)

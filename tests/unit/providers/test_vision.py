@@ -63,5 +63,8 @@ def test_the_registry_answers_per_model_reference() -> None:
     assert reg.accepts_images("cloud:gpt-4o") is True
     assert reg.accepts_images("cloud:deepseek-chat") is False
     assert reg.accepts_images("demo:gg-demo") is False
+    # The kind a well-known name picks counts, with no "kind" key: every Claude model reads images.
+    claude = build_registry({"model": "anthropic:house-model", "providers": {"anthropic": {}}}, {})
+    assert claude.accepts_images() is True
     with pytest.raises(ValueError, match=r"providers\.bad\.images"):
         build_registry({"providers": {"bad": {"baseUrl": "http://x/v1", "images": "all"}}}, {})
