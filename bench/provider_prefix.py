@@ -14,6 +14,8 @@ cache served (tests/fakes/prefix_cache.py: 128-token blocks of the longest commo
 Anthropic caches only at the request's `cache_control` breakpoints: its cached share is what
 the fake's emulation of that cache served (tests/fakes/anthropic_cache.py; aim: >= 85 % of
 the input of requests 2..N+1, issue 33), and `cached_min` the lowest share of one request.
+The run's cost is what the shipped price table (ggd/providers/data/prices.json) gives for the
+tokens the fake reported, priced as the real model named in PRICED_AS (no price: "-").
 """
 
 from __future__ import annotations
@@ -49,6 +51,20 @@ KINDS: dict[str, type[FakeModel]] = {
 }
 AIM = 0.95
 AIM_ANTHROPIC_CACHED = 0.85
+# The shipped price each kind's fake model is costed at (a kind not named here shows no cost).
+PRICED_AS = {
+    "openai-chat": "openai:gpt-4.1",
+    "openai-responses": "openai:gpt-4.1",
+    "gemini": "gemini:gemini-2.5-pro",
+    "anthropic": "anthropic:claude-sonnet-4-0",
+}
+PRICES = Path(__file__).resolve().parents[1] / "ggd" / "providers" / "data" / "prices.json"
+
+
+def shipped_price(ref: str) -> dict[str, Any]:
+    """The price-table entry of "provider:model" as config.json's `prices` takes it."""
+    provider, model = ref.split(":", 1)
+    return dict(json.loads(PRICES.read_text())["providers"][provider]["models"][model])
 
 
 def kind_script(kind: str, steps: int) -> list[dict[str, Any]]:
@@ -61,12 +77,12 @@ def kind_script(kind: str, steps: int) -> list[dict[str, Any]]:
     return out
 
 
-async def drive(daemon: Daemon, steps: int) -> str:
+async def drive(daemon: Daemon, steps: int) -> dict[str, Any]:
     c = await daemon.connect("ws")
     try:
         sid = await new_session(c)
         rid = await start(c, sid, f"do the {steps}-step task", approvalMode="yolo")
-        return str((await finish(c, rid, timeout=300))["type"])
+        return dict(await finish(c, rid, timeout=300))
     finally:
         await c.close()
 
@@ -80,13 +96,15 @@ def measure(kind: str, steps: int) -> dict[str, Any]:
     fake = KINDS[kind](kind_script(kind, steps), zero_latency=True).start()
     entry = {"kind": "openai" if kind == "openai-chat" else kind, "baseUrl": fake.base_url}
     entry.update(apiKey="x", models=["fake-model"])
-    config = {"model": "p:fake-model", "providers": {"p": entry}}
+    config: dict[str, Any] = {"model": "p:fake-model", "providers": {"p": entry}}
+    if kind in PRICED_AS:
+        config["prices"] = {"p:fake-model": shipped_price(PRICED_AS[kind])}
     (home / "config.json").write_text(json.dumps(config))
     env = daemon_env(home, {"GG_LOG_LEVEL": "warning", "HOME": str(tmp)})
     daemon = Daemon(home, ws, env)
     try:
         daemon.start()
-        status = asyncio.run(drive(daemon, steps))
+        end = asyncio.run(drive(daemon, steps))
     finally:
         if daemon.proc is not None:
             daemon.stop()
@@ -109,9 +127,12 @@ def measure(kind: str, steps: int) -> dict[str, Any]:
         prompt = sum(u.total for u in uses)
         shares = [u.cache_read_input_tokens / u.total for u in uses if u.total]
         extra["cached_min"] = min(shares, default=0.0)
+    usage = end.get("usage") or {}
     return {
         "kind": kind,
-        "status": status,
+        "status": end.get("type"),
+        "cost_usd": usage.get("costUsd"),
+        "priced_as": PRICED_AS.get(kind),
         "requests": len(raw),
         "kept_min": min(kept, default=0.0),
         "prefix_min": min(shares, default=0.0),
@@ -136,12 +157,14 @@ def main() -> int:
         print(f"{args.steps}-step task, request bodies as each fake received them")
         print(
             "kind              status         reqs  previous kept (min)"
-            "  prefix of request (min / mean)  cached input"
+            "  prefix of request (min / mean)  cached input  cost (priced as)"
         )
         for r in rows:
+            cost = "-" if r["cost_usd"] is None else f"${r['cost_usd']:.4f} ({r['priced_as']})"
             print(
                 f"{r['kind']:<17} {r['status']:<14} {r['requests']:>4}  {r['kept_min']:>19.2%}"
                 f"  {r['prefix_min']:>15.1%} / {r['prefix_mean']:>5.1%}  {r['cached_share']:>12.1%}"
+                f"  {cost}"
             )
     ok = all(
         r["status"] == "run_completed" and r["mismatches"] == 0 and r["kept_min"] >= AIM

@@ -11,8 +11,9 @@ from typing import Any
 
 from ggcli import __version__
 from ggcli.attach import AttachError, clipboard_image, describe, dropped_paths, image_param
+from ggcli.commands import checkpoints
 from ggcli.commands.skills import FORCE_PREFIX, expand_prompt
-from ggcli.render import format_context, format_sessions, format_tree, todo_block
+from ggcli.render import format_context, format_sessions, format_tree, format_usage, todo_block
 from ggcli.rpc import METHOD_NOT_FOUND, Client, RpcError
 from ggcli.session import start_run
 from ggcli.turn import TurnOptions, TurnRunner, Ui
@@ -28,9 +29,14 @@ Ctrl+D (on an empty line) leaves. Commands:
   /todos            show the session's todo list
   /compact [NOTE]   summarise older turns to make room (NOTE: what to keep)
   /context          show how full the context window is
+  /status           the session's model, context, tokens and cost
   /name NAME        rename this session
   /tree [all]       show the conversation tree (● active branch, ◀ head; all: no collapsing)
-  /checkout ID      move the head to message ID (a user message comes back as a draft)
+  /checkout ID [--files]  move the head to message ID (a user message comes back as a draft);
+                    --files also restores the workspace files to that message (asks first)
+  /undo             restore the files to before the last turn (again: the turn before)
+  /redo             reapply the files the last /undo took back
+  /diff [ID]        what the last turn (or the turn of user message ID) changed
   /fork [ID]        new session from message ID (default: here)
   /clone            new session holding this whole branch
   /new              start a new session
@@ -68,6 +74,8 @@ class Repl:
         self.draft: str | None = None
         # Images for the next message (gg/run.start images entries, ggcli.attach).
         self.images: list[dict[str, Any]] = []
+        # gg/run.start fields of every turn (the budget and reasoning flags).
+        self.run_params: dict[str, Any] = {}
         # Approvals can be answered only when the question (stderr) reaches the terminal too.
         self.interactive = _isatty(sys.stdin) and _isatty(sys.stderr)
         self.commands: dict[str, Callable[[str], None]] = {
@@ -76,9 +84,13 @@ class Repl:
             "todos": self.cmd_todos,
             "compact": self.cmd_compact,
             "context": self.cmd_context,
+            "status": self.cmd_status,
             "name": self.cmd_name,
             "tree": self.cmd_tree,
             "checkout": self.cmd_checkout,
+            "undo": self.cmd_undo,
+            "redo": self.cmd_redo,
+            "diff": self.cmd_diff,
             "fork": self.cmd_fork,
             "clone": self.cmd_clone,
             "new": self.cmd_new,
@@ -154,6 +166,7 @@ class Repl:
                 approval=self.approval,
                 model=self.model,
                 images=images,
+                extra=self.run_params,
             )
         except RpcError as exc:
             self.ui.note(f"gg: {exc.message}", "red")
@@ -172,6 +185,7 @@ class Repl:
             steer=True,
             stdin_fd=sys.stdin.fileno(),
             verbose=self.verbose,
+            show_usage=True,
         )
         runner = TurnRunner(self.client, self.ui, self.session_id, run_id, opts)
         runner.run()
@@ -263,6 +277,20 @@ class Repl:
         result = self.client.request("gg/session.context", {"sessionId": self.session_id})
         self.ui.note(format_context(result if isinstance(result, dict) else {}))
 
+    def cmd_status(self, arg: str) -> None:
+        """The session, its model, how full the context is, and what the session has spent."""
+        result = self.client.request("gg/session.context", {"sessionId": self.session_id})
+        info = result if isinstance(result, dict) else {}
+        name = self.snapshot.get("name") or self.session_id
+        self.ui.note(f"session: {name} ({self.session_id})")
+        self.ui.note(f"model: {self.model or info.get('model') or 'default'}")
+        self.ui.note(format_context(info))
+        usage = info.get("usage")
+        if isinstance(usage, dict):
+            self.ui.note(format_usage(usage, "session"))
+        else:
+            self.ui.note("session: no model requests yet", "dim")
+
     def cmd_name(self, arg: str) -> None:
         """Rename the session."""
         if not arg:
@@ -280,14 +308,60 @@ class Repl:
         self.ui.err.flush()
 
     def cmd_checkout(self, arg: str) -> None:
-        """Move the head to a message."""
-        if not arg:
-            self.ui.note("usage: /checkout ID (ids from /tree)", "yellow")
+        """Move the head to a message (--files: and restore the files there, asking first)."""
+        words = arg.split()
+        files = "--files" in words
+        words = [w for w in words if w != "--files"]
+        if len(words) != 1:
+            self.ui.note("usage: /checkout ID [--files] (ids from /tree)", "yellow")
+            return
+        arg = words[0]
+        if files:
+            params = {"sessionId": self.session_id, "nodeId": arg}
+            preview = checkpoints.show_preview(
+                self.client, "gg/session.restore", params, self.ui.err
+            )
+            conflicts = bool(preview.get("conflicts"))
+            if not self._ask("move the head there and restore these files?") or (
+                conflicts and not self._ask("overwrite the files changed outside gg?")
+            ):
+                self.ui.note("nothing changed", "yellow")
+                return
+            update = self._action("tree", arg, restore_files=True, confirm=conflicts)
+            self.snapshot = update
+            self.ui.note(f"head moved to {arg}; files restored", "green")
+            self._take_update(update)
             return
         update = self._action("tree", arg)
         self.snapshot = update
         self.ui.note(f"head moved to {arg}", "green")
         self._take_update(update)
+
+    def cmd_undo(self, arg: str) -> None:
+        """Restore the files to before the last turn, after showing which files change."""
+        params = {"sessionId": self.session_id}
+        checkpoints.restore(self.client, "gg/session.undo", params, self.ui.err, self._ask)
+
+    def cmd_redo(self, arg: str) -> None:
+        """Reapply what the last /undo took back."""
+        params = {"sessionId": self.session_id}
+        checkpoints.restore(self.client, "gg/session.redo", params, self.ui.err, self._ask)
+
+    def cmd_diff(self, arg: str) -> None:
+        """Show what the last turn (or the turn of user message ARG) changed."""
+        params: dict[str, Any] = {"sessionId": self.session_id}
+        if arg:
+            params["nodeId"] = arg
+        checkpoints.show_diff(self.client.request("gg/session.diff", params), self.ui.err)
+
+    def _ask(self, question: str) -> bool:
+        if not self.interactive:
+            self.ui.note(f"{question} (no terminal to ask: use gg undo --yes)", "yellow")
+            return False
+        try:
+            return input(f"{question} [y/N] ").strip().lower() in ("y", "yes")
+        except (EOFError, KeyboardInterrupt):
+            return False
 
     def cmd_fork(self, arg: str) -> None:
         """Fork a new session from a message (default: the current head)."""
@@ -365,10 +439,20 @@ class Repl:
         self.ui.err.write(HELP + "\n")
         self.ui.err.flush()
 
-    def _action(self, action: str, node_id: str | None) -> dict[str, Any]:
+    def _action(
+        self,
+        action: str,
+        node_id: str | None,
+        *,
+        restore_files: bool = False,
+        confirm: bool = False,
+    ) -> dict[str, Any]:
         params: dict[str, Any] = {"sessionId": self.session_id, "action": action}
         if node_id:
             params["nodeId"] = node_id
+        if restore_files:
+            params["restoreFiles"] = True
+            params["confirmConflicts"] = confirm
         return dict(self.client.request("gg/session.action", params) or {})
 
 

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from ggcli import __version__
-from ggcli.argtypes import close_command, workspace_dir
+from ggcli.argtypes import add_budget_flags, budget_of, close_command, workspace_dir
 
 __all__ = ["build_parser", "build_sub_parser", "main", "mistyped_command"]
 
@@ -17,6 +17,7 @@ SUBCOMMANDS = ("daemon", "sessions", "models", "rpc", "bridge")
 # Options of the main parser that take a value: their value is never a subcommand name.
 _VALUE_OPTIONS = frozenset(
     {"-p", "--prompt", "-r", "--resume", "--name", "--model", "--approval", "--workspace"}
+    | {"--max-cost-usd", "--max-tokens", "--reasoning-effort"}
 )
 
 EPILOG = """\
@@ -100,6 +101,12 @@ def build_parser() -> argparse.ArgumentParser:
         help="approval mode (default: the daemon's, auto); plan: read-only tools, ends with a plan",
     )
     p.add_argument("--yolo", action="store_true", help="same as --approval yolo")
+    add_budget_flags(p, "each run")
+    p.add_argument(
+        "--reasoning-effort",
+        metavar="LEVEL",
+        help="how hard a reasoning model thinks: low, medium or high (the API's own values too)",
+    )
     p.add_argument(
         "--no-daemon", action="store_true", help="use a private ggd child instead of the daemon"
     )
@@ -440,6 +447,7 @@ def _run_main(args: argparse.Namespace) -> int:
             history = gg_home() / "history"
             repl = Repl(client, ui, snapshot, info, history, approval, args.model, args.verbose)
             repl.images = images  # --image without a prompt: attached to the first one
+            repl.run_params = _run_params(args)
             return repl.run()
         # A human can answer approvals only when both the keyboard and the prompt are a terminal.
         interactive = stdin_tty and _isatty(sys.stderr)
@@ -452,13 +460,29 @@ def _run_main(args: argparse.Namespace) -> int:
             approval=approval,
             model=args.model,
             images=images,
+            extra=_run_params(args),
         )
         opts = TurnOptions(
-            json_mode=args.json, interactive=interactive, stdin_fd=_stdin_fd(), verbose=args.verbose
+            json_mode=args.json,
+            interactive=interactive,
+            stdin_fd=_stdin_fd(),
+            verbose=args.verbose,
+            show_usage=_isatty(sys.stderr),  # the cost line, where a person reads it
         )
         return TurnRunner(client, ui, session_id, run_id, opts).run().exit_code
     finally:
         client.close()
+
+
+def _run_params(args: argparse.Namespace) -> dict[str, Any]:
+    """gg/run.start fields of the budget and reasoning flags."""
+    out: dict[str, Any] = {}
+    budget = budget_of(args)
+    if budget:
+        out["budget"] = budget
+    if args.reasoning_effort:
+        out["reasoningEffort"] = args.reasoning_effort
+    return out
 
 
 def _isatty(stream: Any) -> bool:

@@ -256,6 +256,42 @@ def format_context(info: dict[str, Any]) -> str:
     return " · ".join(parts)
 
 
+def format_usage(usage: dict[str, Any], label: str = "this turn") -> str:
+    """One line of tokens and cost: input (cached, written), output (reasoning), USD.
+
+    "cost unknown" when the daemon sent none: the model has no known price, or its server
+    reported no usage.
+    """
+
+    def n(key: str) -> int:
+        value = usage.get(key)
+        return value if isinstance(value, int) else 0
+
+    input_part = f"{n('promptTokens'):,} in"
+    cache = [f"{n('cacheReadTokens'):,} cached"] if n("cacheReadTokens") else []
+    if n("cacheWriteTokens"):
+        cache.append(f"{n('cacheWriteTokens'):,} written to cache")
+    if cache:
+        input_part += f" ({', '.join(cache)})"
+    output_part = f"{n('completionTokens'):,} out"
+    if n("reasoningTokens"):
+        output_part += f" ({n('reasoningTokens'):,} reasoning)"
+    parts = [f"{label}: {input_part}", output_part]
+    cost = usage.get("costUsd")
+    if isinstance(cost, int | float) and not isinstance(cost, bool):
+        parts.append(format_usd(float(cost)))
+    else:
+        parts.append("cost unknown")
+    if isinstance(usage.get("requests"), int):
+        parts.append(f"{usage['requests']} requests")
+    return " · ".join(parts)
+
+
+def format_usd(cost: float) -> str:
+    """$0.0123 below a dollar (4 decimals: a turn often costs cents), $12.34 above."""
+    return f"${cost:.4f}" if cost < 1 else f"${cost:,.2f}"
+
+
 def _when(ms: Any) -> str:
     if not isinstance(ms, int | float):
         return "-"

@@ -83,8 +83,10 @@ def start_run(
     approval: str | None = None,
     model: str | None = None,
     images: list[dict[str, Any]] | None = None,
+    extra: dict[str, Any] | None = None,
 ) -> str:
-    """gg/run.start with subscribe (and the prompt's images, ggcli.attach); returns the run id."""
+    """gg/run.start with subscribe; returns the run id (`images`: the prompt's, ggcli.attach;
+    `extra`: budget, reasoningEffort)."""
     params: dict[str, Any] = {
         "sessionId": session_id,
         "prompt": prompt,
@@ -97,6 +99,7 @@ def start_run(
         params["model"] = model
     if images:
         params["images"] = images
+    params.update(extra or {})
     result = client.request("gg/run.start", params) or {}
     return str(result["runId"])
 

@@ -19,6 +19,7 @@ from ggcli.render import (
     Style,
     approval_prompt,
     format_tool_result,
+    format_usage,
     todo_block,
     use_color,
 )
@@ -71,6 +72,7 @@ class TurnOptions(NamedTuple):
     steer: bool = False
     stdin_fd: int = 0
     verbose: bool = False  # show every line of tool output, not the first few
+    show_usage: bool = False  # a line of tokens and cost (stderr) when the run ends
 
 
 class Outcome(NamedTuple):
@@ -79,6 +81,7 @@ class Outcome(NamedTuple):
     status: str
     exit_code: int
     error: str | None = None
+    usage: dict[str, Any] | None = None  # the run's totals (tokens, cache, cost)
 
 
 class TurnRunner:
@@ -106,6 +109,8 @@ class TurnRunner:
         self._saved_tty: list[Any] | None = None  # terminal settings while keys answer approvals
         self.area: InputArea | None = None  # typing during a run, kept apart from the stream
         self.leftover = ""  # typed but not sent when the run ended (the REPL's next draft)
+        self.usage: dict[str, Any] | None = None  # the run's totals from its last usage event
+        self.thinking = False  # reasoning is being written (dimmed, on stderr)
 
     def run(self) -> Outcome:
         """Follow the run to its end, with SIGINT turned into gg/run.cancel."""
@@ -339,7 +344,30 @@ class TurnRunner:
         if not self.out_col0 and self.ui.shared_tty:
             self._write("\n")
 
+    def _on_thinking_delta(self, ev: dict[str, Any]) -> None:
+        """Reasoning, dimmed on stderr: never in the answer (stdout carries only the answer)."""
+        text = str(ev.get("text") or "")
+        if self.opts.json_mode or not text:
+            return
+        if not self.thinking:
+            self._end_line()
+            self.ui.err.write(self.ui.err_style("thinking: ", "dim", "italic"))
+            self.thinking = True
+        self.ui.err.write(self.ui.err_style(text, "dim", "italic"))
+        self.ui.err.flush()
+
+    def _end_thinking(self) -> None:
+        if self.thinking:
+            self.thinking = False
+            self.ui.err.write("\n")
+            self.ui.err.flush()
+
+    def _on_usage(self, ev: dict[str, Any]) -> None:
+        if isinstance(ev.get("run"), dict):
+            self.usage = ev["run"]
+
     def _on_text_delta(self, ev: dict[str, Any]) -> None:
+        self._end_thinking()
         text = str(ev.get("text") or "")
         if self.new_message and self.wrote_text and text:
             # A new assistant message after tool calls: keep it a separate paragraph.
@@ -348,6 +376,7 @@ class TurnRunner:
         self._write(text)
 
     def _on_tool_call_start(self, ev: dict[str, Any]) -> None:
+        self._end_thinking()
         self.tools[str(ev.get("toolCallId"))] = str(ev.get("summary") or "")
         self.new_message = True
 
@@ -415,6 +444,7 @@ class TurnRunner:
             self.ui.note("  (older context was summarised to make room)", "dim")
 
     def _finish_text(self) -> None:
+        self._end_thinking()
         tail = self.md.finish()
         if tail:
             self.ui.out.write(tail)
@@ -427,14 +457,26 @@ class TurnRunner:
         if not self.wrote_text and ev.get("content"):
             self._write(str(ev["content"]))
         self._finish_text()
-        return Outcome("completed", EXIT_CANCELED if self.interrupts else 0)
+        self._show_usage(ev)
+        return Outcome("completed", EXIT_CANCELED if self.interrupts else 0, usage=self.usage)
 
     def _on_run_failed(self, ev: dict[str, Any]) -> Outcome:
         self._finish_text()
         error = str(ev.get("error") or "the run failed")
         if not self.opts.json_mode:
             self.ui.note(f"gg: error: {error}", "red")
-        return Outcome("failed", EXIT_CANCELED if self.interrupts else 1, error)
+        self._show_usage(ev)
+        code = EXIT_CANCELED if self.interrupts else 1
+        return Outcome("failed", code, error, usage=self.usage)
+
+    def _show_usage(self, ev: dict[str, Any]) -> None:
+        if isinstance(ev.get("usage"), dict):
+            self.usage = ev["usage"]
+        usage = self.usage
+        if not (self.opts.show_usage and not self.opts.json_mode and usage):
+            return
+        if usage.get("totalTokens") or usage.get("costUsd") is not None:  # else nothing to say
+            self.ui.note(format_usage(usage), "dim")
 
     def _on_run_canceled(self, ev: dict[str, Any]) -> Outcome:
         self._finish_text()

@@ -102,6 +102,14 @@ export interface BrowserUrlParams {
   url: string;
 }
 
+/** Spending limits of a run (or a session, or a scheduled job's runs). */
+export interface Budget {
+  /** stop at this many USD */
+  maxCostUsd?: number | null;
+  /** stop at this many tokens */
+  maxTokens?: number | null;
+}
+
 /** A daemon channel (scheduler, Telegram) and its state. */
 export interface ChannelStatus {
   name: string;
@@ -246,6 +254,29 @@ export interface Empty {
 export interface EmptyResult {
 }
 
+/** One file that differs between two checkpoints. */
+export interface FileChangeInfo {
+  path: string;
+  status: "added" | "modified" | "deleted" | "mode";
+  oldMode?: string | null;
+  newMode?: string | null;
+  additions?: number | null;
+  deletions?: number | null;
+}
+
+/** What a restore changed (or would change, in a preview), or what a turn changed (diff). */
+export interface FilesResult {
+  applied: boolean;
+  target: string;
+  current: string;
+  files: Array<FileChangeInfo>;
+  conflicts?: Array<string>;
+  patch?: string;
+  truncated?: boolean;
+  skipped?: Array<string>;
+  turn?: string | null;
+}
+
 /** A hook command failed (exit other than 0 or 2, timeout, could not start); the run goes on. */
 export interface HookFailedEvent {
   runId: string;
@@ -353,6 +384,7 @@ export interface Job {
   allowAll?: boolean;
   timeout?: number;
   model?: string | null;
+  budget?: Budget | null;
   createdAt: number;
   lastRun?: number | null;
   nextRun?: number | null;
@@ -371,6 +403,7 @@ export interface JobAddParams {
   allowAll?: boolean;
   timeout?: number | null;
   model?: string | null;
+  budget?: Budget | null;
   enabled?: boolean;
 }
 
@@ -436,6 +469,7 @@ export interface JobUpdateParams {
   allowAll?: boolean | null;
   timeout?: number | null;
   model?: string | null;
+  budget?: Budget | null;
 }
 
 /** One knowledge base. */
@@ -865,8 +899,10 @@ export interface RunFailedEvent {
   timestamp: number;
   type: "run_failed";
   error: string;
+  /** "budget_exceeded" when a run, session or job budget stopped it */
   errorCode?: string | null;
   retryable?: boolean;
+  usage?: UsageInfo | null;
 }
 
 /** Name one run. */
@@ -895,6 +931,8 @@ export interface RunStartParams {
   subscribe?: boolean;
   clientTools?: ClientTools | null;
   images?: Array<ImageInput> | null;
+  budget?: Budget | null;
+  reasoningEffort?: string | null;
 }
 
 /** The new run's id. */
@@ -951,6 +989,7 @@ export interface RunWaitParams {
 export interface RunWaitResult {
   events: Array<Record<string, unknown>>;
   done: boolean;
+  usage?: UsageInfo | null;
 }
 
 /** A tree action: tree (checkout), fork or clone. */
@@ -958,6 +997,8 @@ export interface SessionActionParams {
   sessionId: string;
   action: "tree" | "fork" | "clone";
   nodeId?: string | null;
+  restoreFiles?: boolean;
+  confirmConflicts?: boolean;
 }
 
 /** Summarise the older part of a session now. */
@@ -980,6 +1021,7 @@ export interface SessionContextResult {
   promptBudget: number;
   messageCount: number;
   hasSummary: boolean;
+  usage?: UsageInfo | null;
 }
 
 /** Create a session in the connection's workspace. */
@@ -988,10 +1030,17 @@ export interface SessionCreateParams {
   model?: string | null;
 }
 
+/** What one turn changed in the workspace. */
+export interface SessionDiffParams {
+  sessionId: string;
+  nodeId?: string | null;
+  runId?: string | null;
+}
+
 /** gg/session.event: a change to a session that every subscriber sees. */
 export interface SessionEvent {
   sessionId: string;
-  type: "created" | "run_started" | "run_finished" | "renamed" | "head_changed" | "forked" | "approval_pending" | "compacted" | "artifact_created" | "artifact_updated";
+  type: "created" | "run_started" | "run_finished" | "renamed" | "head_changed" | "forked" | "approval_pending" | "compacted" | "artifact_created" | "artifact_updated" | "files_restored";
   runId?: string | null;
   status?: string | null;
   name?: string | null;
@@ -1027,6 +1076,14 @@ export interface SessionRenameParams {
   name: string;
 }
 
+/** Restore the workspace files to the checkpoint recorded at a node of the tree. */
+export interface SessionRestoreParams {
+  sessionId: string;
+  nodeId: string;
+  preview?: boolean;
+  confirmConflicts?: boolean;
+}
+
 /** One row of the session list. */
 export interface SessionSummary {
   id: string;
@@ -1038,11 +1095,19 @@ export interface SessionSummary {
   /** some lines of the session file are not valid entries: the session opens without them, and they are kept on disk */
   damaged?: boolean;
   workspace?: WorkspaceRef | null;
+  usage?: UsageInfo | null;
 }
 
 /** The session's current todo list (the last todo_write on its active branch; empty if none). */
 export interface SessionTodosResult {
   todos: Array<TodoItem>;
+}
+
+/** Undo (or redo) the files of the last turn. */
+export interface SessionUndoParams {
+  sessionId: string;
+  preview?: boolean;
+  confirmConflicts?: boolean;
 }
 
 /** A snapshot after a tree action, with a draft to put back into the composer. */
@@ -1110,6 +1175,7 @@ export interface SystemInfoResult {
   models?: Array<string>;
   defaultModel?: string | null;
   modelStates?: Record<string, string> | null;
+  toolDeclarations?: Record<string, ToolDeclarations> | null;
 }
 
 /** Assistant text as it streams. */
@@ -1172,6 +1238,24 @@ export interface ToolCallStartEvent {
   arguments?: Record<string, unknown> | null;
 }
 
+/** How a model's runs declare deferrable tools (docs/agent.md "Deferred tools"). */
+export interface ToolDeclarations {
+  /** tokens of declarations sent up front (toolDeclarationShare of the context window); null: the window is unknown, so every group is deferred */
+  budgetTokens?: number | null;
+  /** the last run of this model in this workspace; null before one */
+  groups?: Array<ToolGroupInfo> | null;
+}
+
+/** Deferrable tools declared or deferred together (an MCP server's, a capability's). */
+export interface ToolGroupInfo {
+  name: string;
+  tools: number;
+  /** estimated tokens of the group's declarations */
+  tokens: number;
+  /** loaded with tool_search; false: declared up front */
+  deferred: boolean;
+}
+
 /** A node of the conversation tree (message entries only). */
 export interface TreeItem {
   id: string;
@@ -1182,7 +1266,7 @@ export interface TreeItem {
   active: boolean;
 }
 
-/** Token usage after a model call. */
+/** Token usage and cost of one model call, with the run's and the session's totals so far. */
 export interface UsageEvent {
   runId: string;
   sessionId: string;
@@ -1194,15 +1278,32 @@ export interface UsageEvent {
   totalTokens: number;
   contextTokens?: number | null;
   contextWindow?: number | null;
+  cacheReadTokens?: number;
+  cacheWriteTokens?: number;
+  reasoningTokens?: number;
+  costUsd?: number | null;
+  run?: UsageInfo | null;
+  session?: UsageInfo | null;
 }
 
-/** Token counts. */
+/** Token counts and cost of one or more model requests (a run, a session). */
 export interface UsageInfo {
+  /** every input token, cached ones included */
   promptTokens?: number;
   completionTokens?: number;
   totalTokens?: number;
   contextTokens?: number | null;
   contextWindow?: number | null;
+  /** input tokens read from the cache */
+  cacheReadTokens?: number;
+  /** input tokens written to the cache */
+  cacheWriteTokens?: number;
+  /** output tokens spent reasoning */
+  reasoningTokens?: number;
+  /** USD from the price table; null when a request had no known price (show tokens only) */
+  costUsd?: number | null;
+  /** model requests counted */
+  requests?: number | null;
 }
 
 /** A steering or follow-up message was taken into the run. */
@@ -1250,6 +1351,10 @@ export interface GgMethods {
   "gg/session.unsubscribe": { params: SessionIdParams; result: EmptyResult };
   "gg/session.compact": { params: SessionCompactParams; result: SessionCompactResult };
   "gg/session.context": { params: SessionIdParams; result: SessionContextResult };
+  "gg/session.undo": { params: SessionUndoParams; result: FilesResult };
+  "gg/session.redo": { params: SessionUndoParams; result: FilesResult };
+  "gg/session.restore": { params: SessionRestoreParams; result: FilesResult };
+  "gg/session.diff": { params: SessionDiffParams; result: FilesResult };
   "gg/session.todos": { params: SessionIdParams; result: SessionTodosResult };
   "gg/hooks.list": { params: Empty; result: HooksListResult };
   "gg/hooks.test": { params: HooksTestParams; result: HooksTestResult };
@@ -1333,6 +1438,7 @@ export const ERROR_CODES = {
   version_changed: -32012,
   job_not_found: -32013,
   capability_unavailable: -32014,
+  checkpoint_conflict: -32015,
   invalid_params: -32602,
   not_initialized: -32002,
   method_not_found: -32601,

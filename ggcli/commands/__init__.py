@@ -25,6 +25,7 @@ MODULES: tuple[str, ...] = (
     "job",
     "kb",
     "connectors",
+    "checkpoints",
     "hooks",
 )
 

@@ -9,6 +9,8 @@ import sys
 from datetime import datetime
 from typing import Any
 
+from ggcli.argtypes import add_budget_flags, budget_of
+
 NAMES = ("job",)
 
 _DURATION = re.compile(r"(\d+(?:\.\d+)?)(ms|s|m|h|d)")
@@ -59,6 +61,7 @@ def register(sub: Any) -> None:
     )
     add.add_argument("--timeout", type=_duration, metavar="DUR", help="run time limit (10m)")
     add.add_argument("--model", help="model as provider:model")
+    add_budget_flags(add, "each run of the job")
     add.add_argument("--paused", action="store_true", help="add it paused")
     add.add_argument("prompt", nargs="+", metavar="PROMPT")
     ls = jsub.add_parser("list", help="this workspace's jobs")
@@ -152,6 +155,9 @@ def _add_params(args: argparse.Namespace) -> dict[str, Any]:
             params[key] = value
     if args.model:
         params["model"] = args.model
+    budget = budget_of(args)
+    if budget:
+        params["budget"] = budget
     if args.allow_all:
         params["allowAll"] = True
     if args.paused:
@@ -224,6 +230,8 @@ def _act(client: Any, args: argparse.Namespace) -> int:
         for key in ("id", "name", "kind", "schedule", "timezone", "enabled", "allowAll"):
             print(f"{key}: {job.get(key)}")
         print(f"timeout: {job.get('timeout')} s")
+        if job.get("budget"):
+            print(f"budget: {json.dumps(job['budget'])}")
         print(f"next run: {_local(job.get('nextRun'), job['timezone'])}")
         print(
             f"last run: {_local(job.get('lastRun'), job['timezone'])} ({job.get('runCount', 0)} runs)"

@@ -3,16 +3,26 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ggd.providers.types import ChatProvider, ChatRequest, Completed, ProviderError, TextDelta
+from ggd.providers.types import (
+    ChatProvider,
+    ChatRequest,
+    Completed,
+    ProviderError,
+    TextDelta,
+    Usage,
+)
 
 from .context import estimate_tokens
 from .errors import AgentError
 from .events import CompactionEvent, Sink, safe_emit
 from .transcript import Transcript
+
+# Told what a summary request spent (None: no usage reported), to count it like any request.
+UsageHook = Callable[[Usage | None], Awaitable[None]]
 
 # A tool result longer than this is cut in the text given to the summariser.
 SUMMARY_INPUT_TOOL_CHARS = 2000
@@ -94,8 +104,13 @@ async def summarise(
     messages: Sequence[dict[str, Any]],
     settings: CompactionSettings,
     instructions: str | None = None,
+    on_usage: UsageHook | None = None,
 ) -> str:
-    """Ask the model for a summary in one request without tools; its streamed text is the summary."""
+    """Ask the model for a summary in one request without tools; its streamed text is the summary.
+
+    `on_usage` gets what the request spent (None: the server reported no usage), so the summary's
+    tokens and cost count like any request's.
+    """
     prompt = SUMMARY_PROMPT + (f"\n\nAlso: {instructions}" if instructions else "")
     request = ChatRequest(
         model=model,
@@ -108,14 +123,20 @@ async def summarise(
     )
     parts: list[str] = []
     final: str | None = None
+    usage: Usage | None = None
     try:
         async for ev in provider.stream(request):
             if isinstance(ev, TextDelta):
                 parts.append(ev.text)
+            elif isinstance(ev, Usage):
+                usage = ev
             elif isinstance(ev, Completed):
                 final = ev.text
+                usage = ev.usage or usage
     except ProviderError as exc:
         raise AgentError(f"compaction failed: {exc.message}", exc.code, exc.retryable) from exc
+    if on_usage is not None:
+        await on_usage(usage)
     text = (final if final else "".join(parts)).strip()
     if not text:
         raise AgentError("compaction failed: the model returned an empty summary", "compaction")
@@ -129,6 +150,7 @@ async def compact(
     settings: CompactionSettings,
     sink: Sink | None = None,
     instructions: str | None = None,
+    on_usage: UsageHook | None = None,
 ) -> str | None:
     """Summarise everything but the recent tail now (`/compact`); returns the summary or None."""
     ctx = transcript.context()
@@ -136,7 +158,9 @@ async def compact(
     cut = plan_cut(msgs, settings)
     if cut is None:
         return None
-    summary = await summarise(provider, model, ctx.summary, msgs[:cut], settings, instructions)
+    summary = await summarise(
+        provider, model, ctx.summary, msgs[:cut], settings, instructions, on_usage
+    )
     first_kept_id = ctx.messages[cut][0]
     await transcript.append_summary(summary, first_kept_id)
     if sink is not None:

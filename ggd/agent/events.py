@@ -57,13 +57,22 @@ class UserMessageEvent:
 
 @dataclass(frozen=True)
 class UsageEvent:
-    """Token counts of one model request and how full the context is."""
+    """Token counts and cost of one model request, how full the context is, and the totals.
+
+    `run` and `session` are the snake_case fields of the protocol's UsageInfo (Spend.wire()).
+    """
 
     prompt_tokens: int
     completion_tokens: int
     total_tokens: int
     context_tokens: int
     context_window: int | None = None
+    cache_read_tokens: int = 0
+    cache_write_tokens: int = 0
+    reasoning_tokens: int = 0
+    cost_usd: float | None = None
+    run: dict[str, Any] | None = None
+    session: dict[str, Any] | None = None
 
 
 @dataclass(frozen=True)

@@ -49,6 +49,11 @@ def _error(text: str) -> ToolResult:
     return ToolResult(output=text, is_error=True)
 
 
+def _read_only(item: _Item) -> bool:
+    """A call that cannot change files (no checkpoint around it)."""
+    return item.info is not None and item.info.risk == "read_only"
+
+
 def _exc_text(exc: BaseException) -> str:
     return str(exc) or type(exc).__name__
 
@@ -217,6 +222,9 @@ class ToolExecutor:
         args = item.call.arguments
         TOOL_CALL_ID.set(item.call.id)  # this task's own context: parallel calls do not mix
         TOOL_APPROVED.set(item.approved)
+        checkpoint = None if _read_only(item) else self._ctx.checkpoint
+        if checkpoint is not None:  # the workspace as it was, so this call can be undone
+            await checkpoint("before")
         try:
             paths = item.tool.write_paths(args, self._ctx)
             async with self._locks.hold(paths):
@@ -239,6 +247,8 @@ class ToolExecutor:
             )
         item.result = result
         await self._record(item)  # durable first: the finish event promises the result exists
+        if checkpoint is not None:  # recorded on the tool's result node
+            await checkpoint("after")
         self._emit_finish(item)
 
     async def _post_tool_hooks(self, item: _Item, result: ToolResult) -> ToolResult:

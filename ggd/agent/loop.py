@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ggd.providers.prices import Price, Spend
 from ggd.providers.types import (
     ChatProvider,
     ChatRequest,
@@ -23,6 +24,7 @@ from ggd.providers.types import (
 from ggd.tools.base import Tool, ToolContext
 
 from .approval import Approver
+from .budget import BudgetLimit, budget_stop
 from .compaction import CompactionSettings, compact, plan_cut
 from .context import PromptSection, build_system_prompt, estimate_text_tokens, estimate_tokens
 from .errors import AgentError
@@ -30,7 +32,6 @@ from .events import (
     DISPLAY_LIMIT,
     DeltaKind,
     Sink,
-    UsageEvent,
     UserMessageEvent,
     delta_writer,
     safe_emit,
@@ -51,6 +52,7 @@ from .messages import (
 from .steering import SteeringQueue
 from .toolset import ToolSet
 from .transcript import Transcript
+from .usage import add_usage, usage_event, usage_record
 
 log = logging.getLogger(__name__)
 
@@ -84,6 +86,21 @@ class AgentOptions:
     image_urls: ImageUrls | None = None
     # Hooks of this run (PreToolUse, PostToolUse, Stop), or None: ggd.hooks implements them.
     hooks: ToolHooks | None = None
+    # What a request of this model costs (None: unknown, tokens only), the budgets the run
+    # counts against, and what the session spent before this run.
+    price: Price | None = None
+    budgets: tuple[BudgetLimit, ...] = ()
+    session_before: Spend | None = None
+    # Sent as ChatRequest.reasoning_effort (a run's, else the model's configured value).
+    reasoning_effort: str | None = None
+    # The share of the context window deferrable tools may be declared in up front (toolset.py).
+    tool_share: float = 0.1
+
+    def tool_budget(self) -> int | None:
+        """Tokens of deferrable tool declarations sent up front; None: defer them all."""
+        if not self.context_window or self.tool_share <= 0:
+            return None
+        return int(self.context_window * self.tool_share)
 
 
 @dataclass
@@ -94,6 +111,7 @@ class TurnOutcome:
     usage: Usage
     stop_reason: str
     requests: int = 0
+    spend: Spend = field(default_factory=Spend)
 
 
 async def begin_turn(
@@ -131,14 +149,16 @@ class AgentLoop:
     ) -> None:
         self.provider = provider
         self.model = model
-        self.tools = ToolSet(tools)
+        self.options = options or AgentOptions()
+        self.tools = ToolSet(tools, self.options.tool_budget())
         self.tool_ctx = tool_ctx
         self.transcript = transcript
         self.sink = sink
         self.steering = steering
-        self.options = options or AgentOptions()
         self._system: str | None = self.options.system_prompt
         self._sent: ChatRequest | None = None
+        # This run's tokens and cost so far (the app reads it when a run stops early too).
+        self.spend = Spend()
         # --- loop guard (ggd/agent/loopguard.py): sees every batch and every tool result ---
         self._guard = LoopGuard(self.options.loop_guard, loop_ask)
 
@@ -184,9 +204,15 @@ class AgentLoop:
                 raise AgentError(turn_limit_message(requests), TURN_LIMIT_CODE, retryable=False)
             if requests:
                 await self._take_user_messages(self.steering.drain_steering())
+            stop = self._budget_stop()
+            if stop is not None:
+                raise stop
             completed = await self._request(totals)
             requests += 1
             if completed.tool_calls:
+                stop = self._budget_stop()
+                if stop is not None:  # the calls this request asked for are answered, not run
+                    await self._not_run(completed.tool_calls, stop)
                 await self._guarded(completed.tool_calls)  # loop guard, then the batch
                 await self._executor.run_batch(completed.tool_calls)
                 continue
@@ -208,17 +234,26 @@ class AgentLoop:
                 usage=totals,
                 stop_reason=completed.stop_reason,
                 requests=requests,
+                spend=self.spend,
             )
+
+    def _budget_stop(self) -> AgentError | None:
+        priced = self.options.price is not None
+        return budget_stop(self.options.budgets, self.spend, self.model, priced=priced)
 
     async def _guarded(self, calls: list[ToolCall]) -> None:
         """Loop guard: a stopped run still answers every call it was given (as not run)."""
         try:
             await self._guard.check(calls)
         except AgentError as exc:
-            for call in calls:
-                note = f"not run: {exc.message}"
-                await self.transcript.append_message(tool_message(call.id, call.name, note, True))
-            raise
+            await self._not_run(calls, exc)
+
+    async def _not_run(self, calls: list[ToolCall], exc: AgentError) -> None:
+        """Answer every call of a stopped run as not run, then raise why it stopped."""
+        for call in calls:
+            note = f"not run: {exc.message}"
+            await self.transcript.append_message(tool_message(call.id, call.name, note, True))
+        raise exc
 
     async def compact(self, instructions: str | None = None) -> str | None:
         """Compact the conversation now (`/compact`); returns the summary or None."""
@@ -229,7 +264,18 @@ class AgentLoop:
             self.options.compaction,
             self.sink,
             instructions,
+            self._count_summary,
         )
+
+    async def _count_summary(self, usage: Usage | None) -> None:
+        """A compaction's request counts against the run and its budgets like any other."""
+        used = usage or Usage()
+        price = self.options.price
+        cost = price.cost(used) if price is not None and usage is not None else None
+        self.spend.add(used, cost)
+        record = usage_record(used, cost, used.prompt_tokens, self.model, None, {})
+        record["purpose"] = "compaction"
+        await self.transcript.append_usage(record)
 
     async def _take_user_messages(self, texts: list[str]) -> None:
         for text in texts:
@@ -278,6 +324,7 @@ class AgentLoop:
             tools=specs,
             max_tokens=self.options.max_tokens,
             session_id=self.tool_ctx.session_id or None,
+            reasoning_effort=self.options.reasoning_effort,
         )
         self._sent = request  # its parameters are recorded with its usage
         return request, estimate
@@ -345,34 +392,18 @@ class AgentLoop:
 
     async def _report_usage(self, usage: Usage | None, estimate: int, totals: Usage) -> None:
         used = usage or Usage()
-        totals.prompt_tokens += used.prompt_tokens
-        totals.completion_tokens += used.completion_tokens
-        totals.total_tokens += used.total_tokens
+        add_usage(totals, used)
+        price = self.options.price
+        # No usage reported: the tokens are unknown, so the cost is too (never a guessed $0).
+        cost = price.cost(used) if price is not None and usage is not None else None
+        self.spend.add(used, cost)
         context_tokens = used.prompt_tokens or estimate
-        record: dict[str, Any] = {
-            "promptTokens": used.prompt_tokens,
-            "completionTokens": used.completion_tokens,
-            "totalTokens": used.total_tokens,
-            "contextTokens": context_tokens,
-            "model": self.model,
-        }
-        if self.options.context_window:
-            record["contextWindow"] = self.options.context_window
-        # The sampling fields the request carried (temperature, seed, ...): enough to replay it.
+        window = self.options.context_window
         params = self.provider.request_params(self._sent) if self._sent is not None else {}
-        if params:
-            record["request"] = params
+        record = usage_record(used, cost, context_tokens, self.model, window, params)
         await self.transcript.append_usage(record)
-        safe_emit(
-            self.sink,
-            UsageEvent(
-                prompt_tokens=used.prompt_tokens,
-                completion_tokens=used.completion_tokens,
-                total_tokens=used.total_tokens,
-                context_tokens=context_tokens,
-                context_window=self.options.context_window,
-            ),
-        )
+        before = self.options.session_before
+        safe_emit(self.sink, usage_event(used, cost, context_tokens, window, self.spend, before))
 
 
 def _write(write_delta: Callable[[DeltaKind, str], None], kind: DeltaKind, text: str) -> None:

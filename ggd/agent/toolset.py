@@ -7,6 +7,13 @@ are declared like any eager tool, after the eager ones (so the request prefix st
 prompt caches). A call of a deferred tool by its name loads it too, then runs through the same
 validation and approvals as any call. Tools a session used in an earlier run are loaded again
 from its transcript, so a conversation never finds a tool it used missing.
+
+Deferring costs the model a round trip per tool it needs, so it is done only where it pays: with
+a declaration budget (a share of the model's context window, tokens), the deferrable tools are
+grouped (an MCP server's tools, a capability's) and declared up front while their declarations
+fit it; past it the largest groups are deferred first. The choice is made once per run from the
+tools and the model, so every request of a run, and every run with the same tools and model,
+declares the same prefix.
 """
 
 from __future__ import annotations
@@ -14,9 +21,12 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from ggd.tools.base import ApprovalInfo, Tool, ToolContext, ToolResult
+
+from .context import estimate_text_tokens
 
 SEARCH_TOOL = "tool_search"
 SEARCH_LIMIT = 5
@@ -27,15 +37,73 @@ _WORD = re.compile(r"[a-z0-9]+")
 _STOP = {"a", "an", "and", "for", "i", "in", "of", "on", "or", "the", "to", "tool", "tools", "with"}
 
 
-class ToolSet:
-    """Eager tools, deferred tools and the deferred ones loaded so far in this run."""
+@dataclass(frozen=True)
+class ToolGroup:
+    """Deferrable tools declared or deferred together, and their declarations' token estimate."""
 
-    def __init__(self, tools: Sequence[Tool]) -> None:
+    name: str
+    tools: tuple[Tool, ...]
+    tokens: int
+    deferred: bool
+
+
+def group_of(tool: Tool) -> str:
+    """The group a deferrable tool is declared or deferred with: its own, else its module's."""
+    return tool.defer_group or type(tool).__module__
+
+
+def plan_groups(tools: Sequence[Tool], budget: int | None) -> list[ToolGroup]:
+    """Which groups of deferrable tools are declared up front and which are deferred.
+
+    budget None: every group is deferred (the model's context window is unknown). Otherwise
+    groups are declared while the declarations of all declared groups fit `budget` tokens; the
+    largest are deferred first (the first seen wins a tie), so one big MCP server is loaded on
+    demand while small capabilities stay one call away.
+    """
+    by_name: dict[str, list[Tool]] = {}
+    for tool in tools:
+        by_name.setdefault(group_of(tool), []).append(tool)
+    sizes = {
+        name: estimate_text_tokens(json.dumps([t.spec() for t in members]))
+        for name, members in by_name.items()
+    }
+    deferred: set[str] = set(by_name) if budget is None else set()
+    if budget is not None:
+        total = sum(sizes.values())
+        order = list(by_name)
+        for name in sorted(by_name, key=lambda n: (-sizes[n], order.index(n))):
+            if total <= budget:
+                break
+            deferred.add(name)
+            total -= sizes[name]
+    return [
+        ToolGroup(name, tuple(members), sizes[name], name in deferred)
+        for name, members in by_name.items()
+    ]
+
+
+class ToolSet:
+    """Eager tools, deferred tools and the deferred ones loaded so far in this run.
+
+    `declare_budget`: tokens the declarations of deferrable tools may take up front (None: defer
+    them all).
+    """
+
+    def __init__(self, tools: Sequence[Tool], declare_budget: int | None = None) -> None:
         self._eager: dict[str, Tool] = {}
         self._deferred: dict[str, Tool] = {}
+        deferrable: dict[str, Tool] = {}
         for tool in tools:
-            book = self._deferred if tool.deferred else self._eager
-            book.setdefault(tool.name, tool)
+            if tool.deferred:
+                deferrable.setdefault(tool.name, tool)
+            else:
+                self._eager.setdefault(tool.name, tool)
+        self.budget = declare_budget
+        self.groups = plan_groups(list(deferrable.values()), declare_budget)
+        for group in self.groups:
+            book = self._deferred if group.deferred else self._eager
+            for tool in group.tools:
+                book.setdefault(tool.name, tool)
         if self._deferred and SEARCH_TOOL not in self._eager:
             self._eager[SEARCH_TOOL] = ToolSearchTool(self)
         self._loaded: dict[str, Tool] = {}
@@ -147,4 +215,4 @@ class ToolSearchTool(Tool):
         return ToolResult("\n".join(lines), details={"loaded": [t.name for t in found]})
 
 
-__all__ = ["LOADED_PREFIX", "SEARCH_TOOL", "ToolSearchTool", "ToolSet"]
+__all__ = ["LOADED_PREFIX", "SEARCH_TOOL", "ToolGroup", "ToolSearchTool", "ToolSet", "plan_groups"]

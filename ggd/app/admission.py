@@ -6,7 +6,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ggd.agent.loopguard import LoopGuardSettings
+from ggd.protocol import Budget
 from ggd.protocol import errors as E
+from ggd.providers.prices import PriceTable
 
 from .policy import start_refusal
 
@@ -28,6 +30,12 @@ class RunOptions:
     loop_guard: LoopGuardSettings = field(default_factory=LoopGuardSettings)
     # The `hooks` key of config.json (Claude Code's format); GG_HOME/hooks.json is read too.
     hooks_config: Any = None
+    # Cost per model (shipped table + config `prices`), and config's `budget.run`/`.session`.
+    prices: PriceTable = field(default_factory=PriceTable)
+    run_budget: Budget | None = None
+    session_budget: Budget | None = None
+    # config `toolDeclarationShare`: the context window's share deferrable tools are declared in.
+    tool_share: float = 0.1
 
 
 def admit(

@@ -57,6 +57,12 @@ def to_wire(ev: AgentEvent) -> tuple[type[W.RunEventBase], dict[str, Any]]:
             "total_tokens": ev.total_tokens,
             "context_tokens": ev.context_tokens,
             "context_window": ev.context_window,
+            "cache_read_tokens": ev.cache_read_tokens,
+            "cache_write_tokens": ev.cache_write_tokens,
+            "reasoning_tokens": ev.reasoning_tokens,
+            "cost_usd": ev.cost_usd,
+            "run": ev.run,
+            "session": ev.session,
         }
     if isinstance(ev, CompactionEvent):
         return W.CompactionEvent, {"summary": ev.summary}

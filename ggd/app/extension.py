@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 from pydantic import BaseModel
 
 from ggd.agent import PromptSection
-from ggd.protocol import MethodSpec, SessionEvent
+from ggd.protocol import Budget, MethodSpec, SessionEvent
 from ggd.tools import Tool
 
 from .fanout import Subscriber
@@ -193,6 +193,8 @@ class TurnRequest:
     session_name: str = ""
     model: str | None = None
     timeout: float | None = None
+    # A scheduled job's spending limits for this run (reported as the "job budget").
+    budget: Budget | None = None
 
 
 class DaemonServices(Protocol):

@@ -21,12 +21,7 @@ async def drive(run: Run, work: Awaitable[TurnOutcome], time_limit: float) -> No
     try:
         async with asyncio.timeout(time_limit):
             outcome = await work
-        u = outcome.usage
-        run.usage = UsageInfo(
-            prompt_tokens=u.prompt_tokens,
-            completion_tokens=u.completion_tokens,
-            total_tokens=u.total_tokens,
-        )
+        run.usage = UsageInfo(**outcome.spend.wire())
         run.result = outcome.content
         run.emit(W.RunCompletedEvent, content=outcome.content, usage=run.usage)
     except asyncio.CancelledError:
@@ -44,7 +39,14 @@ async def drive(run: Run, work: Awaitable[TurnOutcome], time_limit: float) -> No
     except AgentError as exc:
         run.cancel_approvals("cancel")
         run.error = exc.message if hasattr(exc, "message") else str(exc)
-        run.emit(W.RunFailedEvent, error=run.error, error_code=exc.code, retryable=exc.retryable)
+        # run.usage: the totals of the last usage event (what a budget stop had spent).
+        run.emit(
+            W.RunFailedEvent,
+            error=run.error,
+            error_code=exc.code,
+            retryable=exc.retryable,
+            usage=run.usage,
+        )
     except E.GgError as exc:
         run.cancel_approvals("cancel")
         run.error = exc.message

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from ggd.agent import SteeringQueue
-from ggd.protocol import Approval, RunStatus, UsageInfo, encode_message
+from ggd.protocol import Approval, Budget, RunStatus, UsageInfo, encode_message
 from ggd.protocol import errors as E
 from ggd.protocol import events as W
 from ggd.protocol.events import TERMINAL_STATUS
@@ -71,6 +71,10 @@ class Run:
     on_pending_change: Callable[[Run], None] | None = None
     # The final answer of a completed run (what a scheduler or a chat channel reports back).
     result: str | None = None
+    # The run's own spending limits (run.start `budget`, a job's `budget`) and whose they are.
+    budget: Budget | None = None
+    budget_name: str = "run budget"
+    reasoning_effort: str | None = None
     # encode_message's bytes of a delta up to its sessionId value (built on the first delta).
     _body_prefix: bytes | None = field(default=None, repr=False)
     # Bodies of this pass's deltas not yet handed to the held subscribers (see ggd/app/fanout).

@@ -14,7 +14,7 @@ from collections import OrderedDict
 from collections.abc import Awaitable, Callable
 
 from ggd.agent import AgentLoop, TurnOutcome, begin_turn
-from ggd.protocol import SessionEvent
+from ggd.protocol import Budget, SessionEvent
 from ggd.protocol import errors as E
 from ggd.protocol import events as W
 from ggd.protocol.run import ImageInput
@@ -95,6 +95,9 @@ class RunManager:
         client: ClientDelegate | None = None,
         images: list[ImageInput] | None = None,
         remote: bool = False,
+        budget: Budget | None = None,
+        budget_name: str = "run budget",
+        reasoning_effort: str | None = None,
     ) -> Run:
         """Admit and start a run on a session; an approver is required (there is no default).
 
@@ -134,6 +137,9 @@ class RunManager:
             approval_mode=mode,
             model=model_ref,
             workspace_id=svc.workspace.id,
+            budget=budget,
+            budget_name=budget_name,
+            reasoning_effort=reasoning_effort,
         )
         run.on_pending_change = self._pending_changed
         svc.active_run_id = run.id
@@ -172,7 +178,8 @@ class RunManager:
             if switch is not None:  # the session remembers the model it was last run with
                 await svc.write(lambda sf: sf.append("model", {"model": switch}))
             loop: AgentLoop = await self.turns.loop_for(run, svc, approver, provider, bare, client)
-            return await loop.run_from_begun()  # start() already ran begin_turn
+            async with self.runtime.checkpoints.turn(svc, run.id):  # undo/redo of its files
+                return await loop.run_from_begun()  # start() already ran begin_turn
 
         run.task = asyncio.create_task(
             self._drive(run, svc, work(), time_limit or self.opts.run_timeout), name=f"run {run.id}"

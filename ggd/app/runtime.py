@@ -4,15 +4,17 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
-from ggd.protocol import SessionEvent, SessionSummary, WorkspaceRef
+from ggd.checkpoints import CheckpointSettings
+from ggd.protocol import SessionEvent, SessionSummary, UsageInfo, WorkspaceRef
 from ggd.protocol import errors as E
 from ggd.session import SessionRepository
 
 from .bus import SessionBus
+from .checkpoints import Checkpointer, conflict_error
 from .manager import Manager
 from .naming import name_copy, session_name
 from .service import Service
@@ -32,6 +34,8 @@ class RuntimeOptions:
     capacity: int = 64
     # Idle open sessions beyond the `hot` most recently used release their entries (memory per idle session stays ~1 KB).
     hot: int = 8
+    # config.json `checkpoints` (docs/checkpoints.md).
+    checkpoints: CheckpointSettings = field(default_factory=CheckpointSettings)
 
 
 def root_from_uri(uri: str) -> Path | None:
@@ -51,6 +55,7 @@ class Runtime:
         self.workspaces = WorkspaceRegistry(opts.home / "workspaces.json", opts.default_workspace)
         self.manager = Manager(self.repo, self.workspaces, opts.capacity, opts.hot)
         self.bus = SessionBus()
+        self.checkpoints = Checkpointer(opts.home / "checkpoints", opts.checkpoints, self.bus)
         self.closed = False
 
     # -- workspaces --------------------------------------------------------------------------
@@ -123,6 +128,7 @@ class Runtime:
                 active_run_id=active.get(r.id),
                 damaged=r.damaged,
                 workspace=None if ws else self.workspace_ref(r.workspace_id, roots=roots),
+                usage=UsageInfo.model_validate(r.usage) if r.usage else None,
             )
             for r in rows
         ]
@@ -156,8 +162,20 @@ class Runtime:
         )
         return view
 
-    async def action(self, svc: Service, action: str, node_id: str | None) -> SnapshotView:
-        """Checkout (tree), fork or clone; a user-message target returns its text as the draft."""
+    async def action(
+        self,
+        svc: Service,
+        action: str,
+        node_id: str | None,
+        *,
+        restore_files: bool = False,
+        confirm_conflicts: bool = False,
+    ) -> SnapshotView:
+        """Checkout (tree), fork or clone; a user-message target returns its text as the draft.
+
+        `restore_files` (tree only) also restores the workspace to the node's checkpoint; its
+        conflicts are checked before the head moves, so a refused restore changes nothing.
+        """
         if svc.active_run_id is not None and action == "tree":
             raise E.RunConflictError(
                 "the session has an active run; cancel it or wait before moving the head"
@@ -165,8 +183,25 @@ class Runtime:
         await svc.ensure_loaded()  # _target reads entries on the loop, right after this
         target, draft = self._target(svc, action, node_id)
         if action == "tree":
+            files: str | None = None
+            if restore_files:
+                files = await self.checkpoints.node_state(svc, node_id)
+                plan = await self.checkpoints.restore(
+                    svc, files, op="restore", turn=node_id, preview=True, confirm_conflicts=False
+                )
+                if plan.conflicts and not confirm_conflicts:
+                    raise conflict_error(plan.conflicts)
             head = await svc.write(lambda sf: sf.checkout(target))
             leaf = head.id
+            if files is not None:
+                await self.checkpoints.restore(
+                    svc,
+                    files,
+                    op="restore",
+                    turn=node_id,
+                    preview=False,
+                    confirm_conflicts=confirm_conflicts,
+                )
             self.bus.publish(
                 SessionEvent(session_id=svc.id, type="head_changed", leaf_id=leaf), svc.workspace.id
             )
@@ -206,3 +241,4 @@ class Runtime:
         """Refuse new work, then close every open session's resources (bounded per session)."""
         self.closed = True
         await self.manager.close()
+        await self.checkpoints.close()

@@ -73,6 +73,8 @@ class DaemonCore:
             interactive=False,
             model=req.model,
             time_limit=req.timeout,
+            budget=req.budget,
+            budget_name="job budget",
         )
 
     def channel_state(self, name: str) -> tuple[str, str | None] | None:

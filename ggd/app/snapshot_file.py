@@ -32,7 +32,7 @@ log = logging.getLogger("ggd.app")
 
 # Bump the key when what the payload holds or how the lists are built changes: files of the
 # old key are then foreign, ignored and rebuilt.
-SNAPSHOT = DerivedKind(".snap", b"gg.snapshot/1")
+SNAPSHOT = DerivedKind(".snap", b"gg.snapshot/2")  # 2: messages carry their thinking
 
 
 class _Meta(msgspec.Struct, forbid_unknown_fields=True):

@@ -14,14 +14,21 @@ from ggd.agent import (
     CompactionSettings,
     DeltaKind,
     PathLocks,
+    UsageEvent,
     compact,
     estimate_tokens,
 )
+from ggd.agent.budget import BudgetLimit
+from ggd.agent.toolset import ToolGroup
+from ggd.agent.usage import usage_record
 from ggd.hooks import HookEngine
-from ggd.protocol import SessionEvent
+from ggd.protocol import Budget, SessionEvent, UsageInfo
 from ggd.protocol import errors as E
+from ggd.protocol.system import ToolDeclarations, ToolGroupInfo
 from ggd.providers import ProviderRegistry
-from ggd.providers.types import ChatProvider, ToolCall
+from ggd.providers.prices import Spend
+from ggd.providers.types import ChatProvider, ToolCall, Usage
+from ggd.session.usage import own_usage
 from ggd.tools import ApprovalInfo, Tool, ToolContext
 from ggd.tools.images import ImageError, ImageStore
 
@@ -29,6 +36,7 @@ from .admission import RunOptions
 from .approvers import Approver, loop_asker
 from .bus import SessionBus
 from .capabilities import CapabilityRegistry
+from .checkpoints import Checkpointer
 from .delegate import ClientDelegate
 from .events import to_wire
 from .extension import ScopeContext, SessionContext, ToolProvider
@@ -49,16 +57,21 @@ class TurnAssembler:
         opts: RunOptions,
         home: Path,
         bus: SessionBus,
+        checkpoints: Checkpointer | None = None,
     ) -> None:
         self.models = models
         self.capabilities = capabilities
         self.opts = opts
         self.home = home
         self.bus = bus
+        self.checkpoints = checkpoints
         self.path_locks = PathLocks()
         # Prompt attachments and pictures `read` returns (GG_HOME/images, by content).
         self.images = ImageStore(home)
         self.hooks = HookEngine(home, opts.hooks_config)
+        # (workspace id, provider:model) -> the deferrable tool groups of its last run's tool set,
+        # declared up front or deferred (gg/system.info shows them).
+        self.tool_plans: dict[tuple[str, str], list[ToolGroup]] = {}
 
     def resolve_model(self, svc: Service, model: str | None) -> tuple[ChatProvider, str, str]:
         """(provider, bare model name, provider:model) for a run; invalid params when unknown."""
@@ -154,7 +167,7 @@ class TurnAssembler:
 
         sees_images = self.models.accepts_images(run.model)
 
-        return AgentLoop(
+        loop = AgentLoop(
             provider,
             bare,
             [*turn.tools, todo_tool(run, svc)],
@@ -168,33 +181,107 @@ class TurnAssembler:
                 login_shell=self.opts.bash_login_shell,
                 client=client,
                 images=self.images if sees_images else None,
+                checkpoint=self.checkpoints.tool_hook(svc) if self.checkpoints else None,
             ),
             SessionTranscript(svc),
             _RunSink(run),
             approve,
             run.steering,
             self.path_locks,
-            AgentOptions(
-                max_turns=self.opts.max_turns,
-                gg_home=self.home,
-                context_window=self.models.context_window(run.model),
-                prompt_sections=[*turn.sections, *plan_sections(run.approval_mode)],
-                loop_guard=self.opts.loop_guard,
-                image_urls=self.image_urls() if sees_images else None,
-                hooks=RunHooks.for_run(self.hooks, run, svc),
-            ),
+            self._options(run, svc, turn.sections, _effort(run, provider, bare)),
             loop_ask=loop_asker(run),
         )
+        self.tool_plans[(svc.workspace.id, run.model)] = loop.tools.groups
+        return loop
+
+    def tool_declarations(self, workspace_id: str, refs: list[str]) -> dict[str, ToolDeclarations]:
+        """Per model: the up-front budget and the groups its last run here declared or deferred."""
+        out: dict[str, ToolDeclarations] = {}
+        for ref in refs:
+            window = self.models.context_window(ref)
+            share = self.opts.tool_share
+            budget = int(window * share) if window and share > 0 else None
+            groups = self.tool_plans.get((workspace_id, ref))
+            out[ref] = ToolDeclarations(
+                budget_tokens=budget,
+                groups=None
+                if groups is None
+                else [
+                    ToolGroupInfo(
+                        name=g.name, tools=len(g.tools), tokens=g.tokens, deferred=g.deferred
+                    )
+                    for g in groups
+                ],
+            )
+        return out
+
+    def _options(self, run: Run, svc: Service, sections: Any, effort: str | None) -> AgentOptions:
+        """The loop's limits, prompt sections, price, budgets and reasoning effort."""
+        before = Spend.of_records(e.data for e in own_usage(svc.file.header, svc.file.entries))
+        return AgentOptions(
+            max_turns=self.opts.max_turns,
+            gg_home=self.home,
+            context_window=self.models.context_window(run.model),
+            prompt_sections=[*sections, *plan_sections(run.approval_mode)],
+            loop_guard=self.opts.loop_guard,
+            hooks=RunHooks.for_run(self.hooks, run, svc),
+            price=self.opts.prices.get(run.model),
+            budgets=self._budgets(run, before),
+            session_before=before,
+            reasoning_effort=effort,
+            tool_share=self.opts.tool_share,
+            # A stored image's data URL for requests; None when the model takes no images.
+            image_urls=self.image_urls() if self.models.accepts_images(run.model) else None,
+        )
+
+    def _budgets(self, run: Run, session_before: Spend) -> tuple[BudgetLimit, ...]:
+        """The budgets a run counts against: its own (or config's run budget) and the session's."""
+        out: list[BudgetLimit] = []
+        own = run.budget or self.opts.run_budget
+        if _limits(own):
+            assert own is not None
+            hint = (
+                'the job\'s "budget" in the scheduler config'
+                if run.budget_name == "job budget"
+                else '`gg --max-cost-usd USD` / `--max-tokens N`, gg/run.start "budget", or '
+                '"budget": {"run": {...}} in GG_HOME/config.json'
+            )
+            name = run.budget_name if run.budget is not None else "run budget"
+            out.append(BudgetLimit(name, own.max_cost_usd, own.max_tokens, Spend(), hint))
+        session = self.opts.session_budget
+        if _limits(session):
+            assert session is not None
+            hint = '"budget": {"session": {...}} in GG_HOME/config.json, or a new session'
+            out.append(
+                BudgetLimit(
+                    "session budget",
+                    session.max_cost_usd,
+                    session.max_tokens,
+                    session_before,
+                    hint,
+                )
+            )
+        return tuple(out)
 
     async def compact(self, svc: Service, instructions: str | None) -> str | None:
         """Summarise older turns now; refused while a run is active."""
         if svc.active_run_id is not None:
             raise E.RunConflictError("the session has an active run; compact after it finishes")
         await svc.ensure_loaded()  # resolve_model and the transcript read it on the loop
-        provider, bare, _ref = self.resolve_model(svc, None)
+        provider, bare, ref = self.resolve_model(svc, None)
+        transcript = SessionTranscript(svc)
+        price = self.opts.prices.get(ref)
+
+        async def count(usage: Usage | None) -> None:
+            # The summary request is paid for like any other: the session's totals include it.
+            used = usage or Usage()
+            cost = price.cost(used) if price is not None and usage is not None else None
+            record = usage_record(used, cost, used.prompt_tokens, bare, None, {})
+            await transcript.append_usage({**record, "purpose": "compaction"})
+
         try:
             summary = await compact(
-                provider, bare, SessionTranscript(svc), CompactionSettings(), None, instructions
+                provider, bare, transcript, CompactionSettings(), None, instructions, count
             )
         except AgentError as exc:
             raise E.InternalError(str(exc), retryable=exc.retryable) from None
@@ -218,7 +305,14 @@ class TurnAssembler:
             "prompt_budget": CompactionSettings().budget(window),
             "message_count": len(msgs),
             "has_summary": ctx.summary is not None,
+            "usage": self.session_usage(svc),
         }
+
+    @staticmethod
+    def session_usage(svc: Service) -> UsageInfo | None:
+        """Tokens and cost of every model request the session made (null before the first)."""
+        spend = Spend.of_records(e.data for e in own_usage(svc.file.header, svc.file.entries))
+        return UsageInfo(**spend.wire()) if spend.requests else None
 
 
 class _RunSink:
@@ -232,10 +326,29 @@ class _RunSink:
     def __call__(self, ev: Any) -> None:
         cls, fields = to_wire(ev)
         self.run.emit(cls, **fields)
+        if isinstance(ev, UsageEvent) and ev.run is not None:
+            self.run.usage = UsageInfo(**ev.run)  # so far: a run stopped early still reports it
 
     def delta(self, kind: DeltaKind, text: str) -> None:
         """One streamed delta, as bare text: no event object, no field dict."""
         self.run.emit_delta(kind, text)
+
+
+def _effort(run: Run, provider: ChatProvider, bare: str) -> str | None:
+    """The run's reasoningEffort, else its model's configured one (provider or modelParams).
+
+    Resolved here so every wire kind gets it as ChatRequest.reasoning_effort.
+    """
+    if run.reasoning_effort:
+        return run.reasoning_effort
+    params_for = getattr(provider, "params_for", None)
+    params = params_for(bare) if callable(params_for) else None
+    effort = getattr(params, "reasoning_effort", None)
+    return effort if isinstance(effort, str) else None
+
+
+def _limits(budget: Budget | None) -> bool:
+    return budget is not None and (budget.max_cost_usd is not None or budget.max_tokens is not None)
 
 
 __all__ = ["TurnAssembler"]

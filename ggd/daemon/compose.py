@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import asyncio
 import logging
 import os
 from collections.abc import Sequence
@@ -26,11 +27,14 @@ from ggd.app import (
     Supervisor,
     TurnAssembler,
 )
+from ggd.checkpoints import DEFAULT_IGNORE, CheckpointSettings
+from ggd.protocol import Budget
 from ggd.providers import build_registry
+from ggd.providers.prices import PriceTable, parse_prices
 from ggd.rpc.hub import HubInfo
 
 from . import memory
-from .config import Config
+from .config import BudgetLimits, Config
 
 log = logging.getLogger("ggd.daemon")
 
@@ -50,8 +54,28 @@ def config_sections(capabilities: Sequence[Capability]) -> dict[str, type[BaseMo
     return out
 
 
+def checkpoint_settings(config: Config) -> CheckpointSettings:
+    """config.json `checkpoints` as the store's settings."""
+    c = config.checkpoints
+    return CheckpointSettings(
+        enabled=c.enabled,
+        ignore=DEFAULT_IGNORE if c.ignore is None else tuple(c.ignore),
+        max_file_bytes=c.maxFileBytes,
+        max_files=c.maxFiles,
+        max_age_days=c.maxAgeDays,
+        max_store_bytes=c.maxStoreBytes,
+    )
+
+
 def run_options(config: Config, ns: argparse.Namespace) -> RunOptions:
-    """Run options: flags win over config.json (argparse stops here, above the app layer)."""
+    """Run options: flags win over config.json (argparse stops here, above the app layer).
+
+    Raises ComposeError when `prices` is malformed (the message names the key).
+    """
+    try:
+        prices = PriceTable(parse_prices("prices", config.prices))
+    except ValueError as exc:
+        raise ComposeError(str(exc)) from None
     return RunOptions(
         max_active=ns.max_active_runs or config.maxActiveRuns,
         run_timeout=ns.run_timeout or config.runTimeoutSeconds,
@@ -65,7 +89,17 @@ def run_options(config: Config, ns: argparse.Namespace) -> RunOptions:
             identical_calls=config.loopGuard.identicalCalls,
             identical_failures=config.loopGuard.identicalFailures,
         ),
+        prices=prices,
+        run_budget=_budget(config.budget.run),
+        session_budget=_budget(config.budget.session),
+        tool_share=config.toolDeclarationShare,
     )
+
+
+def _budget(limits: BudgetLimits | None) -> Budget | None:
+    if limits is None:
+        return None
+    return Budget(max_cost_usd=limits.maxCostUsd, max_tokens=limits.maxTokens)
 
 
 async def compose(
@@ -95,8 +129,15 @@ async def compose(
     models.prefetch()  # overlaps the capabilities' start below and the client's first requests
     opts = run_options(config, ns)
     runtime = Runtime(
-        RuntimeOptions(home=home, default_workspace=workspace, default_model=models.default_model)
+        RuntimeOptions(
+            home=home,
+            default_workspace=workspace,
+            default_model=models.default_model,
+            checkpoints=checkpoint_settings(config),
+        )
     )
+    # A restore a kill interrupted is finished before any client can look at the files.
+    await asyncio.to_thread(runtime.checkpoints.recover)
     registry = CapabilityRegistry(
         caps,
         SetupContext(home=home, config=None, env=dict(os.environ), sandbox=opts.sandbox),
@@ -104,9 +145,12 @@ async def compose(
         core=CORE_CAPABILITIES,
     )
     await registry.start()
-    turns = TurnAssembler(models, registry, opts, home, runtime.bus)
+    turns = TurnAssembler(models, registry, opts, home, runtime.bus, runtime.checkpoints)
     memory.install()  # bulk loads pause the collector (the daemon's memory policy)
     runs = RunManager(runtime, turns, opts, on_first_run=memory.freeze_start_up)
+    runtime.checkpoints.workspace_busy = lambda ws_id: any(
+        r.workspace_id == ws_id for r in runs.active.values()
+    )
     core = DaemonCore(runtime, runs, registry, Supervisor(), owns_channels=owns_channels)
     info = HubInfo(
         version=__version__,

@@ -39,6 +39,7 @@ class ProviderEntry(BaseModel):
     seed: int | None = None
     toolChoice: str | dict[str, Any] | None = None
     extraBody: dict[str, Any] | None = None
+    reasoningEffort: str | None = None
     modelParams: dict[str, dict[str, Any]] | None = None
     # Which models take images: all, none, or these names (ggd/providers/vision.py).
     images: bool | list[str] | None = None
@@ -60,6 +61,35 @@ class LoopGuardConfig(BaseModel):
     identicalFailures: int = Field(default=3, ge=2, le=1000)
 
 
+class CheckpointsConfig(BaseModel):
+    """`checkpoints`: snapshots of the workspace for undo, redo and restore (docs/checkpoints.md)."""
+
+    model_config = ConfigDict(extra="forbid")
+    enabled: bool = True
+    # gitignore patterns never snapshotted (besides .gitignore); null: the defaults.
+    ignore: list[str] | None = None
+    maxFileBytes: int = Field(default=10 * 1024 * 1024, ge=0)
+    maxFiles: int = Field(default=100_000, ge=1)
+    maxAgeDays: float = Field(default=30, gt=0)
+    maxStoreBytes: int = Field(default=2 * 1024 * 1024 * 1024, ge=0)
+
+
+class BudgetLimits(BaseModel):
+    """One budget: USD and tokens (every token of every request, summed)."""
+
+    model_config = ConfigDict(extra="forbid")
+    maxCostUsd: float | None = Field(default=None, gt=0)
+    maxTokens: int | None = Field(default=None, gt=0)
+
+
+class BudgetConfig(BaseModel):
+    """`budget`: the default limits of every run, and of every session (docs/providers.md)."""
+
+    model_config = ConfigDict(extra="forbid")
+    run: BudgetLimits | None = None
+    session: BudgetLimits | None = None
+
+
 class Config(BaseModel):
     """The daemon's settings file."""
 
@@ -74,6 +104,7 @@ class Config(BaseModel):
     bashLoginShell: bool = False
     approvalMode: Literal["auto", "on-request", "yolo", "never", "plan"] = "auto"
     loopGuard: LoopGuardConfig = Field(default_factory=LoopGuardConfig)
+    checkpoints: CheckpointsConfig = Field(default_factory=CheckpointsConfig)
     # Claude Code's hooks format (docs/hooks.md); checked at start, read again at each event.
     hooks: dict[str, Any] | None = None
 
@@ -88,6 +119,13 @@ class Config(BaseModel):
             except HookConfigError as exc:
                 raise ValueError(str(exc)) from None
         return value
+
+    # USD per million tokens by "provider:model", over the shipped table (ggd/providers/prices).
+    prices: dict[str, dict[str, Any]] | None = None
+    budget: BudgetConfig = Field(default_factory=BudgetConfig)
+    # Deferrable tools (MCP, browser, ...) are declared up front while their declarations fit
+    # this share of the model's context window; 0 defers them all (docs/agent.md).
+    toolDeclarationShare: float = Field(default=0.1, ge=0, le=0.5)
 
     def providers_dict(self) -> dict[str, Any]:
         """The raw provider section, for the provider registry."""

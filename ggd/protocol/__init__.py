@@ -8,6 +8,7 @@ from __future__ import annotations
 from . import errors, methods
 from .base import Empty, Event, Params, Result, WireModel, encode_message
 from .dto import (
+    Budget,
     Approval,
     ApprovalMode,
     ChannelStatus,
@@ -29,6 +30,7 @@ from .spec import MethodSpec
 PROTOCOL_VERSION = "1.0"
 
 __all__ = [
+    "Budget",
     "BY_NAME",
     "METHODS",
     "PROTOCOL_VERSION",

@@ -6,7 +6,7 @@ from typing import Any, Literal
 
 from pydantic import Field
 
-from .base import WireModel
+from .base import MAX_SAFE_INT, Params, WireModel
 
 Role = Literal["system", "user", "assistant", "tool"]
 StopReason = Literal["end_turn", "tool_use", "error", "max_tokens", "canceled"]
@@ -109,6 +109,8 @@ class SessionSummary(WireModel):
     )
     # Set when the list spans every workspace (allWorkspaces).
     workspace: WorkspaceRef | None = None
+    # Totals of every model request the session made (on any branch); null before the first.
+    usage: UsageInfo | None = None
 
 
 class Approval(WireModel):
@@ -135,13 +137,38 @@ class TodoItem(WireModel):
 
 
 class UsageInfo(WireModel):
-    """Token counts."""
+    """Token counts and cost of one or more model requests (a run, a session)."""
 
-    prompt_tokens: int = 0
+    prompt_tokens: int = Field(default=0, description="every input token, cached ones included")
     completion_tokens: int = 0
     total_tokens: int = 0
     context_tokens: int | None = None
     context_window: int | None = None
+    cache_read_tokens: int = Field(default=0, description="input tokens read from the cache")
+    cache_write_tokens: int = Field(default=0, description="input tokens written to the cache")
+    reasoning_tokens: int = Field(default=0, description="output tokens spent reasoning")
+    cost_usd: float | None = Field(
+        default=None,
+        description="USD from the price table; null when a request had no known price "
+        "(show tokens only)",
+    )
+    requests: int | None = Field(default=None, description="model requests counted")
+
+
+class Budget(Params):
+    """Spending limits of a run (or a session, or a scheduled job's runs).
+
+    `maxTokens` here counts every token of every request of the run (input, cached input and
+    output summed); it is not the per-request output cap of the same name in a provider's
+    modelParams.
+    """
+
+    max_cost_usd: float | None = Field(
+        default=None, gt=0, le=1_000_000, description="stop at this many USD"
+    )
+    max_tokens: int | None = Field(
+        default=None, gt=0, le=MAX_SAFE_INT, description="stop at this many tokens"
+    )
 
 
 class RunStatus(WireModel):

@@ -17,6 +17,7 @@ Hierarchy::
     ├── VersionChangedError      -32012 version_changed
     ├── JobNotFoundError         -32013 job_not_found
     ├── CapabilityUnavailableError -32014 capability_unavailable
+    ├── CheckpointConflictError  -32015 checkpoint_conflict
     ├── InvalidParamsError       -32602 invalid_params
     ├── NotInitializedError      -32002 not_initialized (LSP's code; told apart by data.code)
     ├── MethodNotFoundError      -32601 method_not_found
@@ -141,6 +142,12 @@ class CapabilityUnavailableError(GgError):
     code, symbol = -32014, "capability_unavailable"
 
 
+class CheckpointConflictError(GgError):
+    """A restore would overwrite files changed outside gg; preview it and confirm to go on."""
+
+    code, symbol = -32015, "checkpoint_conflict"
+
+
 class InvalidParamsError(GgError):
     """The params do not match the method's schema."""
 
@@ -180,6 +187,7 @@ ERROR_CLASSES: tuple[type[GgError], ...] = (
     VersionChangedError,
     JobNotFoundError,
     CapabilityUnavailableError,
+    CheckpointConflictError,
     InvalidParamsError,
     NotInitializedError,
     MethodNotFoundError,

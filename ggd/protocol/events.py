@@ -88,7 +88,7 @@ class ApprovalResolvedEvent(RunEventBase):
 
 
 class UsageEvent(RunEventBase):
-    """Token usage after a model call."""
+    """Token usage and cost of one model call, with the run's and the session's totals so far."""
 
     type: Literal["usage"] = "usage"
     prompt_tokens: int
@@ -96,6 +96,13 @@ class UsageEvent(RunEventBase):
     total_tokens: int
     context_tokens: int | None = None
     context_window: int | None = None
+    cache_read_tokens: int = 0
+    cache_write_tokens: int = 0
+    reasoning_tokens: int = 0
+    # USD of this request; null when its model has no known price (show tokens only).
+    cost_usd: float | None = None
+    run: UsageInfo | None = None
+    session: UsageInfo | None = None
 
 
 class CompactionEvent(RunEventBase):
@@ -134,8 +141,12 @@ class RunFailedEvent(RunEventBase):
 
     type: Literal["run_failed"] = "run_failed"
     error: str
-    error_code: str | None = None
+    error_code: str | None = Field(
+        default=None, description='"budget_exceeded" when a run, session or job budget stopped it'
+    )
     retryable: bool = False
+    # What the run spent before it stopped.
+    usage: UsageInfo | None = None
 
 
 class RunCanceledEvent(RunEventBase):
@@ -188,6 +199,7 @@ class SessionEvent(Event):
         "compacted",
         "artifact_created",
         "artifact_updated",
+        "files_restored",
     ]
     run_id: str | None = None
     status: str | None = None

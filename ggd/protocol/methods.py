@@ -9,6 +9,7 @@ its own package (they join this table when the daemon registers the capability).
 from __future__ import annotations
 
 from .base import Empty
+from .checkpoints import FilesResult, SessionDiffParams, SessionRestoreParams, SessionUndoParams
 from .client import CLIENT_READ_TEXT_FILE, CLIENT_RUN_COMMAND, CLIENT_WRITE_TEXT_FILE
 from .dto import RunStatus, SessionUpdate, Snapshot, WorkspaceRef
 from .events import RunEvent, SessionEvent
@@ -279,6 +280,75 @@ SESSION_CONTEXT = MethodSpec(
         },
     },
 )
+SESSION_UNDO = MethodSpec(
+    "gg/session.undo",
+    "Restore the workspace files to before the last turn not undone yet (preview: only say what "
+    "would change). Files changed outside gg are conflicts, restored only with confirmConflicts.",
+    SessionUndoParams,
+    FilesResult,
+    scope="session",
+    example={"params": {"sessionId": "s_1a2b"}, "result": {
+            "applied": True,
+            "target": "9c1e...",
+            "current": "41d7...",
+            "files": [{"path": "src/io.py", "status": "modified", "additions": 3, "deletions": 1}],
+            "conflicts": [],
+            "patch": "diff --git a/src/io.py b/src/io.py\n...",
+            "turn": "e5c1d2aa",
+        }},
+)
+SESSION_REDO = MethodSpec(
+    "gg/session.redo",
+    "Reapply the files the last gg/session.undo took back.",
+    SessionUndoParams,
+    FilesResult,
+    scope="session",
+    example={"params": {"sessionId": "s_1a2b"}, "result": {
+            "applied": True,
+            "target": "9c1e...",
+            "current": "41d7...",
+            "files": [{"path": "src/io.py", "status": "modified", "additions": 3, "deletions": 1}],
+            "conflicts": [],
+            "patch": "diff --git a/src/io.py b/src/io.py\n...",
+            "turn": "e5c1d2aa",
+        }},
+)
+SESSION_RESTORE = MethodSpec(
+    "gg/session.restore",
+    "Restore the workspace files to their checkpoint at a node (preview: the diff and conflicts "
+    "only). gg/session.action tree with restoreFiles also moves the head there.",
+    SessionRestoreParams,
+    FilesResult,
+    scope="session",
+    example={
+        "params": {"sessionId": "s_1a2b", "nodeId": "e5c1d2aa", "preview": True},
+        "result": {
+            "applied": False,
+            "target": "9c1e...",
+            "current": "41d7...",
+            "files": [{"path": "src/io.py", "status": "modified", "additions": 3, "deletions": 1}],
+            "conflicts": [],
+            "patch": "diff --git a/src/io.py b/src/io.py\n...",
+            "turn": "e5c1d2aa",
+        },
+    },
+)
+SESSION_DIFF = MethodSpec(
+    "gg/session.diff",
+    "Every file one turn changed (its edits and its bash commands alike), with a unified patch.",
+    SessionDiffParams,
+    FilesResult,
+    scope="session",
+    example={"params": {"sessionId": "s_1a2b"}, "result": {
+            "applied": False,
+            "target": "9c1e...",
+            "current": "41d7...",
+            "files": [{"path": "src/io.py", "status": "modified", "additions": 3, "deletions": 1}],
+            "conflicts": [],
+            "patch": "diff --git a/src/io.py b/src/io.py\n...",
+            "turn": "e5c1d2aa",
+        }},
+)
 SESSION_TODOS = MethodSpec(
     "gg/session.todos",
     "The session's current todo list: what the last todo_write on its active branch saved.",
@@ -524,6 +594,10 @@ METHODS: tuple[MethodSpec, ...] = (
     SESSION_UNSUBSCRIBE,
     SESSION_COMPACT,
     SESSION_CONTEXT,
+    SESSION_UNDO,
+    SESSION_REDO,
+    SESSION_RESTORE,
+    SESSION_DIFF,
     SESSION_TODOS,
     HOOKS_LIST,
     HOOKS_TEST,

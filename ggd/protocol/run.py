@@ -7,7 +7,7 @@ from typing import Any, Literal
 from pydantic import Field
 
 from .base import MAX_SAFE_INT, Params, Result
-from .dto import ApprovalMode
+from .dto import ApprovalMode, Budget, UsageInfo
 
 
 class ClientTools(Params):
@@ -41,6 +41,10 @@ class RunStartParams(Params):
     client_tools: ClientTools | None = None
     # Pictures for the model (PNG, JPEG, WebP, GIF); refused when the model takes no images.
     images: list[ImageInput] | None = Field(default=None, max_length=20)
+    # This run's spending limits, over config's `budget.run` (docs/providers.md).
+    budget: Budget | None = None
+    # "low" | "medium" | "high" (or the API's own value), over the model's reasoningEffort.
+    reasoning_effort: str | None = Field(default=None, min_length=1, max_length=40)
 
 
 class RunStartResult(Result):
@@ -75,6 +79,8 @@ class RunWaitResult(Result):
 
     events: list[dict[str, Any]]
     done: bool
+    # What the run has spent so far (tokens, cache reads and writes, cost).
+    usage: UsageInfo | None = None
 
 
 class RunActiveParams(Params):

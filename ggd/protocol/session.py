@@ -7,7 +7,7 @@ from typing import Literal
 from pydantic import Field
 
 from .base import Params, Result
-from .dto import SessionSummary, TodoItem
+from .dto import SessionSummary, TodoItem, UsageInfo
 
 
 class SessionListParams(Params):
@@ -52,6 +52,10 @@ class SessionActionParams(Params):
     session_id: str = Field(min_length=1, max_length=200)
     action: Literal["tree", "fork", "clone"]
     node_id: str | None = None
+    # tree only: also restore the workspace files to the node's checkpoint (gg/session.restore).
+    restore_files: bool = False
+    # With restoreFiles: overwrite files changed outside gg since the last checkpoint.
+    confirm_conflicts: bool = False
 
 
 class EmptyResult(Result):
@@ -81,6 +85,8 @@ class SessionContextResult(Result):
     prompt_budget: int
     message_count: int
     has_summary: bool
+    # Tokens and cost of every model request of the session; null before the first.
+    usage: UsageInfo | None = None
 
 
 class SessionTodosResult(Result):

@@ -8,6 +8,28 @@ from .base import Params, Result, WireModel
 from .dto import ChannelStatus, DegradedProvider, WorkspaceRef
 
 
+class ToolGroupInfo(WireModel):
+    """Deferrable tools declared or deferred together (an MCP server's, a capability's)."""
+
+    name: str
+    tools: int
+    tokens: int = Field(description="estimated tokens of the group's declarations")
+    deferred: bool = Field(description="loaded with tool_search; false: declared up front")
+
+
+class ToolDeclarations(WireModel):
+    """How a model's runs declare deferrable tools (docs/agent.md "Deferred tools")."""
+
+    budget_tokens: int | None = Field(
+        default=None,
+        description="tokens of declarations sent up front (toolDeclarationShare of the context "
+        "window); null: the window is unknown, so every group is deferred",
+    )
+    groups: list[ToolGroupInfo] | None = Field(
+        default=None, description="the last run of this model in this workspace; null before one"
+    )
+
+
 class SystemInfoResult(Result):
     """What this daemon is and can do."""
 
@@ -23,6 +45,8 @@ class SystemInfoResult(Result):
     # Models whose provider runs a server of its own (kind "llamacpp"): "provider:model" ->
     # "stopped", "starting", "ready" or "failed: <reason>". Absent when there are none.
     model_states: dict[str, str] | None = None
+    # Per model ("provider:model"): which deferrable tools go up front and which are deferred.
+    tool_declarations: dict[str, ToolDeclarations] | None = None
 
 
 class ProviderStatus(WireModel):

@@ -129,6 +129,8 @@ class OpenAICompatProvider(ChatProvider):
         """The sampling and limit fields the body of `request` carries, as sent."""
         params = self.params_for(request.model)
         out = params.chat_fields()
+        if request.reasoning_effort is not None:  # the run's own choice wins over config's
+            out["reasoning_effort"] = request.reasoning_effort
         if not request.tools:
             out.pop("tool_choice", None)  # a tool_choice without tools is refused by servers
         max_tokens = params.max_tokens if params.max_tokens is not None else request.max_tokens

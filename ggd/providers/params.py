@@ -12,6 +12,8 @@ Config keys (a provider's entry, and the same keys under `modelParams.<model>`, 
 | `toolChoice`  | `tool_choice`          | "auto", "none", "required" or {"type": "function",   |
 |               |                        | "function": {"name": ...}}                           |
 | `extraBody`   | merged into the body   | an object; its fields are sent as they are           |
+| `reasoningEffort` | `reasoning_effort` | a non-empty string: "low", "medium", "high" (or the  |
+|               |                        | API's own value); a run's `reasoningEffort` wins     |
 
 `extraBody` cannot replace the fields gg owns (`model`, `messages`, `tools`, `stream`).
 """
@@ -24,7 +26,15 @@ from typing import Any
 
 __all__ = ["PARAM_KEYS", "RequestParams", "parse_model_params", "parse_params"]
 
-PARAM_KEYS = ("temperature", "topP", "maxTokens", "seed", "toolChoice", "extraBody")
+PARAM_KEYS = (
+    "temperature",
+    "topP",
+    "maxTokens",
+    "seed",
+    "toolChoice",
+    "extraBody",
+    "reasoningEffort",
+)
 _OWNED = frozenset({"model", "messages", "tools", "stream", "stream_options"})
 _CHOICES = ("auto", "none", "required")
 
@@ -39,6 +49,7 @@ class RequestParams:
     seed: int | None = None
     tool_choice: str | dict[str, Any] | None = None
     extra_body: dict[str, Any] = field(default_factory=dict)
+    reasoning_effort: str | None = None
 
     def over(self, base: RequestParams) -> RequestParams:
         """These parameters with `base` filling in what is unset (extraBody fields merge)."""
@@ -49,6 +60,11 @@ class RequestParams:
             seed=self.seed if self.seed is not None else base.seed,
             tool_choice=self.tool_choice if self.tool_choice is not None else base.tool_choice,
             extra_body={**base.extra_body, **self.extra_body},
+            reasoning_effort=(
+                self.reasoning_effort
+                if self.reasoning_effort is not None
+                else base.reasoning_effort
+            ),
         )
 
     def chat_fields(self) -> dict[str, Any]:
@@ -62,6 +78,8 @@ class RequestParams:
             out["seed"] = self.seed
         if self.tool_choice is not None:
             out["tool_choice"] = self.tool_choice
+        if self.reasoning_effort is not None:
+            out["reasoning_effort"] = self.reasoning_effort
         out.update(self.extra_body)
         return out
 
@@ -123,7 +141,15 @@ def parse_params(where: str, entry: Mapping[str, Any]) -> RequestParams:
         if owned:
             raise ValueError(f"{where}.extraBody.{owned[0]} is set by gg and cannot be replaced")
         extra = dict(value)
-    return RequestParams(temperature, top_p, max_tokens, seed, tool_choice, extra)
+    effort = None
+    if "reasoningEffort" in entry:
+        value = entry["reasoningEffort"]
+        if not isinstance(value, str) or not value.strip() or len(value) > 40:
+            raise ValueError(
+                f'{where}.reasoningEffort must be a word like "low", "medium" or "high"'
+            )
+        effort = value.strip()
+    return RequestParams(temperature, top_p, max_tokens, seed, tool_choice, extra, effort)
 
 
 def parse_model_params(where: str, value: Any) -> dict[str, RequestParams]:

@@ -5,7 +5,8 @@ A script is data: a list of step dicts, one per chat-completions request. The fa
 client's real SSE parsing path is what every test and the demo exercise.
 
 Step keys (all optional): text, thinking, thinkingField ("reasoning_content" | "reasoning"),
-toolCalls [{id?, name, arguments | rawArguments}], usage ({prompt, completion} | true), chunkSize,
+toolCalls [{id?, name, arguments | rawArguments}], usage ({prompt, completion, cached?,
+reasoning?} | true), chunkSize,
 status, headers, errorBody, torn (true | frames to send), finishReason, delayMs, paced (delayMs
 is a schedule: frame i is due i*delayMs after the first, frames already due go out together, so
 a rate finer than the server's sleep granularity holds on average), hang, expect {lastUser,
@@ -195,22 +196,28 @@ def _tool_calls(step: dict[str, Any], seq: int) -> list[dict[str, str]]:
     return calls
 
 
-def _usage(step: dict[str, Any], request: dict[str, Any]) -> dict[str, int] | None:
+def _usage(step: dict[str, Any], request: dict[str, Any]) -> dict[str, Any] | None:
     usage = step.get("usage")
     if not usage:
         return None
     if usage is True:
         prompt = max(1, len(json.dumps(request.get("messages") or [])) // 4)
-        out = len(step.get("text") or "") + sum(len(c["arguments"]) for c in _tool_calls(step, 0))
-        completion = max(1, out // 4)
+        chars = len(step.get("text") or "") + sum(len(c["arguments"]) for c in _tool_calls(step, 0))
+        completion = max(1, chars // 4)
     else:
         prompt = int(usage.get("prompt", 0))
         completion = int(usage.get("completion", 0))
-    return {
+    out: dict[str, Any] = {
         "prompt_tokens": prompt,
         "completion_tokens": completion,
         "total_tokens": prompt + completion,
     }
+    # OpenAI's detail objects: the cached part of the prompt, the reasoning part of the output.
+    if isinstance(usage, dict) and "cached" in usage:
+        out["prompt_tokens_details"] = {"cached_tokens": int(usage["cached"])}
+    if isinstance(usage, dict) and "reasoning" in usage:
+        out["completion_tokens_details"] = {"reasoning_tokens": int(usage["reasoning"])}
+    return out
 
 
 def _finish_reason(step: dict[str, Any]) -> str:

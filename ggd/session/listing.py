@@ -20,7 +20,7 @@ __all__ = ["CACHE_NAME", "ListCache", "decode_cursor", "encode_cursor", "scan"]
 log = logging.getLogger("ggd.session")
 
 CACHE_NAME = "index.json"
-_CACHE_VERSION = 3  # 2: summaries carry firstPrompt; 3: stamps carry the device
+_CACHE_VERSION = 4  # 2: summaries carry firstPrompt; 3: stamps carry the device; 4: usage
 
 
 _Stamp = tuple[int, int, int, int]  # (size, mtime_ns, inode, device) of a session file
@@ -43,6 +43,7 @@ class _WireSummary(msgspec.Struct, rename="camel"):
     parent: dict[str, Any] | None = None
     first_prompt: str = ""
     damaged: bool = False
+    usage: dict[str, Any] | None = None
 
 
 class _WireRow(msgspec.Struct):
@@ -82,6 +83,7 @@ def _load_typed(data: bytes) -> _Rows | None:
                 w.parent,
                 w.first_prompt,
                 w.damaged,
+                w.usage,
             ),
         )
         for sid, row in index.sessions.items()

@@ -105,6 +105,8 @@ class SessionSummary:
     first_prompt: str = ""
     # Some complete lines of the file are not valid entries (skipped when opened, kept on disk).
     damaged: bool = False
+    # Token and cost totals of every usage entry (ggd/session/usage.py); None: no request yet.
+    usage: dict[str, Any] | None = None
 
     def to_json(self) -> dict[str, Any]:
         """camelCase JSON form (used by the list cache)."""
@@ -120,6 +122,7 @@ class SessionSummary:
             "parent": self.parent,
             "firstPrompt": self.first_prompt,
             "damaged": self.damaged,
+            "usage": self.usage,
         }
 
     @classmethod
@@ -137,6 +140,7 @@ class SessionSummary:
             parent=obj.get("parent"),
             first_prompt=str(obj.get("firstPrompt") or ""),
             damaged=obj.get("damaged") is True,
+            usage=obj["usage"] if isinstance(obj.get("usage"), dict) else None,
         )
 
 

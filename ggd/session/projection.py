@@ -6,6 +6,7 @@ from collections.abc import Container, Sequence
 from typing import Any
 
 from .model import Entry, SessionHeader, SessionSummary, TreeNode
+from .usage import own_usage, usage_totals
 
 __all__ = [
     "METADATA_KINDS",
@@ -148,4 +149,5 @@ def summarize(
         parent=header.parent,
         first_prompt=first_prompt(entries),
         damaged=damaged,
+        usage=usage_totals(own_usage(header, entries)),
     )

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import abc
+from collections.abc import Awaitable, Callable
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -37,6 +38,9 @@ class ToolContext:
     client: ClientDelegate | None = None
     # Where tools store images for the model; None when the run's model takes no images.
     images: ImageStore | None = None
+    # Called with "before" and "after" around a tool that can change files (not read-only):
+    # the workspace checkpoint (ggd/app/checkpoints.py). Never raises.
+    checkpoint: Callable[[str], Awaitable[None]] | None = None
 
 
 @dataclass
@@ -79,6 +83,9 @@ class Tool(abc.ABC):
     # Not declared up front: named in the system prompt, loaded by tool_search or by a call.
     # For rarely used capability tools; builtins and memory stay eager (ggd/agent/toolset.py).
     deferred: bool = False
+    # The tools a deferrable tool is declared or deferred with ("" : its class's module, i.e.
+    # its capability); an MCP tool names its server.
+    defer_group: str = ""
 
     def spec(self) -> dict[str, Any]:
         """The OpenAI function-tool declaration sent to the model."""

@@ -598,3 +598,48 @@ async def test_a_screenshot_over_one_message_goes_to_the_local_ggd_as_a_file(
     assert url.startswith("data:image/jpeg;base64,")  # ggd read the file and re-encoded it
     sent = Image.open(io.BytesIO(base64.b64decode(url.partition(",")[2])))
     assert sent.size == (1600, 1200)
+
+
+async def test_usage_updates_carry_the_sessions_cost_and_a_budget_stop_is_an_error(
+    fake_daemon, workspace: Path, gg_home: Path
+) -> None:
+    gg_home.mkdir(mode=0o700, parents=True, exist_ok=True)
+    config = {
+        "providers": {"openai": {"contextWindow": 8000}},
+        "prices": {"openai:fake-model": {"input": 2, "cachedInput": 0.5, "output": 8}},
+        "budget": {"session": {"maxCostUsd": 0.002}},
+    }
+    (gg_home / "config.json").write_text(json.dumps(config))
+    usage = {"prompt": 1000, "completion": 100, "cached": 800}  # $0.0016
+    d, fm = fake_daemon([{"text": "One.", "usage": usage}, {"text": "Two.", "usage": usage}])
+    client = RecordingClient()
+    async with acp_agent(d.env, workspace, client) as conn:
+        new = await conn.new_session(cwd=str(workspace))
+        first = await asyncio.wait_for(
+            conn.prompt(
+                session_id=new.session_id, prompt=[TextContentBlock(type="text", text="a")]
+            ),
+            60,
+        )
+        second = await asyncio.wait_for(
+            conn.prompt(
+                session_id=new.session_id, prompt=[TextContentBlock(type="text", text="b")]
+            ),
+            60,
+        )
+        with pytest.raises(acp.RequestError) as stopped:
+            await asyncio.wait_for(
+                conn.prompt(
+                    session_id=new.session_id, prompt=[TextContentBlock(type="text", text="c")]
+                ),
+                60,
+            )
+    assert first.stop_reason == second.stop_reason == "end_turn"
+    updates = [u for u in client.updates if u.session_update == "usage_update"]
+    assert [(u.used, u.size) for u in updates] == [(1000, 8000), (1000, 8000)]
+    assert [(u.cost.amount, u.cost.currency) for u in updates] == [
+        (pytest.approx(0.0016), "USD"),
+        (pytest.approx(0.0032), "USD"),
+    ]
+    assert "session budget reached: $0.0032 of maxCostUsd $0.002" in str(stopped.value)
+    assert len(fm.requests) == 2

@@ -12,7 +12,11 @@ async def test_compact_replaces_older_turns_with_a_summary(fake_daemon) -> None:
     turns = 8
     script = [{"text": f"answer {i} " + "words " * 50} for i in range(turns)]
     script.append(
-        {"expect": {"lastUser": "hello 0"}, "text": "SUMMARY: eight greetings exchanged."}
+        {
+            "expect": {"lastUser": "hello 0"},
+            "text": "SUMMARY: eight greetings exchanged.",
+            "usage": {"prompt": 900, "completion": 40},
+        }
     )
     d, fm = fake_daemon(script)
     c = await d.connect("unix")
@@ -34,6 +38,9 @@ async def test_compact_replaces_older_turns_with_a_summary(fake_daemon) -> None:
         assert "tools" not in fm.requests[-1] or not fm.requests[-1]["tools"]
         after = await c.request("gg/session.context", {"sessionId": sid})
         assert after["hasSummary"] and after["messageCount"] < before["messageCount"]
+        # The summary request is counted in the session's usage like any request.
+        assert after["usage"]["requests"] == turns + 1
+        assert after["usage"]["promptTokens"] - before["usage"]["promptTokens"] == 900
         assert after["contextTokens"] < before["contextTokens"]
         snap = await c.request("gg/session.get", {"sessionId": sid})
         assert snap["summary"] == "SUMMARY: eight greetings exchanged."

@@ -76,3 +76,39 @@ async def test_tool_search_loads_a_deferred_tool_for_the_rest_of_the_run(
     # The session's next run declares what the conversation already loaded.
     assert TOOL in declared(later)
     assert len(json.dumps(first["tools"])) < len(json.dumps(second["tools"]))
+
+
+async def test_a_small_server_is_declared_up_front_when_the_context_window_has_room(
+    fake_daemon: Any, gg_home: Path
+) -> None:
+    gg_home.mkdir(parents=True, exist_ok=True)
+    (gg_home / "mcp.json").write_text(
+        json.dumps({"servers": {"time": {"command": str(TIME_SERVER)}}})
+    )
+    # 10 % of 200,000 tokens: the time server's two tools fit, so they cost no round trip.
+    config = {"providers": {"openai": {"contextWindow": 200_000}}}
+    (gg_home / "config.json").write_text(json.dumps(config))
+    script = [
+        {"toolCalls": [{"id": "c1", "name": TOOL, "arguments": {"timezone": "Etc/UTC"}}]},
+        {"text": "It is late."},
+    ]
+    d, fm = fake_daemon(script)
+    c = await d.connect("unix")
+    try:
+        sid = await new_session(c)
+        before = await c.request("gg/system.info", {})
+        rid = await start(c, sid, "what time is it?", approvalMode="yolo")
+        done = await finish(c, rid)
+        info = await c.request("gg/system.info", {})
+    finally:
+        await c.close()
+    assert done["type"] == "run_completed", done
+    first = fm.requests[0]
+    assert TOOL in declared(first) and "tool_search" not in declared(first)
+    assert "Load with tool_search" not in system(first)
+    assert declared(fm.requests[1]) == declared(first)  # one prefix for the whole run
+    plan = info["toolDeclarations"]["openai:fake-model"]
+    assert plan["budgetTokens"] == 20_000
+    time_group = next(g for g in plan["groups"] if g["name"] == "mcp server time")
+    assert time_group["deferred"] is False and time_group["tools"] == 2
+    assert "groups" not in before["toolDeclarations"]["openai:fake-model"]

@@ -9,8 +9,8 @@ GenerateContentResponse JSON (CRLF-separated, as Google sends them): thought par
 (Gemini sends calls whole), then a chunk with finishReason (STOP, or MAX_TOKENS for
 finishReason "length", or the step's own value) and usageMetadata (promptTokenCount,
 cachedContentTokenCount from the emulated implicit prefix cache in tests/fakes/prefix_cache.py,
-candidatesTokenCount, thoughtsTokenCount). A step with `thinking` puts a thoughtSignature on
-its first function call (or its last text part); a later request whose model turn has a
+candidatesTokenCount, thoughtsTokenCount). A step with `thinking` or function calls puts a
+thoughtSignature on its first function call (or its last text part); a later request whose model turn has a
 function call without the signature this fake issued is refused with HTTP 400, as Gemini 3
 refuses it. The key must come in `x-goog-api-key`.
 
@@ -122,12 +122,14 @@ class FakeGemini(FakeModel):
         thinking = str(step.get("thinking") or "")
         for piece in split_text(thinking, size):
             send(chunk([{"text": piece, "thought": True}]))
+        calls = script_tool_calls(step, seq)
         signature = ""
-        if thinking:
+        # Gemini 3 signs the first function call of every answer, thinking shown or not, and
+        # refuses a history without it (below): the fake must not refuse what it never issued.
+        if thinking or calls:
             signature = base64.b64encode(f"sig-{seq}:{len(thinking)}".encode()).decode()
             with self._cond:
                 self.issued.add(signature)
-        calls = script_tool_calls(step, seq)
         text = str(step.get("text") or "")
         pieces = split_text(text, size)
         for i, piece in enumerate(pieces):

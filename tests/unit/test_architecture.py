@@ -15,13 +15,23 @@ ALLOWED: dict[str, set[str]] = {
     "session": set(),
     "tools": set(),
     "providers": set(),
+    "checkpoints": set(),
     # Claude Code-compatible hooks: configuration, running a command, reading its answer
     "hooks": set(),
     "agent": {"tools", "providers"},
-    "app": {"protocol", "agent", "session", "tools", "providers", "hooks"},
+    "app": {"protocol", "agent", "session", "tools", "providers", "hooks", "checkpoints"},
     "rpc": {"protocol", "app"},
     "transport": {"protocol", "rpc", "compat"},
-    "capabilities": {"protocol", "app", "agent", "tools", "session", "providers", "compat"},
+    "capabilities": {
+        "protocol",
+        "app",
+        "agent",
+        "tools",
+        "session",
+        "providers",
+        "compat",
+        "checkpoints",
+    },
     # clients of gg (ggd --acp, ggd --mcp): they speak to a daemon, never into one
     "adapters": {"protocol"},
     "daemon": {
@@ -36,6 +46,7 @@ ALLOWED: dict[str, set[str]] = {
         "capabilities",
         "compat",
         "adapters",
+        "checkpoints",
         "hooks",
     },
 }

@@ -16,6 +16,7 @@ import type { Attachment } from "./state/attachments";
 import { SessionList } from "./components/SessionList";
 import { SessionTitle } from "./components/SessionTitle";
 import { TreeView } from "./components/TreeView";
+import { CheckpointsPanel } from "./components/CheckpointsPanel";
 import type { KbProgress } from "./protocol";
 import type { AppController } from "./state/app";
 import { isBusy } from "./state/conversation";
@@ -342,13 +343,24 @@ export function App({ app, onWorkspace, onTokenProblem, canOpenFolder = true }: 
                     ✕
                   </button>
                   {activeTab === "tree" ? (
-                    <TreeView
-                      tree={snapshot?.tree ?? []}
+                    <CheckpointsPanel
+                      client={app.rpc}
+                      sessionId={snapshot?.sessionId ?? null}
                       busy={busy}
-                      onCheckout={(id) => void app.session.action("tree", id).then(() => setTab("chat"))}
-                      onFork={(id) => void app.session.action("fork", id).then(() => setTab("chat"))}
-                      onClone={() => void app.session.action("clone").then(() => setTab("chat"))}
-                    />
+                      checkoutWithFiles={(id, confirm) => app.session.checkoutWithFiles(id, confirm)}
+                    >
+                      {(open) => (
+                        <TreeView
+                          tree={snapshot?.tree ?? []}
+                          busy={busy}
+                          onCheckout={(id) => void app.session.action("tree", id).then(() => setTab("chat"))}
+                          onFork={(id) => void app.session.action("fork", id).then(() => setTab("chat"))}
+                          onClone={() => void app.session.action("clone").then(() => setTab("chat"))}
+                          onRestoreFiles={(id) => open("restore", id)}
+                          onTurnDiff={(id) => open("diff", id)}
+                        />
+                      )}
+                    </CheckpointsPanel>
                   ) : null}
                   {activeTab === "artifacts" ? <ArtifactsPanel key={view.workspace?.id} client={app.rpc} /> : null}
                   {activeTab === "library" ? <LibraryPanel key={view.workspace?.id} client={app.rpc} /> : null}

@@ -130,6 +130,38 @@ describe("conversationReducer", () => {
     expect(s.usage).toMatchObject({ totalTokens: 130, contextWindow: 1000 });
   });
 
+  it("keeps the run's and the session's cost and cache totals from usage events", () => {
+    const totals = { promptTokens: 2200, completionTokens: 150, totalTokens: 2350, cacheReadTokens: 1800 };
+    const s = run([
+      ev(1, "usage", {
+        promptTokens: 1200,
+        completionTokens: 50,
+        totalTokens: 1250,
+        contextTokens: 1200,
+        contextWindow: 8000,
+        costUsd: 0.0013,
+        run: { ...totals, costUsd: 0.0029, requests: 2 },
+        session: { ...totals, costUsd: 0.0101, requests: 5 },
+      }),
+    ]);
+    expect(s.usage).toMatchObject({ totalTokens: 2350, cacheReadTokens: 1800, costUsd: 0.0029, contextWindow: 8000 });
+    expect(s.sessionUsage).toMatchObject({ costUsd: 0.0101, requests: 5 });
+  });
+
+  it("says a budget stopped the run", () => {
+    const s = run([
+      ev(1, "run_failed", {
+        error: "run budget reached: 2350 tokens of maxTokens 1500; raise it with ...",
+        errorCode: "budget_exceeded",
+        usage: { totalTokens: 2350, costUsd: 0.0029 },
+      }),
+    ]);
+    expect(s.notice?.text).toBe(
+      "Stopped at its budget: run budget reached: 2350 tokens of maxTokens 1500; raise it with ...",
+    );
+    expect(s.usage).toMatchObject({ costUsd: 0.0029 });
+  });
+
   it("fails with a notice", () => {
     const s = run([
       ev(1, "text_delta", { text: "x" }),
@@ -320,5 +352,15 @@ describe("images of a user message", () => {
     expect(items[0]).toMatchObject({ kind: "user", images: [image] });
     const plain = itemsFromMessages([{ role: "user", content: "hi", timestamp: 1, id: "e2" }]);
     expect(plain[0]).not.toHaveProperty("images");
+  });
+});
+
+describe("itemsFromMessages reasoning", () => {
+  it("brings stored reasoning back apart from its answer", () => {
+    const items = itemsFromMessages([
+      { id: "u1", role: "user", content: "hi", timestamp: 1 },
+      { id: "a1", role: "assistant", content: "Hello.", thinking: "They greet me.", timestamp: 2 },
+    ]);
+    expect(items[1]).toMatchObject({ kind: "assistant", text: "Hello.", thinking: "They greet me." });
   });
 });

@@ -2,11 +2,12 @@
 // view, the commands, the approval notifications and the status bar. Agent behaviour stays in ggd.
 import * as vscode from "vscode";
 import { LanguageClient, type LanguageClientOptions, type ServerOptions, State } from "vscode-languageclient/node";
-import type { RunEvent, SessionEvent, SessionListResult, Snapshot, RunStartResult } from "../../../protocol/gg-protocol";
+import type { FilesResult, RunEvent, SessionEvent, SessionListResult, Snapshot, RunStartResult } from "../../../protocol/gg-protocol";
 import { APPROVAL_CHOICES, approvalMessage, approveParams } from "./approvals";
 import { toBridgeError } from "./bridge";
 import type { BridgeHello, BridgeState } from "./bridgeProtocol";
 import { ChatViewProvider } from "./chatView";
+import { OVERWRITE, previewText, restoreQuestion } from "./files";
 import { explainFilePrompt, IMAGE_EXTENSIONS, imageParams, selectionPrompt } from "./prompts";
 import { RunTracker } from "./runs";
 import { checkProtocol, readSettings, serverCommand } from "./server";
@@ -264,6 +265,47 @@ class GgHost implements vscode.Disposable {
     await this.request("gg/run.cancel", { runId: run.runId }).catch((err) => vscode.window.showErrorMessage(`gg: ${toBridgeError(err).message}`));
   }
 
+  /** gg: Undo Files / Redo Files: show the files and patch, ask, then restore. */
+  async restoreFiles(verb: "undo" | "redo"): Promise<void> {
+    const sessionId = this.currentSession;
+    if (!sessionId) {
+      void vscode.window.showInformationMessage("gg: no current session (gg: Open Sessions).");
+      return;
+    }
+    try {
+      const method = `gg/session.${verb}`;
+      const preview = await this.request<FilesResult>(method, { sessionId, preview: true });
+      await this.showText(previewText(`${verb}: ${preview.files.length} file(s) would change`, preview));
+      const q = restoreQuestion(verb, preview);
+      const choice = await vscode.window.showWarningMessage(q.message, { modal: true }, ...q.choices);
+      if (!choice) return;
+      const done = await this.request<FilesResult>(method, { sessionId, confirmConflicts: choice === OVERWRITE });
+      void vscode.window.showInformationMessage(`gg ${verb}: ${done.files.length} file(s) restored.`);
+    } catch (err) {
+      void vscode.window.showErrorMessage(`gg: ${toBridgeError(err).message}`);
+    }
+  }
+
+  /** gg: Show Last Turn's Changes: the files and the patch of the last turn. */
+  async showDiff(): Promise<void> {
+    const sessionId = this.currentSession;
+    if (!sessionId) {
+      void vscode.window.showInformationMessage("gg: no current session (gg: Open Sessions).");
+      return;
+    }
+    try {
+      const res = await this.request<FilesResult>("gg/session.diff", { sessionId });
+      await this.showText(previewText(`turn ${res.turn ?? ""} changed ${res.files.length} file(s)`, res));
+    } catch (err) {
+      void vscode.window.showErrorMessage(`gg: ${toBridgeError(err).message}`);
+    }
+  }
+
+  private async showText(content: string): Promise<void> {
+    const doc = await vscode.workspace.openTextDocument({ language: "diff", content });
+    await vscode.window.showTextDocument(doc, { preview: true, viewColumn: vscode.ViewColumn.Beside });
+  }
+
   dispose(): void {
     this.status.dispose();
     this.output.dispose();
@@ -327,6 +369,9 @@ export function activate(context: vscode.ExtensionContext): void {
     }),
     vscode.commands.registerCommand("gg.openSessions", () => h.openSessions()),
     vscode.commands.registerCommand("gg.cancelRun", () => h.cancelRun()),
+    vscode.commands.registerCommand("gg.undoFiles", () => h.restoreFiles("undo")),
+    vscode.commands.registerCommand("gg.redoFiles", () => h.restoreFiles("redo")),
+    vscode.commands.registerCommand("gg.showTurnDiff", () => h.showDiff()),
   );
 }
 

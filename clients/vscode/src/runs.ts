@@ -1,6 +1,6 @@
 // Run state for the status bar and for commands (cancel, approvals), projected from gg/run.event.
 // No vscode import: unit-tested in Node.
-import type { Approval, RunEvent } from "../../../protocol/gg-protocol";
+import type { Approval, RunEvent, UsageInfo } from "../../../protocol/gg-protocol";
 
 export type RunPhase = "running" | "waiting_approval" | "completed" | "failed" | "canceled";
 
@@ -12,6 +12,21 @@ export interface RunInfo {
   lastSequence: number;
   pending: Approval[];
   error?: string;
+  errorCode?: string;
+  /** The run's totals so far (tokens, cache, cost): from usage events and the terminal event. */
+  usage?: UsageInfo;
+}
+
+/** USD as a person reads it: four decimals below a dollar (a run often costs cents). */
+export function formatUsd(cost: number): string {
+  return cost < 1 ? `$${cost.toFixed(4)}` : `$${cost.toFixed(2)}`;
+}
+
+/** "2,350 tokens (1,800 cached) · $0.0029": no cost when the model has no known price. */
+export function usageText(usage: UsageInfo): string {
+  const cached = usage.cacheReadTokens ? ` (${usage.cacheReadTokens.toLocaleString("en-US")} cached)` : "";
+  const tokens = `${(usage.totalTokens ?? 0).toLocaleString("en-US")} tokens${cached}`;
+  return usage.costUsd != null ? `${tokens} · ${formatUsd(usage.costUsd)}` : tokens;
 }
 
 /** The status bar's text and tooltip. */
@@ -43,12 +58,18 @@ export class RunTracker {
       case "approval_resolved":
         run.pending = run.pending.filter((a) => a.id !== ev.approvalId);
         break;
+      case "usage":
+        if (ev.run) run.usage = ev.run;
+        break;
       case "run_completed":
         run.phase = "completed";
+        if (ev.usage) run.usage = ev.usage;
         break;
       case "run_failed":
         run.phase = "failed";
         run.error = ev.error;
+        run.errorCode = ev.errorCode ?? undefined;
+        if (ev.usage) run.usage = ev.usage;
         break;
       case "run_canceled":
         run.phase = "canceled";
@@ -94,8 +115,16 @@ export class RunTracker {
       const n = active.length;
       return { text: "$(loading~spin) gg: running", tooltip: n === 1 ? "gg: one run in progress (gg: Cancel Run stops it)" : `gg: ${n} runs in progress` };
     }
-    if (this.last?.phase === "failed") return { text: "$(error) gg: failed", tooltip: `gg: the last run failed: ${this.last.error ?? ""}` };
+    const spent = this.last?.usage ? usageText(this.last.usage) : "";
+    const cost = this.last?.usage?.costUsd;
+    if (this.last?.phase === "failed") {
+      const text = this.last.errorCode === "budget_exceeded" ? "$(error) gg: budget reached" : "$(error) gg: failed";
+      return { text, tooltip: `gg: the last run failed: ${this.last.error ?? ""}${spent ? ` (spent ${spent})` : ""}` };
+    }
     if (this.last?.phase === "canceled") return { text: "$(circle-slash) gg: canceled", tooltip: "gg: the last run was canceled" };
+    if (spent) {
+      return { text: cost != null ? `$(check) gg: idle · ${formatUsd(cost)}` : "$(check) gg: idle", tooltip: `gg: ready; the last run used ${spent}` };
+    }
     return { text: "$(check) gg: idle", tooltip: "gg: ready" };
   }
 }

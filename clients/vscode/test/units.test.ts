@@ -3,6 +3,7 @@ import assert from "node:assert/strict";
 import test from "node:test";
 import type { Approval, RunEvent } from "../../../protocol/gg-protocol";
 import { approvalMessage, approveParams, APPROVAL_CHOICES } from "../src/approvals";
+import { fileLines, OVERWRITE, previewText, RESTORE, restoreQuestion } from "../src/files";
 import { explainFilePrompt, imageParams, isImageFile, MAX_SELECTION_CHARS, selectionPrompt } from "../src/prompts";
 import { RunTracker } from "../src/runs";
 import { checkProtocol, readSettings, serverCommand } from "../src/server";
@@ -43,6 +44,25 @@ test("run tracker ignores replayed events and remembers failures", () => {
   t.apply({ ...ev({ type: "run_started" }), runId: "r2" } as RunEvent);
   t.apply({ ...ev({ type: "run_canceled" }), runId: "r2" } as RunEvent);
   assert.equal(t.status(true).text, "$(circle-slash) gg: canceled");
+});
+
+test("run tracker shows the last run's cost, and a budget stop by name", () => {
+  seq = 0;
+  const t = new RunTracker();
+  t.apply(ev({ type: "run_started" }));
+  const totals = { promptTokens: 2200, completionTokens: 150, totalTokens: 2350, cacheReadTokens: 1800 };
+  t.apply(ev({ type: "usage", promptTokens: 1200, completionTokens: 50, totalTokens: 1250, run: { ...totals, costUsd: 0.0029 } }));
+  t.apply(ev({ type: "run_completed", content: "ok", usage: { ...totals, costUsd: 0.0029 } }));
+  assert.equal(t.status(true).text, "$(check) gg: idle · $0.0029");
+  assert.equal(t.status(true).tooltip, "gg: ready; the last run used 2,350 tokens (1,800 cached) · $0.0029");
+  seq = 0;
+  t.apply({ ...ev({ type: "run_completed", content: "ok", usage: { totalTokens: 10 } }), runId: "r3" } as RunEvent);
+  assert.equal(t.status(true).text, "$(check) gg: idle", "no price: tokens only, no cost");
+  seq = 0;
+  const stop = "run budget reached: 2350 tokens of maxTokens 1500; raise it with ...";
+  t.apply({ ...ev({ type: "run_failed", error: stop, errorCode: "budget_exceeded", usage: totals }), runId: "r2" } as RunEvent);
+  assert.equal(t.status(true).text, "$(error) gg: budget reached");
+  assert.match(t.status(true).tooltip, /maxTokens 1500; raise it with .* \(spent 2,350 tokens \(1,800 cached\)\)/);
 });
 
 test("approval notification text and answers", () => {
@@ -106,4 +126,25 @@ test("webview CSP lets the page draw images it fetched by id (blob: URLs), nothi
   const csp = /Content-Security-Policy" content="([^"]+)"/.exec(html)?.[1] ?? "";
   assert.match(csp, /img-src vscode-resource: data: blob:(;|$)/);
   assert.match(csp, /connect-src 'none'/);
+});
+
+test("files: a restore's preview lists the files and asks; conflicts need the overwrite choice", () => {
+  const res = {
+    applied: false,
+    target: "t",
+    current: "c",
+    files: [
+      { path: "app.py", status: "modified" as const, additions: 1, deletions: 1 },
+      { path: "logo.png", status: "added" as const, additions: null, deletions: null },
+    ],
+    conflicts: [],
+    patch: "diff --git a/app.py b/app.py",
+    skipped: ["big.bin"],
+  };
+  assert.deepEqual(fileLines(res), ["M      +1 -1  app.py", "A     binary  logo.png", "(skipped, over the size limit: big.bin)"]);
+  assert.match(previewText("undo: 2 file(s) would change", res), /^undo: 2 file\(s\) would change\nM [^]*\n\ndiff --git/);
+  assert.deepEqual(restoreQuestion("undo", res), { message: "gg undo: restore 2 file(s)?", choices: [RESTORE] });
+  const q = restoreQuestion("redo", { ...res, conflicts: ["app.py"] });
+  assert.deepEqual(q.choices, [OVERWRITE]);
+  assert.match(q.message, /1 changed outside gg since the last checkpoint \(app\.py\)/);
 });

@@ -160,11 +160,17 @@ def event_update(workspace: Path, ev: dict[str, Any]) -> dict[str, Any] | None:
         return plan(list(ev.get("todos") or []))
     if kind == "usage" and ev.get("contextWindow"):  # ACP's usage is context fill of a known size
         used = ev.get("contextTokens") or ev.get("totalTokens") or 0
-        return {
+        update: dict[str, Any] = {
             "sessionUpdate": "usage_update",
             "used": int(used),
             "size": int(ev["contextWindow"]),
         }
+        # ACP's cost is the session's cumulative cost; left out when no price is known.
+        session = ev.get("session")
+        cost = session.get("costUsd") if isinstance(session, dict) else None
+        if isinstance(cost, int | float) and not isinstance(cost, bool):
+            update["cost"] = {"amount": float(cost), "currency": "USD"}
+        return update
     return None
 
 

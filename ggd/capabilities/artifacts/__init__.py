@@ -24,7 +24,8 @@ from .tools import artifact_tools
 PROMPT = (
     "Write a deliverable the user will read or keep (report, plan, summary, page) as an "
     "artifact, not a workspace file: artifact_create (markdown or html), then artifact_edit for "
-    "a new version (load them with tool_search). Name the artifact in your answer."
+    "a new version (load them with tool_search when they are not declared). Name the artifact "
+    "in your answer."
 )
 
 

@@ -28,6 +28,7 @@ class McpTool(Tool):
         self.name = name
         self.conn = conn
         self.server = conn.spec.name
+        self.defer_group = f"mcp server {self.server}"  # a server's tools go up front together
         self.remote_name = str(remote.name)
         desc = (getattr(remote, "description", None) or "").strip()
         self.description = f"[MCP server {self.server}, tool {self.remote_name}] {desc}"[

@@ -110,6 +110,7 @@ class Firing:
                     session_name=session_name(job, now),
                     model=job.model,
                     timeout=job.timeout,
+                    budget=job.budget,
                 )
             )
         except Exception as exc:

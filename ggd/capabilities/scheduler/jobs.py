@@ -62,6 +62,7 @@ def build_job(params: JobAddParams, workspace_id: str, default_tz: str, now: dat
         allow_all=params.allow_all,
         timeout=params.timeout or DEFAULT_TIMEOUT_SECONDS,
         model=params.model,
+        budget=params.budget,
         created_at=to_ms(now),
     )
     if not job.name:
@@ -79,7 +80,7 @@ def apply_update(job: Job, params: JobUpdateParams, now: datetime) -> Job:
     if params.cron is not None or params.at is not None:
         kind, schedule = schedule_of(params.cron, params.at, None, tz, now)
         changes.update(kind=kind, schedule=schedule)
-    for field in ("name", "prompt", "allow_all", "timeout", "model"):
+    for field in ("name", "prompt", "allow_all", "timeout", "model", "budget"):
         value = getattr(params, field)
         if value is not None:
             changes[field] = value.strip() if field == "name" and isinstance(value, str) else value

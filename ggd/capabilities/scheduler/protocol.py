@@ -6,7 +6,7 @@ from typing import Literal
 
 from pydantic import Field
 
-from ggd.protocol import MethodSpec
+from ggd.protocol import Budget, MethodSpec
 from ggd.protocol.base import Event, Params, Result, WireModel
 
 Kind = Literal["cron", "once"]
@@ -31,6 +31,8 @@ class Job(WireModel):
     allow_all: bool = False
     timeout: float = DEFAULT_TIMEOUT_SECONDS
     model: str | None = None
+    # Each firing's spending limits (the "job budget"); none: config's `budget.run` applies.
+    budget: Budget | None = None
     created_at: int
     last_run: int | None = None
     next_run: int | None = None
@@ -77,6 +79,7 @@ class JobAddParams(Params):
     allow_all: bool = False
     timeout: float | None = Field(default=None, gt=0, le=MAX_TIMEOUT_SECONDS)
     model: str | None = None
+    budget: Budget | None = None
     enabled: bool = True
 
 
@@ -92,6 +95,7 @@ class JobUpdateParams(Params):
     allow_all: bool | None = None
     timeout: float | None = Field(default=None, gt=0, le=MAX_TIMEOUT_SECONDS)
     model: str | None = None
+    budget: Budget | None = None
 
 
 class JobRefParams(Params):

@@ -9,13 +9,19 @@ from __future__ import annotations
 from ggd.app import Capability
 from ggd.protocol.methods import METHODS
 
-from . import hooks, run, session, system
+from . import checkpoints, hooks, run, session, system
 
 CAPABILITY = Capability(
     name="gg",
     summary="The core protocol: sessions, runs, workspaces, system info and media.",
     methods=METHODS,
-    handlers={**session.HANDLERS, **run.HANDLERS, **system.HANDLERS, **hooks.HANDLERS},
+    handlers={
+        **session.HANDLERS,
+        **checkpoints.HANDLERS,
+        **run.HANDLERS,
+        **system.HANDLERS,
+        **hooks.HANDLERS,
+    },
 )
 
-__all__ = ["CAPABILITY", "hooks", "run", "session", "system"]
+__all__ = ["CAPABILITY", "checkpoints", "hooks", "run", "session", "system"]

@@ -52,6 +52,8 @@ async def run_start(ctx: HandlerContext, params: RunStartParams) -> RunStartResu
         client=client,
         images=params.images,
         remote=ctx.remote,
+        budget=params.budget,
+        reasoning_effort=params.reasoning_effort,
     )
     if client is not None:
         # Before this handler yields: the run's task has not run a tool yet.
@@ -83,7 +85,9 @@ async def run_wait(ctx: HandlerContext, params: RunWaitParams) -> RunWaitResult:
     run = _own(ctx, params.run_id)
     events = await run.wait_events(params.after_sequence, params.timeout_ms / 1000)
     last = events[-1]["sequence"] if events else params.after_sequence
-    return RunWaitResult(events=events, done=run.done and last >= run.ring.last_sequence)
+    return RunWaitResult(
+        events=events, done=run.done and last >= run.ring.last_sequence, usage=run.usage
+    )
 
 
 async def run_get(ctx: HandlerContext, params: RunIdParams) -> RunStatus:

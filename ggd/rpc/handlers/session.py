@@ -70,7 +70,13 @@ async def session_rename(ctx: HandlerContext, params: SessionRenameParams) -> Sn
 async def session_action(ctx: HandlerContext, params: SessionActionParams) -> SnapshotView:
     """Checkout, fork or clone."""
     svc = await _service(ctx, params.session_id)
-    return await hub_of(ctx).runtime.action(svc, params.action, params.node_id)
+    return await hub_of(ctx).runtime.action(
+        svc,
+        params.action,
+        params.node_id,
+        restore_files=params.restore_files,
+        confirm_conflicts=params.confirm_conflicts,
+    )
 
 
 async def session_subscribe(ctx: HandlerContext, params: SessionIdParams) -> EmptyResult:

@@ -45,6 +45,7 @@ async def system_info(ctx: HandlerContext, params: Empty) -> SystemInfoResult:
         models=hub.info.models,
         default_model=hub.info.default_model,
         model_states=(hub.info.model_states() or None) if hub.info.model_states else None,
+        tool_declarations=hub.runs.turns.tool_declarations(ws.id, hub.info.models) or None,
     )
 
 

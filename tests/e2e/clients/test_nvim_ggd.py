@@ -291,3 +291,44 @@ def test_another_protocol_major_is_refused(run_nvim, gg_home, workspace, ggd_bin
 def test_pure_helpers(run_nvim, workspace) -> None:
     res = run_nvim({"scenario": "util", "cmd": ["false"], "root": str(workspace)}, {})
     assert res.ok, res.error
+
+
+def test_files_diff_undo_redo(run_nvim, model, gg_home, workspace, ggd_bin) -> None:
+    fm = model([WRITE, {"text": "Wrote the notes."}])
+    res = run_nvim(
+        {
+            "scenario": "files",
+            "cmd": _stdio(ggd_bin, workspace),
+            "root": str(workspace),
+            "prompt": "write notes",
+        },
+        _env(fm, gg_home),
+    )
+    assert res.ok, res.error
+    assert "A" in res.data["diff"] and "notes.txt" in res.data["diff"]
+    assert "+hello" in res.data["diff"]
+    assert res.data["after_undo"].startswith("undo: 1 file(s) would change")
+    assert res.data["exists_after_undo"] is False
+    assert res.data["after_redo"] == "hello\n"
+
+
+def test_a_priced_run_ends_with_its_tokens_and_cost(
+    run_nvim, model, gg_home, workspace, ggd_bin
+) -> None:
+    gg_home.mkdir(mode=0o700, parents=True, exist_ok=True)
+    prices = {"openai:fake-model": {"input": 2, "cachedInput": 0.5, "output": 8}}
+    (gg_home / "config.json").write_text(json.dumps({"prices": prices}))
+    usage = {"prompt": 1000, "completion": 100, "cached": 800}  # $0.0016
+    fm = model([{"text": "Priced.", "usage": usage}, {"text": "Again.", "usage": usage}])
+    res = run_nvim(
+        {
+            "scenario": "stream",
+            "cmd": _stdio(ggd_bin, workspace),
+            "root": str(workspace),
+            "prompt": "hi",
+            "prompt2": "again",
+            "expect": ["## gg\n\nPriced.\n\n_1100 tokens (800 cached) · $0.0016_\n\n---"],
+        },
+        _env(fm, gg_home),
+    )
+    assert res.ok, res.error

@@ -17,6 +17,8 @@ from ggd.agent import (
     InMemoryTranscript,
     plan_cut,
 )
+from ggd.providers.prices import Price
+from ggd.providers.types import Usage
 
 from .helpers import ScriptedProvider, make_loop, provider_error, reply
 
@@ -154,3 +156,26 @@ def test_the_summariser_is_told_about_images_it_cannot_see() -> None:
     text = render_for_summary(None, [msg])
     assert "[user]\nwhy red?\n" in text
     assert "[user attached 2 image(s), not shown here]" in text
+
+
+async def test_a_summary_request_is_counted_and_priced_like_any_request(tmp_path: Path) -> None:
+    transcript = await seeded(4)
+    provider = ScriptedProvider(
+        reply("SUMMARY", Usage(prompt_tokens=1000, completion_tokens=100, total_tokens=1100)),
+        reply("answer", Usage(prompt_tokens=500, completion_tokens=50, total_tokens=550)),
+    )
+    opts = AgentOptions(
+        system_prompt="SYS",
+        compaction=CompactionSettings(prompt_budget=1500, keep_tail_turns=1),
+        price=Price(input=2, output=8),
+    )
+    h = make_loop(provider, [], tmp_path, transcript=transcript, options=opts)
+    out = await h.loop.run("new question")
+    assert out.content == "answer"
+    summary, answer = transcript.usages()
+    assert summary["purpose"] == "compaction" and summary["promptTokens"] == 1000
+    assert summary["costUsd"] == pytest.approx((1000 * 2 + 100 * 8) / 1e6)
+    assert "purpose" not in answer
+    # The run's totals (what its budgets count) include the summary's tokens and cost.
+    assert out.spend.requests == 2 and out.spend.total_tokens == 1650
+    assert out.spend.cost_usd == pytest.approx((1500 * 2 + 150 * 8) / 1e6)

@@ -163,3 +163,42 @@ async def test_the_loop_prompt_lists_deferred_tools_and_declares_eager_ones(tmp_
     system = provider.requests[0].messages[0]["content"]
     assert f"Tools: read, {SEARCH_TOOL}\nLoad with tool_search before use: browser_read" in system
     assert names(provider.requests[0].tools) == ["read", SEARCH_TOOL]
+
+
+def _grouped(name: str, group: str, size: int) -> RecTool:
+    tool = deferred(name, [], desc="x" * size)
+    tool.defer_group = group
+    return tool
+
+
+def test_groups_are_declared_up_front_while_they_fit_the_budget_largest_deferred_first() -> None:
+    small = [_grouped("kb_search", "kb", 100)]
+    medium = [_grouped(f"browser_{i}", "browser", 400) for i in range(2)]
+    big = [_grouped(f"mcp_big_{i}", "mcp server big", 2000) for i in range(3)]
+    tools = [RecTool("read", []), *big, *medium, *small]
+    ts = ToolSet(tools, declare_budget=150)
+    sizes = {g.name: g.tokens for g in ts.groups}
+    assert sizes["browser"] > 150 > sizes["kb"]  # browser alone does not fit; kb does
+    plan = {g.name: g.deferred for g in ts.groups}
+    assert plan == {"mcp server big": True, "browser": True, "kb": False}
+    assert [t.name for t in ts.declared()] == ["read", "kb_search", SEARCH_TOOL]
+    assert ts.deferred_names == ["mcp_big_0", "mcp_big_1", "mcp_big_2", "browser_0", "browser_1"]
+    # With room for everything nothing is deferred, and there is no tool_search at all.
+    roomy = ToolSet(tools, declare_budget=100_000)
+    assert not any(g.deferred for g in roomy.groups) and roomy.deferred_names == []
+    assert SEARCH_TOOL not in [t.name for t in roomy.declared()]
+    # The same tools and budget always give the same prefix (prompt caches stay warm).
+    again = ToolSet(tools, declare_budget=150)
+    assert [t.spec() for t in again.declared()] == [t.spec() for t in ts.declared()]
+
+
+def test_without_a_budget_every_deferrable_tool_is_deferred() -> None:
+    ts = ToolSet([RecTool("read", []), _grouped("kb_search", "kb", 10)], declare_budget=None)
+    assert [t.name for t in ts.declared()] == ["read", SEARCH_TOOL]
+    assert [g.deferred for g in ts.groups] == [True]
+
+
+def test_the_loop_budget_is_a_share_of_the_context_window() -> None:
+    assert AgentOptions(context_window=200_000).tool_budget() == 20_000
+    assert AgentOptions(context_window=200_000, tool_share=0).tool_budget() is None
+    assert AgentOptions(context_window=None).tool_budget() is None

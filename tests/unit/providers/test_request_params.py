@@ -144,3 +144,14 @@ def test_chat_completions_body_leaves_out_other_kinds_replay_data() -> None:
         {"role": "assistant", "content": "yo"},
     ]
     assert msgs[1]["gg_replay"] == replay  # the request itself is not changed
+
+
+def test_reasoning_effort_per_model_and_a_runs_own_wins() -> None:
+    p = _provider({"reasoningEffort": "low", "modelParams": {"m1": {"reasoningEffort": "high"}}})
+    assert _body(p, "m1")["reasoning_effort"] == "high"
+    assert _body(p, "m2")["reasoning_effort"] == "low"
+    req = ChatRequest(model="m2", messages=[], reasoning_effort="minimal")
+    assert p.build_body(req)["reasoning_effort"] == "minimal"
+    assert "reasoning_effort" not in _body(_provider({}), "m1")
+    with pytest.raises(ValueError, match=r"providers\.p\.reasoningEffort must be a word"):
+        _provider({"reasoningEffort": ""})

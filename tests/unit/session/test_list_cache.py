@@ -78,9 +78,9 @@ def test_a_different_file_of_the_same_size_and_mtime_is_re_read(repo: SessionRep
         b"",
         b"[1, 2, 3]",
         b'{"version": 2, "sessions": {}}',
-        b'{"version": 3, "sessions": []}',
-        b'{"version": 3, "sessions": {"SID": {"stamp": "x", "summary": {}}}}',
-        b'{"version": 3, "sessions": {"SID": {"stamp": [1, 2, 3, 4], "summary": {"id": 1}}}}',
+        b'{"version": 4, "sessions": []}',
+        b'{"version": 4, "sessions": {"SID": {"stamp": "x", "summary": {}}}}',
+        b'{"version": 4, "sessions": {"SID": {"stamp": [1, 2, 3, 4], "summary": {"id": 1}}}}',
     ],
 )
 def test_a_corrupt_or_foreign_index_is_ignored_and_rebuilt(
@@ -94,7 +94,7 @@ def test_a_corrupt_or_foreign_index_is_ignored_and_rebuilt(
     row = _row(repo, sid)
     assert row.message_count == 2 and row.preview == "q1"
     obj = json.loads(cache.read_text())
-    assert obj["version"] == 3 and obj["sessions"][sid]["summary"]["preview"] == "q1"
+    assert obj["version"] == 4 and obj["sessions"][sid]["summary"]["preview"] == "q1"
     assert (cache.stat().st_mode & 0o777) == 0o600
 
 

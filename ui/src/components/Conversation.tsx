@@ -24,7 +24,7 @@ const PHASE_TEXT: Record<ConversationState["phase"], string> = {
 /** The messages of the open session, live run output, approvals and usage. */
 export function Conversation({ conversation, onApprove, onFork }: ConversationProps) {
   const end = useRef<HTMLDivElement>(null);
-  const { items, approvals, phase, notice, usage } = conversation;
+  const { items, approvals, phase, notice, usage, sessionUsage } = conversation;
   const lastText = items.length > 0 ? items[items.length - 1] : null;
   useEffect(() => {
     end.current?.scrollIntoView?.({ block: "end" });
@@ -63,7 +63,7 @@ export function Conversation({ conversation, onApprove, onFork }: ConversationPr
               >
                 <div className="msg-role">gg</div>
                 {item.thinking ? (
-                  <details className="thinking">
+                  <details className="thinking" data-testid="thinking">
                     <summary>Thinking</summary>
                     <pre>{item.thinking}</pre>
                   </details>
@@ -102,7 +102,7 @@ export function Conversation({ conversation, onApprove, onFork }: ConversationPr
         <span className="phase" role="status" aria-live="polite" data-testid="run-phase" data-phase={phase}>
           {PHASE_TEXT[phase]}
         </span>
-        <UsageMeter usage={usage} />
+        <UsageMeter usage={usage} session={sessionUsage} />
       </div>
       <div ref={end} />
     </section>

@@ -60,10 +60,14 @@ export interface TreeViewProps {
   onCheckout: (nodeId: string) => void;
   onFork: (nodeId: string) => void;
   onClone: () => void;
+  /** Preview restoring the workspace files to a node (CheckpointsPanel). */
+  onRestoreFiles?: (nodeId: string) => void;
+  /** Show what a turn (a user message) changed in the workspace. */
+  onTurnDiff?: (nodeId: string) => void;
 }
 
 /** The conversation tree drawn as a graph: branches where they split, linear runs folded. */
-export function TreeView({ tree, busy, onCheckout, onFork, onClone }: TreeViewProps) {
+export function TreeView({ tree, busy, onCheckout, onFork, onClone, onRestoreFiles, onTurnDiff }: TreeViewProps) {
   const [expanded, setExpanded] = useState<ReadonlySet<string>>(new Set());
   const graph = useMemo(() => treeGraph(tree, expanded), [tree, expanded]);
   const roots = graph.rows.filter((row) => row.root).length;
@@ -142,6 +146,27 @@ export function TreeView({ tree, busy, onCheckout, onFork, onClone }: TreeViewPr
                 >
                   Fork
                 </button>
+                {onRestoreFiles ? (
+                  <button
+                    type="button"
+                    className="btn small"
+                    disabled={busy}
+                    onClick={() => onRestoreFiles(node.id)}
+                    aria-label={`Restore files to ${node.role} message: ${node.text.slice(0, 40)}`}
+                  >
+                    Files
+                  </button>
+                ) : null}
+                {onTurnDiff && node.role === "user" ? (
+                  <button
+                    type="button"
+                    className="btn small"
+                    onClick={() => onTurnDiff(node.id)}
+                    aria-label={`Changes of the turn: ${node.text.slice(0, 40)}`}
+                  >
+                    Diff
+                  </button>
+                ) : null}
               </span>
             </li>
           );

@@ -45,7 +45,10 @@ export interface ConversationState {
   runId: string | null;
   phase: RunPhase;
   approvals: Approval[];
+  /** The run's totals (tokens, cache, cost) and how full the context is after its last request. */
   usage: UsageInfo | null;
+  /** Every request of the session so far (gg/session.context on open, then each usage event). */
+  sessionUsage: UsageInfo | null;
   notice: RunNotice | null;
   /** Tool calls the user denied (the denial can come before the tool's card exists). */
   denied: string[];
@@ -58,6 +61,7 @@ export type ConversationAction =
   | { type: "attach"; status: RunStatus }
   | { type: "local_prompt"; text: string; previews?: string[] }
   | { type: "event"; event: RunEvent }
+  | { type: "session_usage"; usage: UsageInfo | null }
   | { type: "approval_gone"; approvalId: string };
 
 export const initialConversation: ConversationState = {
@@ -66,6 +70,7 @@ export const initialConversation: ConversationState = {
   phase: "idle",
   approvals: [],
   usage: null,
+  sessionUsage: null,
   notice: null,
   denied: [],
   lastSequence: 0,
@@ -138,9 +143,11 @@ export function itemsFromMessages(messages: Message[], live = false): ConvItem[]
       });
     } else if (message.role === "assistant") {
       const text = textOf(message.content);
+      // The stored reasoning comes back collapsed above its answer, as it was shown live.
+      const thinking = message.thinking ?? "";
       // An empty answer (a failed or canceled turn) has nothing to show; the run notice says why.
-      if (text) {
-        items.push({ kind: "assistant", key, text, thinking: "", entryId: message.id ?? undefined, streaming: false });
+      if (text || thinking) {
+        items.push({ kind: "assistant", key, text, thinking, entryId: message.id ?? undefined, streaming: false });
       }
       for (const call of message.toolCalls ?? []) {
         toolIndex.set(call.id, items.length);
@@ -300,13 +307,18 @@ function applyEvent(state: ConversationState, event: RunEvent): ConversationStat
       return next;
     }
     case "usage":
+      // The run's totals so far when the daemon sends them (cache and cost included), else this
+      // request's counts; the context fill is always this request's.
       next.usage = {
-        promptTokens: event.promptTokens,
-        completionTokens: event.completionTokens,
-        totalTokens: event.totalTokens,
+        ...(event.run ?? {
+          promptTokens: event.promptTokens,
+          completionTokens: event.completionTokens,
+          totalTokens: event.totalTokens,
+        }),
         contextTokens: event.contextTokens ?? next.usage?.contextTokens ?? null,
         contextWindow: event.contextWindow ?? next.usage?.contextWindow ?? null,
       };
+      if (event.session) next.sessionUsage = event.session;
       return next;
     case "compaction":
       next.notice = { tone: "info", text: "Older turns were summarised to fit the context window." };
@@ -325,9 +337,13 @@ function applyEvent(state: ConversationState, event: RunEvent): ConversationStat
       next.phase = "failed";
       next.items = closeStreaming(next.items);
       next.approvals = [];
+      if (event.usage) next.usage = { ...next.usage, ...event.usage };
       next.notice = {
         tone: "error",
-        text: `The run failed: ${event.error}${event.retryable ? " (you can try again)" : ""}`,
+        text:
+          event.errorCode === "budget_exceeded"
+            ? `Stopped at its budget: ${event.error}`
+            : `The run failed: ${event.error}${event.retryable ? " (you can try again)" : ""}`,
       };
       return next;
     case "run_canceled":
@@ -422,6 +438,8 @@ export function conversationReducer(state: ConversationState, action: Conversati
       };
     case "event":
       return applyEvent(state, action.event);
+    case "session_usage":
+      return { ...state, sessionUsage: action.usage };
     case "approval_gone":
       return { ...state, approvals: state.approvals.filter((a) => a.id !== action.approvalId) };
   }

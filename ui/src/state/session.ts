@@ -104,9 +104,21 @@ export class SessionController {
       if (generation !== this.opening) return;
       this.showSnapshot(snapshot);
       void this.loadTodos(snapshot.sessionId);
+      void this.loadSessionUsage(snapshot.sessionId, generation);
       if (snapshot.activeRunId) await this.attach(snapshot.activeRunId);
     } catch (error) {
       if (generation === this.opening) this.setError(errorText(error));
+    }
+  }
+
+  /** What the session has spent so far, for the usage meter (an older daemon sends none). */
+  private async loadSessionUsage(sessionId: string, generation: number): Promise<void> {
+    try {
+      const context = await this.client.call("gg/session.context", { sessionId });
+      if (generation !== this.opening) return;
+      this.dispatch({ type: "session_usage", usage: context.usage ?? null });
+    } catch {
+      // Only the meter's session total is missing; the conversation itself is shown.
     }
   }
 
@@ -210,6 +222,21 @@ export class SessionController {
     } catch (error) {
       this.setError(errorText(error));
     }
+  }
+
+  /** Check out a node and restore the workspace files to it; errors are thrown to the caller. */
+  async checkoutWithFiles(nodeId: string, confirmConflicts: boolean): Promise<void> {
+    const sessionId = this.sessionId;
+    if (!sessionId) return;
+    const update: SessionUpdate = await this.client.call("gg/session.action", {
+      sessionId,
+      action: "tree",
+      nodeId,
+      restoreFiles: true,
+      confirmConflicts,
+    });
+    this.showSnapshot(update);
+    if (update.draft) this.setDraft(update.draft);
   }
 
   /** Rename the open session. */
@@ -316,6 +343,13 @@ export class SessionController {
         void this.reload();
         if (event.sessionId) void this.loadTodos(event.sessionId); // the list follows the branch
         break;
+      case "files_restored": {
+        // Any client's undo, redo or restore: every page viewing the session says so.
+        const what = event.name === "restore" ? "restored to a checkpoint" : `${event.name ?? "restored"} done`;
+        const notice = `Workspace files ${what}: ${event.count ?? 0} file${event.count === 1 ? "" : "s"} changed.`;
+        this.store.update((view) => ({ ...view, notice }));
+        break;
+      }
       case "run_started":
         // Another page started a run here: follow it from its first event.
         if (event.runId && !this.client.isFollowing(event.runId)) {

@@ -164,6 +164,18 @@ function M.render_snapshot(buf, snapshot)
   end
 end
 
+--- "_2350 tokens (1800 cached) · $0.0029_" of a run's usage; nil without a known cost (the
+--- model has no price: the buffer stays as it was).
+function M.spent(usage)
+  usage = util.nn(usage)
+  if type(usage) ~= "table" or type(util.nn(usage.costUsd)) ~= "number" then
+    return nil
+  end
+  local cached = util.nn(usage.cacheReadTokens) or 0
+  local extra = cached > 0 and string.format(" (%d cached)", cached) or ""
+  return string.format("_%d tokens%s · $%.4f_", util.nn(usage.totalTokens) or 0, extra, usage.costUsd)
+end
+
 --- Render one gg/run.event into the buffer; returns nothing (state lives in init.lua).
 function M.render_event(buf, ev)
   local t = ev.type
@@ -197,9 +209,17 @@ function M.render_event(buf, ev)
     M.block(buf, { "_Context compacted._" })
   elseif t == "run_failed" then
     M.block(buf, { "**Run failed:** " .. util.first_line(util.nn(ev.error) or "unknown error", 300) })
+    local line = M.spent(ev.usage)
+    if line then
+      M.block(buf, { line })
+    end
   elseif t == "run_canceled" then
     M.block(buf, { "_Run canceled._" })
   elseif t == "run_completed" then
+    local line = M.spent(ev.usage)
+    if line then
+      M.block(buf, { line })
+    end
     M.block(buf, { "---" })
   end
 end

@@ -2,6 +2,7 @@
 local util = require("gg.util")
 local rpc = require("gg.rpc")
 local chat = require("gg.chat")
+local files = require("gg.files")
 
 local M = {}
 
@@ -224,6 +225,8 @@ local function on_session_event(ev)
     chat.set_title(s.buf, ev.sessionId, s.name)
   elseif t == "run_finished" and s.run_id == ev.runId then
     s.run_id = nil
+  elseif t == "files_restored" then
+    info(string.format("workspace files: %s done, %d file(s) changed", util.nn(ev.name) or "restore", util.nn(ev.count) or 0))
   end
 end
 
@@ -376,6 +379,40 @@ function M.approve(allow, scope)
   M.answer(p, allow, scope)
 end
 
+-- The current session, or a notice when there is none.
+local function current()
+  M.start()
+  if not M.state.current then
+    info("no current session (:GGSessions opens one)")
+    return nil
+  end
+  return M.state.current
+end
+
+--- :GGUndo / :GGRedo: the files before the last turn / back again (shown and asked first).
+function M.undo(redo)
+  local id = current()
+  if id then
+    files.restore(redo and "gg/session.redo" or "gg/session.undo", { sessionId = id })
+  end
+end
+
+--- :GGRestore {message id}: restore the files to their state at a message of the tree.
+function M.restore(node_id)
+  local id = current()
+  if id then
+    files.restore("gg/session.restore", { sessionId = id, nodeId = node_id })
+  end
+end
+
+--- :GGDiff [turn id]: what the last turn (or the turn of that user message) changed.
+function M.diff(turn)
+  local id = current()
+  if id then
+    files.diff(id, turn)
+  end
+end
+
 --- The current session id and its running turn (for statuslines and tests).
 function M.status()
   local s = M.state.current and M.state.sessions[M.state.current]
@@ -409,6 +446,18 @@ function M.setup(opts)
   cmd("GGDeny", function()
     M.approve(false, "once")
   end, { desc = "gg: deny the pending tool call" })
+  cmd("GGUndo", function()
+    M.undo(false)
+  end, { desc = "gg: restore the files to before the last turn" })
+  cmd("GGRedo", function()
+    M.undo(true)
+  end, { desc = "gg: reapply the files the last undo took back" })
+  cmd("GGRestore", function(a)
+    M.restore(a.args)
+  end, { nargs = 1, desc = "gg: restore the files to a message of the tree" })
+  cmd("GGDiff", function(a)
+    M.diff(a.args)
+  end, { nargs = "?", desc = "gg: what the last turn changed" })
   cmd("GGStop", rpc.stop, { desc = "gg: disconnect from ggd" })
   if M.config.autostart then
     M.start()

@@ -285,6 +285,59 @@ function scenarios.version(data)
   data.ok = true
 end
 
+-- :GGDiff shows the last turn's files and patch; :GGUndo and :GGRedo show theirs and ask first.
+function scenarios.files(data)
+  H.answer_selects(function(_, opts, labels)
+    if opts.kind == "gg.approval" then
+      return H.index_of(labels, "Allow")
+    end
+    if opts.kind == "gg.restore" then
+      return 1 -- Restore
+    end
+  end)
+  vim.cmd("GG " .. A.prompt)
+  wait_finished(1, 20000)
+  local function restored(n)
+    H.wait(15000, function()
+      local count = 0
+      for _, note in ipairs(H.notes) do
+        if note.msg:find("file%(s%) restored") then
+          count = count + 1
+        end
+      end
+      return count >= n
+    end, n .. " restore(s)")
+  end
+  vim.cmd("GGDiff")
+  H.wait(10000, function()
+    return require("gg.files").last_buf ~= nil
+  end, "the diff buffer")
+  data.diff = H.text(require("gg.files").last_buf)
+  vim.cmd("GGUndo")
+  restored(1)
+  data.after_undo = H.text(require("gg.files").last_buf)
+  local f = io.open(A.root .. "/notes.txt", "r")
+  data.exists_after_undo = f ~= nil
+  if f then
+    f:close()
+  end
+  vim.cmd("GGRedo")
+  restored(2)
+  local g = io.open(A.root .. "/notes.txt", "r")
+  data.after_redo = g and g:read("*a") or nil
+  if g then
+    g:close()
+  end
+  H.wait(10000, function()
+    for _, note in ipairs(H.notes) do
+      if note.msg:find("workspace files: redo done", 1, true) then
+        return true
+      end
+    end
+  end, "the files_restored notice")
+  data.ok = true
+end
+
 H.run(function(data)
   local fn = scenarios[A.scenario]
   H.check(fn ~= nil, "unknown scenario " .. tostring(A.scenario))

@@ -61,6 +61,17 @@ def test_events_map_to_updates(tmp_path: Path) -> None:
         tmp_path, {"type": "usage", "totalTokens": 9, "contextTokens": 7, "contextWindow": 100}
     )
     assert usage == {"sessionUpdate": "usage_update", "used": 7, "size": 100}
+    priced = mapping.event_update(
+        tmp_path,
+        {
+            "type": "usage",
+            "contextTokens": 7,
+            "contextWindow": 100,
+            "costUsd": 0.001,
+            "session": {"costUsd": 0.0125, "totalTokens": 90},
+        },
+    )
+    assert priced is not None and priced["cost"] == {"amount": 0.0125, "currency": "USD"}
     assert mapping.event_update(tmp_path, {"type": "compaction", "summary": "s"}) is None
 
 
