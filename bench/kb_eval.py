@@ -18,8 +18,8 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from ggcli.commands.kb import load_cases, score
 from ggd.capabilities.kb import search as S
+from ggd.capabilities.kb.cli import load_cases, score
 from ggd.capabilities.kb.embed import LocalEmbedder
 from ggd.capabilities.kb.index import index_folder
 from ggd.capabilities.kb.store import Store

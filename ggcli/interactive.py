@@ -12,7 +12,7 @@ from typing import Any
 from ggcli import __version__
 from ggcli.attach import AttachError, clipboard_image, describe, dropped_paths, image_param
 from ggcli.commands import checkpoints
-from ggcli.commands.skills import FORCE_PREFIX, expand_prompt
+from ggcli.expand import FORCE_PREFIX, expand_prompt
 from ggcli.render import format_context, format_sessions, format_tree, format_usage, todo_block
 from ggcli.rpc import METHOD_NOT_FOUND, Client, RpcError
 from ggcli.session import start_run

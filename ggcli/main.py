@@ -28,7 +28,7 @@ commands:
   gg init                            write your profile (~/.gg/USER.md)
   gg memory show|search|add          what gg remembers (sent to the model)
   gg skills list                     skills of this workspace (.agents/skills)
-  gg job|mcp|hooks|kb|artifact|library|media|browser|connect ...   capability commands (gg COMMAND -h)
+  gg {capabilities} ...   capability commands (gg COMMAND -h)
   gg rpc                             NDJSON JSON-RPC relay on stdin/stdout (for scripts):
                                      (gg rpc -h shows an example)
   gg bridge                          raw LSP byte pump stdio <-> daemon (for stdio LSP clients)
@@ -66,12 +66,29 @@ class _HelpFormatter(argparse.RawDescriptionHelpFormatter):
         super().__init__(prog, width=_columns() - 2)
 
 
+def _epilog() -> str:
+    """The commands, with the capability ones as the capabilities installed bring them."""
+    from ggcli import commands
+
+    shown = {"init", "memory", "skills"}  # listed on lines of their own
+    words = "|".join(sorted(commands.names() - shown))
+    return EPILOG.replace("{capabilities}", words)
+
+
+class _MainParser(argparse.ArgumentParser):
+    """The main parser: its epilog names the capability commands, found only when help is shown
+    (a one-shot prompt loads no command module)."""
+
+    def format_help(self) -> str:
+        self.epilog = _epilog()
+        return super().format_help()
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The parser for `gg [options] [PROMPT...]`."""
-    p = argparse.ArgumentParser(
+    p = _MainParser(
         prog="gg",
         description="gg: an AI coding agent in your terminal (a client of the ggd daemon).",
-        epilog=EPILOG,
         formatter_class=_HelpFormatter,
     )
     p.add_argument("--version", action="version", version=f"gg {__version__}")
@@ -429,7 +446,7 @@ def _run_main(args: argparse.Namespace) -> int:
     client = connect(_workspace(args), args.no_daemon, child=child)
     try:
         if prompt is not None:
-            from ggcli.commands.skills import expand_prompt
+            from ggcli.expand import expand_prompt
 
             # `/skill:<name> task`: expanded first, so an unknown skill leaves no empty session.
             prompt = expand_prompt(client, prompt)

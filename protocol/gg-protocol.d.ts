@@ -1439,6 +1439,7 @@ export const ERROR_CODES = {
   job_not_found: -32013,
   capability_unavailable: -32014,
   checkpoint_conflict: -32015,
+  kb_not_found: -32016,
   invalid_params: -32602,
   not_initialized: -32002,
   method_not_found: -32601,

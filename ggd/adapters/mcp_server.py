@@ -280,6 +280,14 @@ def build_server(backend: Backend, allow_yolo: bool = False) -> MCPServer:
         instructions="gg is a coding agent working in one workspace. gg_ask runs it on a prompt.",
         version=__version__,
     )
+    _add_tools(server, backend, allow_yolo)
+    _add_resources(server, backend)
+    _add_prompt(server, backend)
+    return server
+
+
+def _add_tools(server: MCPServer, backend: Backend, allow_yolo: bool) -> None:
+    """gg_ask, gg_sessions and gg_session_read; a daemon error is the tool's error."""
 
     @server.tool(
         description="Ask the gg coding agent to do something in its workspace; returns its final answer and the session id (pass it back to continue the conversation). approvalMode 'yolo' and 'never' are refused unless the server runs with --allow-yolo."
@@ -311,6 +319,10 @@ def build_server(backend: Backend, allow_yolo: bool = False) -> MCPServer:
         except GgRpcError as exc:
             raise _tool_error(exc) from None
 
+
+def _add_resources(server: MCPServer, backend: Backend) -> None:
+    """gg://sessions and gg://session/{sessionId} as JSON."""
+
     @server.resource(
         "gg://sessions",
         name="sessions",
@@ -335,6 +347,10 @@ def build_server(backend: Backend, allow_yolo: bool = False) -> MCPServer:
         except GgRpcError as exc:
             raise ResourceError(str(exc)) from None
 
+
+def _add_prompt(server: MCPServer, backend: Backend) -> None:
+    """gg_session: a session's text messages brought into the caller's chat."""
+
     @server.prompt(
         name="gg_session",
         description="Bring a gg session's conversation into this chat (its text messages).",
@@ -349,8 +365,6 @@ def build_server(backend: Backend, allow_yolo: bool = False) -> MCPServer:
             if m.role in ("user", "assistant") and isinstance(m.content, str) and m.content:
                 out.append({"role": m.role, "content": {"type": "text", "text": m.content}})
         return out
-
-    return server
 
 
 def _pump(src: int, dst: int) -> None:

@@ -135,6 +135,8 @@ class CapabilityRegistry:
         names = [c.name for c in self.capabilities]
         if len(set(names)) != len(names):
             raise ValueError(f"duplicate capability names in {names}")
+        # The one error table: the core's and every capability's own (a code claimed twice fails).
+        self.errors = E.error_table(e for c in self.capabilities for e in c.errors)
         self.providers: list[ToolProvider] = []
         self._handlers: dict[str, tuple[Capability, Handler]] = {}
         # Deferred capabilities not imported yet, by the areas of their methods (gg/<area>.*).
@@ -232,6 +234,7 @@ class CapabilityRegistry:
         if any(c.name == cap.name for c in self.capabilities):
             raise ValueError(f"capability {cap.name!r} is registered already")
         self.capabilities = (cap, *self.capabilities) if first else (*self.capabilities, cap)
+        self.errors = E.error_table((*self.errors, *cap.errors))
         self._states[cap.name] = state
         self._add_methods(cap, first=first)
 

@@ -12,6 +12,8 @@ A capability is a value (`Capability`) that the composition root lists once. It 
   records a crash as `failed` and leaves the channel stopped.
 - **Protocol rows and handlers**: `MethodSpec`s from the capability's own protocol module and an
   `async def handler(ctx, params)` per request row; they join the one method table.
+- **Errors**: its own `GgError` subclasses (in its package's `errors.py`), listed in `errors`;
+  they join the one error table (a code or symbol claimed twice is a start-up error).
 - **A config section**: a pydantic model validated under `config.json[config_key]`.
 
 Nothing here knows a concrete capability; the registry computes what is advertised from the values.
@@ -30,6 +32,7 @@ from pydantic import BaseModel
 
 from ggd.agent import PromptSection
 from ggd.protocol import Budget, MethodSpec, SessionEvent
+from ggd.protocol.errors import GgError
 from ggd.tools import Tool
 
 from .fanout import Subscriber
@@ -346,3 +349,5 @@ class Capability:
     channels: Callable[[ChannelContext], Sequence[Channel] | str] | None = None
     methods: Sequence[MethodSpec] = ()
     handlers: Mapping[str, Handler] = field(default_factory=dict)
+    # Its own protocol errors (the generic ones, e.g. invalid_params, are the core's).
+    errors: Sequence[type[GgError]] = ()

@@ -17,6 +17,14 @@ def build_parser() -> argparse.ArgumentParser:
         "unit that runs ggd (and fires scheduled jobs) after login.",
     )
     ap.add_argument("--version", action="version", version=f"ggd {__version__}")
+    _listeners(ap)
+    _defaults(ap)
+    _adapters(ap)
+    return ap
+
+
+def _listeners(ap: argparse.ArgumentParser) -> None:
+    """Where clients reach this daemon: stdio, the Unix socket, WebSocket and its trust."""
     ap.add_argument("--stdio", action="store_true", help="serve one private client on stdin/stdout")
     ap.add_argument(
         "--exit-on-stdin-eof", action="store_true", help="exit when stdin closes (sidecar)"
@@ -41,6 +49,10 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="ORIGIN",
         help="let web pages of ORIGIN (scheme://host[:port]) use --ws besides ggd's own; repeatable",
     )
+
+
+def _defaults(ap: argparse.ArgumentParser) -> None:
+    """What runs get by default, the daemon's limits, its channels and its log."""
     ap.add_argument(
         "--workspace", type=Path, help="default workspace (default: the current folder)"
     )
@@ -60,6 +72,10 @@ def build_parser() -> argparse.ArgumentParser:
         help="do not fire scheduled jobs in this daemon",
     )
     ap.add_argument("--log-file", type=Path, help="write JSON logs here instead of stderr")
+
+
+def _adapters(ap: argparse.ArgumentParser) -> None:
+    """gg served to other agents and editors (clients of gg, not listeners of the daemon)."""
     ap.add_argument(
         "--mcp", action="store_true", help="serve gg as an MCP server on stdin/stdout (gg_ask, ...)"
     )
@@ -71,7 +87,6 @@ def build_parser() -> argparse.ArgumentParser:
     ap.add_argument(
         "--acp", action="store_true", help="serve gg as an ACP agent on stdin/stdout (editors)"
     )
-    return ap
 
 
 def parse_origin(value: str) -> str:

@@ -1,6 +1,11 @@
-"""Typed protocol errors with stable codes.
+"""Typed protocol errors with stable codes: the core's own, and the table every capability joins.
 
-Hierarchy::
+A capability's own errors live in its package (`ggd/capabilities/<name>/errors.py`) and are
+listed in its declaration (`Capability.errors`); the registry and the protocol export put them in
+one table with these (`error_table`), which refuses a code or symbol claimed twice. Only errors
+any part of the daemon may raise live here.
+
+Hierarchy (the core's)::
 
     GgError                      (code, symbol, retryable)
     ├── SessionNotFoundError     -32001 session_not_found
@@ -13,9 +18,6 @@ Hierarchy::
     ├── WorkspaceMismatchError   -32008 workspace_mismatch
     ├── RunCapacityError         -32009 run_capacity
     ├── RuntimeClosedError       -32010 runtime_closed
-    ├── ArtifactNotFoundError    -32011 artifact_not_found
-    ├── VersionChangedError      -32012 version_changed
-    ├── JobNotFoundError         -32013 job_not_found
     ├── CapabilityUnavailableError -32014 capability_unavailable
     ├── CheckpointConflictError  -32015 checkpoint_conflict
     ├── InvalidParamsError       -32602 invalid_params
@@ -23,11 +25,15 @@ Hierarchy::
     ├── MethodNotFoundError      -32601 method_not_found
     └── InternalError            -32603 internal_error
 
+Capabilities' own: artifact_not_found -32011 and version_changed -32012 (artifacts),
+job_not_found -32013 (scheduler), kb_not_found -32016 (kb).
+
 Messages say what was wrong and what to do; they never carry file paths or secrets.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any, ClassVar
 
 
@@ -118,22 +124,7 @@ class RuntimeClosedError(GgError):
     code, symbol, retryable = -32010, "runtime_closed", True
 
 
-class ArtifactNotFoundError(GgError):
-    """No artifact with that id."""
 
-    code, symbol = -32011, "artifact_not_found"
-
-
-class VersionChangedError(GgError):
-    """The thing changed while the request was in flight; read it again and retry."""
-
-    code, symbol, retryable = -32012, "version_changed", True
-
-
-class JobNotFoundError(GgError):
-    """No scheduled job with that id or name."""
-
-    code, symbol = -32013, "job_not_found"
 
 
 class CapabilityUnavailableError(GgError):
@@ -172,7 +163,8 @@ class InternalError(GgError):
     code, symbol = -32603, "internal_error"
 
 
-ERROR_CLASSES: tuple[type[GgError], ...] = (
+# gg's own codes (-32000..-32099), in code order on the wire tables.
+GG_ERRORS: tuple[type[GgError], ...] = (
     SessionNotFoundError,
     RunNotFoundError,
     RunConflictError,
@@ -183,13 +175,34 @@ ERROR_CLASSES: tuple[type[GgError], ...] = (
     WorkspaceMismatchError,
     RunCapacityError,
     RuntimeClosedError,
-    ArtifactNotFoundError,
-    VersionChangedError,
-    JobNotFoundError,
     CapabilityUnavailableError,
     CheckpointConflictError,
+)
+# JSON-RPC's and LSP's standard codes, after gg's own on the wire tables.
+RPC_ERRORS: tuple[type[GgError], ...] = (
     InvalidParamsError,
     NotInitializedError,
     MethodNotFoundError,
     InternalError,
 )
+ERROR_CLASSES: tuple[type[GgError], ...] = (*GG_ERRORS, *RPC_ERRORS)
+
+
+def error_table(extra: Iterable[type[GgError]] = ()) -> tuple[type[GgError], ...]:
+    """The core's errors with the capabilities' own (`extra`): gg's codes in order, then JSON-RPC's.
+
+    A code or a symbol claimed twice is a wiring bug (two capabilities would answer alike for
+    different things), except LSP's -32002 not_initialized, which data.code tells apart.
+    """
+    # A class listed twice (or a table passed back in) counts once.
+    listed = dict.fromkeys(c for c in (*GG_ERRORS, *extra) if c not in RPC_ERRORS)
+    own = sorted(listed, key=lambda c: -c.code)
+    table = (*own, *RPC_ERRORS)
+    for attr in ("code", "symbol"):
+        seen: dict[object, str] = {}
+        for cls in table:
+            key = getattr(cls, attr)
+            if key in seen and cls is not NotInitializedError:
+                raise ValueError(f"error {attr} {key!r} claimed by {seen[key]} and {cls.__name__}")
+            seen.setdefault(key, cls.__name__)
+    return table

@@ -345,29 +345,11 @@ def build_registry(
     windows: dict[str, int] = {}
     images: dict[str, ImageSupport] = {}
     for name, entry in raw.items():
-        entry = _check_entry(name, entry)
-        images[name] = parse_images(f"providers.{name}", entry.get("images"))
-        if entry.get("kind") == "llamacpp":
-            local = make_local(name, entry, home, options)
-            local.params, local.model_params = provider_params(name, entry)
-            providers[name] = local
-            lists[name] = list(local.models)
-            windows[name] = local.settings.context_window
-            continue
-        kind = kind_of(name, entry)
-        base = entry.get("baseUrl") or (env.get(_BASE_ENV[name]) if name in _BASE_ENV else None)
-        key = (
-            entry.get("apiKey")
-            or (env.get(entry["apiKeyEnv"]) if "apiKeyEnv" in entry else None)
-            or _cred_key(creds, name)
-            or _env_key(env, name, kind)
-        )
-        made = _make(name, base or KIND_BASE.get(kind) or WELL_KNOWN[name], key, options, kind)
-        made.params, made.model_params = provider_params(name, entry)
-        providers[name] = made
-        lists[name] = list(entry.get("models", []))
-        if "contextWindow" in entry:
-            windows[name] = entry["contextWindow"]
+        provider, models, window = _configured(name, entry, env, creds, home, options)
+        providers[name], lists[name] = provider, models
+        if window is not None:
+            windows[name] = window
+        images[name] = parse_images(f"providers.{name}", entry.get("images"))  # entry checked
     implicit = _implicit_provider(model, env, creds, providers)
     if implicit is not None:
         name, base = implicit
@@ -382,6 +364,42 @@ def build_registry(
     registry = ProviderRegistry(
         providers, _default_model(model, providers, lists), lists, windows, images
     )
+    _set_default_models(registry, providers, lists)
+    return registry
+
+
+def _configured(
+    name: str,
+    entry: object,
+    env: Mapping[str, str],
+    creds: dict[str, Any],
+    home: Path | None,
+    options: ProviderOptions | None,
+) -> tuple[ChatProvider, list[str], int | None]:
+    """One config.json provider: the provider, its listed models and its context window."""
+    entry = _check_entry(name, entry)
+    if entry.get("kind") == "llamacpp":
+        local = make_local(name, entry, home, options)
+        local.params, local.model_params = provider_params(name, entry)
+        return local, list(local.models), local.settings.context_window
+    kind = kind_of(name, entry)
+    base = entry.get("baseUrl") or (env.get(_BASE_ENV[name]) if name in _BASE_ENV else None)
+    key = (
+        entry.get("apiKey")
+        or (env.get(entry["apiKeyEnv"]) if "apiKeyEnv" in entry else None)
+        or _cred_key(creds, name)
+        or _env_key(env, name, kind)
+    )
+    made = _make(name, base or KIND_BASE.get(kind) or WELL_KNOWN[name], key, options, kind)
+    made.params, made.model_params = provider_params(name, entry)
+    return made, list(entry.get("models", [])), entry.get("contextWindow")
+
+
+def _set_default_models(
+    registry: ProviderRegistry, providers: dict[str, ChatProvider], lists: dict[str, list[str]]
+) -> None:
+    """A model for every OpenAI-compatible provider a request may name without one: the
+    default model for the default provider, else the first one its config lists."""
     for name, provider in providers.items():
         if not isinstance(provider, OpenAICompatProvider) or provider.default_model is not None:
             continue
@@ -389,7 +407,6 @@ def build_registry(
             provider.default_model = registry.split(registry.default_model)[1]
         elif lists.get(name):
             provider.default_model = lists[name][0]
-    return registry
 
 
 def _implicit_provider(

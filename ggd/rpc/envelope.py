@@ -10,12 +10,14 @@ from __future__ import annotations
 
 from collections.abc import Container
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any
 
 from lsprotocol import types as lsp
-from pydantic import BaseModel, ConfigDict, StrictInt, StrictStr, ValidationError
+
+from ggd.protocol import errors as E
 
 from .connection import Connection
+from .handshake import Handshake
 
 # JSON-RPC allows any number; gg answers ids a JavaScript client can represent exactly, and
 # bounds string ids so an error reply never echoes megabytes.
@@ -56,7 +58,9 @@ class Drop:
     reason: str
 
 
-Verdict = Reply | Drop | None  # None: hand the message to pygls
+# Handshake: an `initialize` whose fields are checked (typed once, ggd.rpc.handshake);
+# None: hand the message on as it is (gg/* to the method table, the rest to pygls).
+Verdict = Reply | Drop | Handshake | None
 
 
 def error(code: int, symbol: str, message: str) -> dict[str, Any]:
@@ -71,34 +75,6 @@ def valid_id(value: Any) -> bool:
     if isinstance(value, int):
         return -MAX_INT_ID <= value <= MAX_INT_ID
     return isinstance(value, str) and len(value) <= MAX_STR_ID
-
-
-class _Strict(BaseModel):
-    model_config = ConfigDict(strict=True, extra="allow", populate_by_name=True)
-
-
-class _ClientInfo(_Strict):
-    name: StrictStr
-    version: StrictStr | None = None
-
-
-class _Folder(_Strict):
-    uri: StrictStr
-    name: StrictStr
-
-
-class InitializeCheck(_Strict):
-    """The LSP initialize fields gg reads, strictly typed; the rest is the client's business."""
-
-    processId: StrictInt | None = None  # LSP wire names
-    rootUri: StrictStr | None = None
-    rootPath: StrictStr | None = None
-    capabilities: dict[str, Any]
-    clientInfo: _ClientInfo | None = None
-    workspaceFolders: list[_Folder] | None = None
-    initializationOptions: Any = None
-    trace: Literal["off", "messages", "verbose"] | None = None
-    locale: StrictStr | None = None
 
 
 def _shown(method: str) -> str:
@@ -229,21 +205,7 @@ def _request(
 
 
 def _check_initialize(msg_id: int | str, params: Any) -> Verdict:
-    if not isinstance(params, dict):
-        return Reply(
-            msg_id, error(-32602, "invalid_params", "invalid params: params must be an object")
-        )
     try:
-        InitializeCheck.model_validate(params)
-    except ValidationError as exc:
-        first = exc.errors()[0]
-        loc = ".".join(str(p) for p in first.get("loc", ())) or "params"
-        return Reply(
-            msg_id,
-            error(
-                -32602,
-                "invalid_params",
-                f"invalid params: {loc}: {first.get('msg', 'invalid value')}",
-            ),
-        )
-    return None
+        return Handshake.check(msg_id, params)
+    except E.InvalidParamsError as exc:
+        return Reply(msg_id, exc.to_error())

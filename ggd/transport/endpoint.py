@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import Container
+from collections.abc import Callable, Container
 from typing import Any, Protocol
 
 from cattrs import Converter
@@ -13,6 +13,7 @@ from pygls.protocol import default_converter
 
 from ggd.protocol import errors as E
 from ggd.rpc import Connection, Dispatcher, GgProtocol, envelope
+from ggd.rpc.handshake import Handshake
 
 from . import guard
 from .framing import MAX_MESSAGE_BYTES, BadHeader, Oversized
@@ -56,20 +57,17 @@ def _shared_converter() -> Converter:
 
 
 def prepare() -> None:
-    """Build the shared converter and the initialize hooks now, inside the start-up window.
+    """Build the shared converter and the handshake's hooks now, inside the start-up window.
 
-    Called while ggd imports (collector off, generated code cached): cattrs writes the
-    (un)structure functions of the handshake's messages there instead of on the first client's
-    initialize: pygls structures the whole request (not only its params) and unstructures the
-    whole typed response (~7 ms on a first connection when they were built there).
+    Called while ggd imports (collector off): cattrs writes the (un)structure functions of the
+    handshake there instead of on the first client's initialize: the client capabilities of
+    `initialize` (ggd.rpc.handshake types the rest), `initialized`, and the whole typed response
+    (~7 ms on a first connection when they were built there).
     """
     from lsprotocol import types as lsp
 
     conv = _shared_converter()
-    conv.get_structure_hook(lsp.InitializeRequest)
-    # Optional members are resolved at their first value: those every gg client sends.
-    conv.get_structure_hook(lsp.ClientInfo)
-    conv.get_structure_hook(lsp.WorkspaceFolder)
+    conv.get_structure_hook(lsp.ClientCapabilities)
     conv.get_structure_hook(lsp.InitializedNotification)
     conv.get_unstructure_hook(lsp.InitializeResponse)
     conv.get_unstructure_hook(lsp.InitializeResult)
@@ -95,52 +93,63 @@ class Endpoint:
     def feed(self, item: bytes | Oversized | BadHeader) -> None:
         """Handle one message body (or a framing problem) from the client.
 
-        A body is the bytes that came, on every transport: `guard.parse` decodes it once.
+        A body is the bytes that came, on every transport: `guard.parse` decodes it once, the
+        gate (`envelope.check`) judges its envelope and lifecycle once, and it goes on to one
+        place: the method table (gg/*), the editor's pending requests, or pygls (LSP).
         """
-        if isinstance(item, Oversized):
-            self.conn.respond_error(
-                None,
-                _err(
-                    -32600,
-                    "message_too_large",
-                    f"message of {item.size} bytes exceeds the {MAX_MESSAGE_BYTES} byte limit",
-                ),
-            )
-            return
-        if isinstance(item, BadHeader):
-            self.conn.respond_error(None, _err(-32700, "parse_error", item.reason))
-            self.conn.close()
-            return
-        if len(item) > MAX_MESSAGE_BYTES:
-            self.feed(Oversized(len(item)))
-            return
-        data = guard.parse(item)
-        if isinstance(data, guard.Rejected):
-            self.conn.respond_error(None, _err(data.code, data.symbol, data.message))
-            return
-        if not isinstance(data, dict):
-            self.conn.respond_error(
-                None,
-                _err(
-                    -32600,
-                    "invalid_request",
-                    "invalid request: expected a JSON object (batches are not supported)",
-                ),
-            )
+        data = self._decode(item)
+        if data is None:
             return
         verdict = envelope.check(
             data, self.conn, shut_down=self.protocol.shut_down, known=self.known
         )
         if isinstance(verdict, envelope.Reply):
             self.conn.respond_error(verdict.id, verdict.error)
-            return
-        if isinstance(verdict, envelope.Drop):
+        elif isinstance(verdict, envelope.Drop):
             # debug, not info: a client could otherwise fill the log at line rate
             log.debug("ignored a notification: %s", verdict.reason, extra={"conn": self.conn.id})
+        elif isinstance(verdict, Handshake):
+            self._initialize(verdict)
+        else:
+            self._route(data)
+
+    def _decode(self, item: bytes | Oversized | BadHeader) -> dict[str, Any] | None:
+        """The body as a JSON object, or None once the client was told what is wrong with it."""
+        if isinstance(item, BadHeader):
+            self.conn.respond_error(None, _err(-32700, "parse_error", item.reason))
+            self.conn.close()
+            return None
+        size = item.size if isinstance(item, Oversized) else len(item)
+        if isinstance(item, Oversized) or size > MAX_MESSAGE_BYTES:
+            message = f"message of {size} bytes exceeds the {MAX_MESSAGE_BYTES} byte limit"
+            self.conn.respond_error(None, _err(-32600, "message_too_large", message))
+            return None
+        data = guard.parse(item)
+        if isinstance(data, guard.Rejected):
+            self.conn.respond_error(None, _err(data.code, data.symbol, data.message))
+            return None
+        if not isinstance(data, dict):
+            message = "invalid request: expected a JSON object (batches are not supported)"
+            self.conn.respond_error(None, _err(-32600, "invalid_request", message))
+            return None
+        return data
+
+    def _initialize(self, handshake: Handshake) -> None:
+        """`initialize` to pygls as the typed request the gate's check built (never re-read)."""
+        try:
+            request = handshake.request(_shared_converter())
+        except E.InvalidParamsError as exc:
+            self.conn.respond_error(handshake.id, exc.to_error())
             return
+        # What pygls' own structure_message returns for it; typed with `method: Literal[...]`,
+        # which mypy cannot match to pygls' RPCRequest protocol (`method: str`).
+        message: Any = request
+        self._to_pygls(handshake.id, lambda: self.protocol.handle_message(message))
+
+    def _route(self, data: dict[str, Any]) -> None:
+        """A message whose envelope is sound: a valid id, a known method, the right step."""
         if "method" not in data and self.protocol.editor.requests.answer(data):
             return  # the editor answered a request of gg's own (ggd.rpc.editor)
-        # From here the envelope is sound: a valid id, a known method, the right lifecycle step.
         msg_id = data.get("id")
         method = data.get("method")
         if isinstance(method, str) and msg_id is not None and method in self.known:
@@ -148,18 +157,25 @@ class Endpoint:
             return  # gg/* requests go through the daemon's table, never pygls
         if method == "$/cancelRequest" and self.dispatcher.cancel(data["params"]["id"]):
             return
+        request_id = msg_id if "method" in data else None
+        self._to_pygls(
+            request_id,
+            lambda: self.protocol.handle_message(self.protocol.structure_message(data)),
+        )
+
+    def _to_pygls(self, request_id: int | str | None, handle: Callable[[], None]) -> None:
+        """Let pygls handle one LSP message; `request_id` (None for others) gets any error."""
         try:
-            msg = self.protocol.structure_message(data)
-            self.protocol.handle_message(msg)
+            handle()
         except JsonRpcException:
             # pygls could not structure the params into its LSP types (cattrs): the client's
             # params are wrong. Its exception text is cattrs' and says nothing useful to them.
-            if "id" in data and "method" in data:
+            if request_id is not None:
                 self.conn.respond_error(
-                    msg_id,
+                    request_id,
                     _err(-32602, "invalid_params", "invalid params: they do not match the method"),
                 )
         except Exception:
             log.exception("failed to dispatch a message", extra={"conn": self.conn.id})
-            if "id" in data and "method" in data:
-                self.conn.respond_error(msg_id, E.InternalError("internal error").to_error())
+            if request_id is not None:
+                self.conn.respond_error(request_id, E.InternalError("internal error").to_error())

@@ -87,6 +87,23 @@ async def test_index_is_incremental_and_reports_progress(
     await c.close()
 
 
+async def test_an_unknown_base_is_the_kb_capabilitys_own_error(
+    fake_daemon: Any, fake_emb: FakeEmbeddings
+) -> None:
+    # kb_not_found is declared by the kb package (not the core's table, not artifacts' code).
+    d, _fm = fake_daemon([], env=_env(fake_emb))
+    c = await d.connect("unix")
+    for method, params in (
+        ("gg/kb.search", {"query": "release", "name": "nope"}),
+        ("gg/kb.remove", {"name": "nope"}),
+    ):
+        with pytest.raises(RpcError) as err:
+            await c.request(method, params)
+        assert (err.value.code, err.value.symbol) == (-32016, "kb_not_found"), method
+        assert "gg kb list" in err.value.message and err.value.data["retryable"] is False
+    await c.close()
+
+
 async def test_a_query_with_another_embedding_model_fails_closed(
     fake_daemon: Any, fake_emb: FakeEmbeddings, workspace: Path
 ) -> None:

@@ -217,3 +217,42 @@ def test_capability_handlers_and_declarations_take_the_environment_passed_in() -
             if py.exists() and "os.environ" in py.read_text(encoding="utf-8"):
                 problems.append(str(py.relative_to(ROOT)))
     assert not problems, problems
+
+
+def _cli_files() -> list[Path]:
+    return sorted((ROOT / "ggd" / "capabilities").glob("*/cli.py")) + sorted(
+        (ROOT / "tests" / "fakes").glob("*/cli.py")
+    )
+
+
+def test_a_capability_s_command_line_is_stdlib_and_ggcli_only() -> None:
+    # The CLI loads these files without importing ggd (ggcli.commands): a relative import or
+    # one of ggd would import the daemon's packages into every `gg` command.
+    heavy = {"ggd", "pygls", "lsprotocol", "httpx", "pydantic", "mcp", "websockets", "tests"}
+    files = _cli_files()
+    assert len(files) >= 10  # the nine shipped capability CLIs and the greeter's
+    problems = []
+    for py in files:
+        for node in ast.walk(ast.parse(py.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and node.level:
+                problems.append(f"{py.relative_to(ROOT)}: relative import")
+            names = [a.name for a in node.names] if isinstance(node, ast.Import) else []
+            if isinstance(node, ast.ImportFrom) and node.module and not node.level:
+                names = [node.module]
+            problems += [
+                f"{py.relative_to(ROOT)} imports {n}" for n in names if n.split(".")[0] in heavy
+            ]
+    assert not problems, "\n".join(problems)
+
+
+def test_no_daemon_module_imports_a_command_line() -> None:
+    problems = []
+    for py in (ROOT / "ggd").rglob("*.py"):
+        if py.name == "cli.py":
+            continue
+        for node in ast.walk(ast.parse(py.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and (node.module or "").split(".")[-1] == "cli":
+                problems.append(str(py.relative_to(ROOT)))
+            if isinstance(node, ast.ImportFrom) and any(a.name == "cli" for a in node.names):
+                problems.append(str(py.relative_to(ROOT)))
+    assert not problems, problems

@@ -19,6 +19,7 @@ from ggd.app import (
     ToolProvider,
 )
 
+from .errors import ERRORS
 from .tools import artifact_tools
 
 PROMPT = (
@@ -63,6 +64,7 @@ CAPABILITY = Capability(
     providers=_providers,
     methods=DeferredRows(__name__, "artifact", "library"),
     handlers=DeferredHandlers(__name__),
+    errors=ERRORS,
 )
 
 __all__ = ["CAPABILITY", "ArtifactTools", "Library"]

@@ -22,6 +22,7 @@ from typing import Literal
 from ggd.app.files import write_private
 from ggd.protocol import errors as E
 
+from .errors import ArtifactNotFoundError, VersionChangedError
 from .files import locked, now_ms, private_dir, read_json, write_json
 
 ArtifactType = Literal["markdown", "html"]
@@ -103,7 +104,7 @@ class ArtifactStore:
 
     def _dir(self, artifact_id: str) -> Path:
         if not _ID.match(artifact_id):
-            raise E.ArtifactNotFoundError(f"no artifact {artifact_id!r}; see gg/artifact.list")
+            raise ArtifactNotFoundError(f"no artifact {artifact_id!r}; see gg/artifact.list")
         return self.root / artifact_id
 
     def get(self, artifact_id: str) -> ArtifactMeta:
@@ -111,7 +112,7 @@ class ArtifactStore:
         try:
             raw = read_json(self._dir(artifact_id) / _META)
         except FileNotFoundError:
-            raise E.ArtifactNotFoundError(
+            raise ArtifactNotFoundError(
                 f"no artifact {artifact_id!r}; see gg/artifact.list"
             ) from None
         return ArtifactMeta(**raw)
@@ -125,7 +126,7 @@ class ArtifactStore:
             if entry.is_dir() and _ID.match(entry.name):
                 try:
                     out.append(self.get(entry.name))
-                except (E.ArtifactNotFoundError, ValueError, TypeError):
+                except (ArtifactNotFoundError, ValueError, TypeError):
                     continue
         return sorted(out, key=lambda m: (m.updatedAt, m.id), reverse=True)
 
@@ -234,7 +235,7 @@ class ArtifactStore:
         with locked(self.lock_path, "artifact store"):
             meta = self.get(artifact_id)
             if meta.version != version:
-                raise E.VersionChangedError(
+                raise VersionChangedError(
                     f"artifact {artifact_id} changed to v{meta.version} while v{version} was "
                     "being published; publish again"
                 )

@@ -5,8 +5,25 @@ allows an exact private origin the user opens on purpose."""
 
 from __future__ import annotations
 
-from .provider import CAPABILITY, BrowserConfig, BrowserProvider, find_chromium
+from ggd.app import Capability, DeferredHandlers, DeferredRows, SetupContext, ToolProvider
+
+from .provider import BrowserConfig, BrowserProvider, find_chromium
 from .ssrf import BlockedURLError, Guard, is_public, literal_ip
+
+
+def _providers(setup: SetupContext) -> list[ToolProvider]:
+    return [BrowserProvider(setup.home, setup.section(BrowserConfig), setup.env)]
+
+
+CAPABILITY = Capability(
+    name="browser",
+    summary="A headless Chromium behind an SSRF guard: navigate (with approval), read, screenshot.",
+    config_key="browser",
+    config_model=BrowserConfig,
+    providers=_providers,
+    methods=DeferredRows(__name__, "browser"),
+    handlers=DeferredHandlers(__name__),
+)
 
 __all__ = [
     "CAPABILITY",

@@ -11,13 +11,9 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from ggd.app import (
-    Capability,
     Contribution,
-    DeferredHandlers,
-    DeferredRows,
     ScopeContext,
     SessionContext,
-    SetupContext,
     ToolProvider,
 )
 from ggd.app.media import MediaStore
@@ -114,23 +110,3 @@ class BrowserProvider(ToolProvider):
                 BrowserScreenshot(browser, self.media),
             ]
         )
-
-
-def _providers(setup: SetupContext) -> list[ToolProvider]:
-    config = setup.section(BrowserConfig)
-    return [BrowserProvider(setup.home, config, setup.env)]
-
-
-def _capability() -> Capability:
-    return Capability(
-        name="browser",
-        summary="A headless Chromium behind an SSRF guard: navigate (with approval), read, screenshot.",
-        config_key="browser",
-        config_model=BrowserConfig,
-        providers=_providers,
-        methods=DeferredRows("ggd.capabilities.browser", "browser"),
-        handlers=DeferredHandlers("ggd.capabilities.browser"),
-    )
-
-
-CAPABILITY = _capability()

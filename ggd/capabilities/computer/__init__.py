@@ -7,6 +7,19 @@ target ask for approval; every helper process is bounded and killed with its gro
 
 from __future__ import annotations
 
-from .provider import CAPABILITY, ComputerProvider
+from ggd.app import Capability, SetupContext, ToolProvider
+
+from .provider import ComputerProvider
+
+
+def _providers(setup: SetupContext) -> list[ToolProvider]:
+    return [ComputerProvider(setup.env)]
+
+
+CAPABILITY = Capability(
+    name="computer",
+    summary="System facts, processes, clipboard, notifications and opening files (Linux).",
+    providers=_providers,
+)
 
 __all__ = ["CAPABILITY", "ComputerProvider"]

@@ -7,11 +7,9 @@ import sys
 from collections.abc import Mapping
 
 from ggd.app import (
-    Capability,
     Contribution,
     ScopeContext,
     SessionContext,
-    SetupContext,
     ToolProvider,
 )
 from ggd.tools import Tool
@@ -71,14 +69,3 @@ class ComputerProvider(ToolProvider):
     async def build(self, session: SessionContext) -> Contribution:
         """The tools for one turn."""
         return Contribution(tools=self.tools())
-
-
-def _providers(setup: SetupContext) -> list[ToolProvider]:
-    return [ComputerProvider(setup.env)]
-
-
-CAPABILITY = Capability(
-    name="computer",
-    summary="System facts, processes, clipboard, notifications and opening files (Linux).",
-    providers=_providers,
-)

@@ -3,9 +3,24 @@ GG_HOME/connectors/, and Gmail/Calendar tools registered only for the scopes Goo
 
 from __future__ import annotations
 
-from .config import GoogleConfig
-from .provider import GoogleProvider, _capability
+from ggd.app import Capability, DeferredHandlers, DeferredRows, SetupContext, ToolProvider
 
-CAPABILITY = _capability()
+from .config import GoogleConfig
+from .provider import GoogleProvider
+
+
+def _providers(setup: SetupContext) -> list[ToolProvider]:
+    return [GoogleProvider(setup.home, setup.section(GoogleConfig), setup.env)]
+
+
+CAPABILITY = Capability(
+    name="google",
+    summary="Gmail and Google Calendar through an OAuth connection (gg connect google).",
+    config_key="google",
+    config_model=GoogleConfig,
+    providers=_providers,
+    methods=DeferredRows(__name__, "connector"),
+    handlers=DeferredHandlers(__name__),
+)
 
 __all__ = ["CAPABILITY", "GoogleConfig", "GoogleProvider"]

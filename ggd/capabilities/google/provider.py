@@ -7,13 +7,9 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from ggd.app import (
-    Capability,
     Contribution,
-    DeferredHandlers,
-    DeferredRows,
     ScopeContext,
     SessionContext,
-    SetupContext,
     ToolProvider,
 )
 from ggd.tools import Tool
@@ -97,20 +93,3 @@ class GoogleProvider(ToolProvider):
             "calendar_create": CalendarCreate(cal),
         }
         return Contribution(tools=[made[n] for n in tool_names(tokens.scopes)])
-
-
-def _providers(setup: SetupContext) -> list[ToolProvider]:
-    config = setup.section(GoogleConfig)
-    return [GoogleProvider(setup.home, config, setup.env)]
-
-
-def _capability() -> Capability:
-    return Capability(
-        name="google",
-        summary="Gmail and Google Calendar through an OAuth connection (gg connect google).",
-        config_key="google",
-        config_model=GoogleConfig,
-        providers=_providers,
-        methods=DeferredRows("ggd.capabilities.google", "connector"),
-        handlers=DeferredHandlers("ggd.capabilities.google"),
-    )

@@ -6,8 +6,27 @@ from __future__ import annotations
 
 from typing import Any
 
+from ggd.app import Capability, DeferredHandlers, DeferredRows, SetupContext, ToolProvider
+
 from .config import KbConfig
-from .provider import CAPABILITY, KbProvider
+from .errors import ERRORS
+from .provider import KbProvider
+
+
+def _providers(setup: SetupContext) -> list[ToolProvider]:
+    return [KbProvider(setup.home, setup.section(KbConfig), setup.env)]
+
+
+CAPABILITY = Capability(
+    name="kb",
+    summary="Local knowledge bases: hybrid BM25 + vector search over your documents and code.",
+    config_key="kb",
+    config_model=KbConfig,
+    providers=_providers,
+    methods=DeferredRows(__name__, "kb"),
+    handlers=DeferredHandlers(__name__),
+    errors=ERRORS,
+)
 
 
 def __getattr__(name: str) -> Any:

@@ -113,59 +113,12 @@ def _index_locked(
     t0 = time.monotonic()
     st = Store(home, name, create=True)
     try:
-        root = st.meta("root")
-        if root and root != str(folder):
-            raise KbError(
-                f"knowledge base '{name}' indexes another folder; pick another --name or "
-                f"remove it first (gg kb remove {name})"
-            )
-        model = embedder.model if embedder else ""
-        if st.model and model and st.model != model:
-            raise ModelMismatch(
-                f"knowledge base '{name}' was built with {st.model}, the configured source is "
-                f"{model}; remove and re-index it, or configure {st.model} again"
-            )
-        if st.model and not model:
-            raise ModelMismatch(
-                f"knowledge base '{name}' was built with {st.model} and no embedding source "
-                "is configured now; configure it again, or remove and re-index for BM25 only"
-            )
+        model = _check_base(st, name, folder, embedder)
         summary = IndexSummary(name=name, model=model or st.model)
         known = dict(st.db.execute("SELECT path, hash FROM files").fetchall())
         skipped = Skipped()
         files = list(walk(folder, skipped, private))
-        total = len(files)
-        emit({"phase": "scan", "name": name, "files": 0, "filesTotal": total})
-        changes: list[tuple[str, str, int, list[Chunk]]] = []
-        seen: set[str] = set()
-        for n, (rel, path) in enumerate(files, 1):
-            data = read_regular(path)
-            if data is None:
-                continue  # gone, or swapped for a link since the walk saw it
-            if is_binary(data[:8192]):
-                skipped.binary += 1
-                continue
-            if holds_private_key(data):
-                skipped.private += 1  # never indexed; an earlier index of it is deleted
-                continue
-            seen.add(rel)
-            digest = _hash(data)
-            if known.get(rel) == digest:
-                summary.unchanged += 1
-            else:
-                chunks = chunk_text(data.decode("utf-8", errors="replace"), rel)
-                changes.append((rel, digest, len(data), chunks))
-                summary.chunks += len(chunks)
-            if n % 50 == 0 or n == total:
-                emit(
-                    {
-                        "phase": "scan",
-                        "name": name,
-                        "files": n,
-                        "filesTotal": total,
-                        "chunks": summary.chunks,
-                    }
-                )
+        changes, seen = _scan(files, known, skipped, summary, emit)
         summary.files = len(seen)
         summary.changed = len(changes)
         deleted = [p for p in known if p not in seen]
@@ -177,11 +130,11 @@ def _index_locked(
             "private": skipped.private,
             "linked": skipped.linked,
         }
-
         if embedder is not None:
             summary.embedded = _embed_missing(st, embedder, changes, emit, name)
         _apply(st, changes, deleted, folder, summary, embedder)
         summary.seconds = round(time.monotonic() - t0, 3)
+        total = len(files)
         emit(
             {
                 "phase": "done",
@@ -197,10 +150,71 @@ def _index_locked(
         st.close()
 
 
+def _check_base(st: Store, name: str, folder: Path, embedder: Embedder | None) -> str:
+    """The configured model, once the base is known to index this folder with it (else KbError)."""
+    root = st.meta("root")
+    if root and root != str(folder):
+        raise KbError(
+            f"knowledge base '{name}' indexes another folder; pick another --name or "
+            f"remove it first (gg kb remove {name})"
+        )
+    model = embedder.model if embedder else ""
+    if st.model and model and st.model != model:
+        raise ModelMismatch(
+            f"knowledge base '{name}' was built with {st.model}, the configured source is "
+            f"{model}; remove and re-index it, or configure {st.model} again"
+        )
+    if st.model and not model:
+        raise ModelMismatch(
+            f"knowledge base '{name}' was built with {st.model} and no embedding source "
+            "is configured now; configure it again, or remove and re-index for BM25 only"
+        )
+    return model
+
+
+Change = tuple[str, str, int, list[Chunk]]  # path, content hash, size, its chunks
+
+
+def _scan(
+    files: list[tuple[str, Path]],
+    known: dict[str, str],
+    skipped: Skipped,
+    summary: IndexSummary,
+    emit: Progress,
+) -> tuple[list[Change], set[str]]:
+    """Read and chunk what changed (no writes): the changes and every path still indexed."""
+    total = len(files)
+    emit({"phase": "scan", "name": summary.name, "files": 0, "filesTotal": total})
+    changes: list[Change] = []
+    seen: set[str] = set()
+    for n, (rel, path) in enumerate(files, 1):
+        data = read_regular(path)
+        if data is None:
+            continue  # gone, or swapped for a link since the walk saw it
+        if is_binary(data[:8192]):
+            skipped.binary += 1
+            continue
+        if holds_private_key(data):
+            skipped.private += 1  # never indexed; an earlier index of it is deleted
+            continue
+        seen.add(rel)
+        digest = _hash(data)
+        if known.get(rel) == digest:
+            summary.unchanged += 1
+        else:
+            chunks = chunk_text(data.decode("utf-8", errors="replace"), rel)
+            changes.append((rel, digest, len(data), chunks))
+            summary.chunks += len(chunks)
+        if n % 50 == 0 or n == total:
+            progress = {"files": n, "filesTotal": total, "chunks": summary.chunks}
+            emit({"phase": "scan", "name": summary.name, **progress})
+    return changes, seen
+
+
 def _embed_missing(
     st: Store,
     embedder: Embedder,
-    changes: list[tuple[str, str, int, list[Chunk]]],
+    changes: list[Change],
     emit: Progress,
     name: str,
 ) -> int:
@@ -251,7 +265,7 @@ def _embed_missing(
 
 def _apply(
     st: Store,
-    changes: list[tuple[str, str, int, list[Chunk]]],
+    changes: list[Change],
     deleted: list[str],
     folder: Path,
     summary: IndexSummary,

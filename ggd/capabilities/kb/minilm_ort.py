@@ -75,114 +75,129 @@ def workers() -> int:
     return max(1, min(4, n))
 
 
-def build_graph(weights: dict[str, Any], heads: int, layers: int, eps: float, int8: bool) -> Any:
-    """The ModelProto: input_ids, attention_mask (int64, batch x n) -> embedding (batch x 384)."""
-    import numpy as np
-    from onnx import TensorProto, helper, numpy_helper
+class _Graph:
+    """The nodes and initializers of the graph being written, with its small building blocks."""
 
-    inits: list[Any] = []
-    nodes: list[Any] = []
+    def __init__(self, weights: dict[str, Any], eps: float, int8: bool) -> None:
+        import numpy as np
+        from onnx import helper, numpy_helper
 
-    def const(name: str, arr: Any) -> str:
-        inits.append(numpy_helper.from_array(np.asarray(arr), name))
+        self.np, self.helper, self.numpy_helper = np, helper, numpy_helper
+        self.weights, self.eps, self.int8 = weights, eps, int8
+        self.inits: list[Any] = []
+        self.nodes: list[Any] = []
+
+    def const(self, name: str, arr: Any) -> str:
+        self.inits.append(self.numpy_helper.from_array(self.np.asarray(arr), name))
         return name
 
-    def op(kind: str, ins: list[str], domain: str = "", **attrs: Any) -> str:
-        out = f"t{len(nodes)}"
-        nodes.append(
-            helper.make_node(kind, ins, [out], name=f"n{len(nodes)}", domain=domain, **attrs)
-        )
+    def i64(self, name: str, *v: int) -> str:
+        return self.const(name, self.np.array(v, dtype=self.np.int64))
+
+    def op(self, kind: str, ins: list[str], domain: str = "", **attrs: Any) -> str:
+        out, n = f"t{len(self.nodes)}", len(self.nodes)
+        node = self.helper.make_node(kind, ins, [out], name=f"n{n}", domain=domain, **attrs)
+        self.nodes.append(node)
         return out
 
-    def quant(name: str, w: Any) -> tuple[str, str, str]:
+    def quant(self, name: str, w: Any) -> tuple[str, str, str]:
         """Per-column symmetric int8: (weights, scales, zero points)."""
+        np = self.np
         scale = np.maximum(np.abs(w).max(axis=0), 1e-8) / 127.0
         q = np.clip(np.rint(w / scale), -127, 127).astype(np.int8)
         zp = np.zeros(w.shape[1], dtype=np.int8)
         return (
-            const(name + ".q", q),
-            const(name + ".s", scale.astype(np.float32)),
-            const(name + ".z", zp),
+            self.const(name + ".q", q),
+            self.const(name + ".s", scale.astype(np.float32)),
+            self.const(name + ".z", zp),
         )
 
-    def dense(x: str, prefix: str, int8: bool = int8) -> str:
-        w = np.ascontiguousarray(weights[prefix + ".weight"].T)
-        b = const(prefix + ".b", weights[prefix + ".bias"])
-        if int8:
-            return op("DynamicQuantizeMatMul", [x, *quant(prefix, w), b], "com.microsoft")
-        return op("Add", [op("MatMul", [x, const(prefix + ".w", w)]), b])
+    def dense(self, x: str, prefix: str, int8: bool | None = None) -> str:
+        w = self.np.ascontiguousarray(self.weights[prefix + ".weight"].T)
+        b = self.const(prefix + ".b", self.weights[prefix + ".bias"])
+        if self.int8 if int8 is None else int8:
+            return self.op("DynamicQuantizeMatMul", [x, *self.quant(prefix, w), b], "com.microsoft")
+        return self.op("Add", [self.op("MatMul", [x, self.const(prefix + ".w", w)]), b])
 
-    def norm(x: str, prefix: str) -> str:
-        g, b = weights[prefix + ".weight"], weights[prefix + ".bias"]
-        ins = [x, const(prefix + ".g", g), const(prefix + ".beta", b)]
-        return op("LayerNormalization", ins, axis=-1, epsilon=eps)
+    def norm(self, x: str, prefix: str) -> str:
+        g, b = self.weights[prefix + ".weight"], self.weights[prefix + ".bias"]
+        ins = [x, self.const(prefix + ".g", g), self.const(prefix + ".beta", b)]
+        return self.op("LayerNormalization", ins, axis=-1, epsilon=self.eps)
 
-    def i64(*v: int) -> Any:
-        return np.array(v, dtype=np.int64)
 
+def _embeddings(g: _Graph, ids: str) -> str:
+    """Word + position + token-type-0 embeddings, normalized."""
+    w = g.weights
+    n = g.op("Slice", [g.op("Shape", [ids]), g.i64("c1", 1), g.i64("c2", 2)])
+    pos_table = g.const("pos", w["embeddings.position_embeddings.weight"])
+    pos = g.op("Slice", [pos_table, g.i64("c0", 0), n])
+    x = g.op("Gather", [g.const("word", w["embeddings.word_embeddings.weight"]), ids])
+    type0 = g.const("type0", w["embeddings.token_type_embeddings.weight"][0])
+    x = g.op("Add", [g.op("Add", [x, pos]), type0])
+    return g.norm(x, "embeddings.LayerNorm")
+
+
+def _layer(g: _Graph, x: str, i: int, mask32: str, heads: int) -> str:
+    """One encoder layer: fused (Q)Attention over Q, K, V in one product, then the FFN."""
+    np, w = g.np, g.weights
+    p = f"encoder.layer.{i}."
+    qkv = [p + f"attention.self.{t}" for t in ("query", "key", "value")]
+    wqkv = np.ascontiguousarray(np.concatenate([w[k + ".weight"].T for k in qkv], axis=1))
+    b = g.const(p + "qkv.b", np.concatenate([w[k + ".bias"] for k in qkv]))
+    if g.int8:
+        xq = g.helper.make_node(
+            "DynamicQuantizeLinear", [x], [p + "xq", p + "xs", p + "xz"], name=p + "xq"
+        )
+        g.nodes.append(xq)
+        wq, ws, wz = g.quant(p + "qkv", wqkv)
+        ins = [p + "xq", wq, b, p + "xs", ws, mask32, p + "xz", wz]
+        ctx = g.op("QAttention", ins, "com.microsoft", num_heads=heads)
+    else:
+        ins = [x, g.const(p + "qkv.w", wqkv), b, mask32]
+        ctx = g.op("Attention", ins, "com.microsoft", num_heads=heads)
+    x = g.norm(
+        g.op("Add", [x, g.dense(ctx, p + "attention.output.dense")]),
+        p + "attention.output.LayerNorm",
+    )
+    h = g.op("Gelu", [g.dense(x, p + "intermediate.dense")], "com.microsoft")
+    # the GELU output's long tail loses the most to per-tensor uint8: float32 but in the last
+    # layers (INT8_FFN_DOWN)
+    down = g.dense(h, p + "output.dense", g.int8 and i in INT8_FFN_DOWN)
+    return g.norm(g.op("Add", [x, down]), p + "output.LayerNorm")
+
+
+def _pool(g: _Graph, x: str, mask: str, float_type: int) -> None:
+    """Mean pooling over the unmasked tokens, then the L2 norm, as the `embedding` output."""
+    np = g.np
+    m = g.op("Unsqueeze", [g.op("Cast", [mask], to=float_type), g.i64("c2b", 2)])
+    total = g.op("ReduceSum", [g.op("Mul", [x, m]), g.i64("c1b", 1)], keepdims=0)
+    count = g.op("ReduceSum", [m, g.i64("c1c", 1)], keepdims=0)
+    pooled = g.op("Div", [total, g.op("Max", [count, g.const("tiny", np.float32(1e-9))])])
+    length = g.op("ReduceL2", [pooled, g.i64("c1d", 1)], keepdims=1)
+    ins = [pooled, g.op("Max", [length, g.const("tiny2", np.float32(1e-12))])]
+    g.nodes.append(g.helper.make_node("Div", ins, ["embedding"], name="out"))
+
+
+def build_graph(weights: dict[str, Any], heads: int, layers: int, eps: float, int8: bool) -> Any:
+    """The ModelProto: input_ids, attention_mask (int64, batch x n) -> embedding (batch x 384)."""
+    from onnx import TensorProto, helper
+
+    g = _Graph(weights, eps, int8)
     ids, mask = "input_ids", "attention_mask"
-    n = op("Slice", [op("Shape", [ids]), const("c1", i64(1)), const("c2", i64(2))])
-    pos = op(
-        "Slice",
-        [const("pos", weights["embeddings.position_embeddings.weight"]), const("c0", i64(0)), n],
-    )
-    x = op("Gather", [const("word", weights["embeddings.word_embeddings.weight"]), ids])
-    x = op(
-        "Add",
-        [
-            op("Add", [x, pos]),
-            const("type0", weights["embeddings.token_type_embeddings.weight"][0]),
-        ],
-    )
-    x = norm(x, "embeddings.LayerNorm")
-    mask32 = op("Cast", [mask], to=TensorProto.INT32)
+    x = _embeddings(g, ids)
+    mask32 = g.op("Cast", [mask], to=TensorProto.INT32)
     for i in range(layers):
-        p = f"encoder.layer.{i}."
-        qkv = [p + f"attention.self.{t}" for t in ("query", "key", "value")]
-        w = np.concatenate([weights[k + ".weight"].T for k in qkv], axis=1)
-        b = const(p + "qkv.b", np.concatenate([weights[k + ".bias"] for k in qkv]))
-        if int8:
-            xq = helper.make_node(
-                "DynamicQuantizeLinear", [x], [p + "xq", p + "xs", p + "xz"], name=p + "xq"
-            )
-            nodes.append(xq)
-            wq, ws, wz = quant(p + "qkv", np.ascontiguousarray(w))
-            ins = [p + "xq", wq, b, p + "xs", ws, mask32, p + "xz", wz]
-            ctx = op("QAttention", ins, "com.microsoft", num_heads=heads)
-        else:
-            ins = [x, const(p + "qkv.w", np.ascontiguousarray(w)), b, mask32]
-            ctx = op("Attention", ins, "com.microsoft", num_heads=heads)
-        x = norm(
-            op("Add", [x, dense(ctx, p + "attention.output.dense")]),
-            p + "attention.output.LayerNorm",
-        )
-        h = op("Gelu", [dense(x, p + "intermediate.dense")], "com.microsoft")
-        # the GELU output's long tail loses the most to per-tensor uint8: float32 but in the last
-        # layers (INT8_FFN_DOWN)
-        down = dense(h, p + "output.dense", int8 and i in INT8_FFN_DOWN)
-        x = norm(op("Add", [x, down]), p + "output.LayerNorm")
-    m = op("Unsqueeze", [op("Cast", [mask], to=TensorProto.FLOAT), const("c2b", i64(2))])
-    total = op("ReduceSum", [op("Mul", [x, m]), const("c1b", i64(1))], keepdims=0)
-    count = op("ReduceSum", [m, const("c1c", i64(1))], keepdims=0)
-    pooled = op("Div", [total, op("Max", [count, const("tiny", np.float32(1e-9))])])
-    length = op("ReduceL2", [pooled, const("c1d", i64(1))], keepdims=1)
-    nodes.append(
-        helper.make_node(
-            "Div",
-            [pooled, op("Max", [length, const("tiny2", np.float32(1e-12))])],
-            ["embedding"],
-            name="out",
-        )
-    )
+        x = _layer(g, x, i, mask32, heads)
+    _pool(g, x, mask, TensorProto.FLOAT)
     graph = helper.make_graph(
-        nodes,
+        g.nodes,
         "all-MiniLM-L6-v2",
         [
             helper.make_tensor_value_info(ids, TensorProto.INT64, ["batch", "n"]),
             helper.make_tensor_value_info(mask, TensorProto.INT64, ["batch", "n"]),
         ],
         [helper.make_tensor_value_info("embedding", TensorProto.FLOAT, ["batch", DIM])],
-        inits,
+        g.inits,
     )
     opsets = [helper.make_opsetid("", 18), helper.make_opsetid("com.microsoft", 1)]
     model = helper.make_model(graph, opset_imports=opsets, producer_name="gg")

@@ -7,13 +7,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ggd.app import (
-    Capability,
     Contribution,
-    DeferredHandlers,
-    DeferredRows,
     ScopeContext,
     SessionContext,
-    SetupContext,
     ToolProvider,
 )
 
@@ -47,19 +43,3 @@ class KbProvider(ToolProvider):
 
         svc: KbService = KbService(self.home, self.config, self.env)
         return Contribution(tools=[KbSearch(svc, svc.names())])
-
-
-def _providers(setup: SetupContext) -> list[ToolProvider]:
-    config = setup.section(KbConfig)
-    return [KbProvider(setup.home, config, setup.env)]
-
-
-CAPABILITY = Capability(
-    name="kb",
-    summary="Local knowledge bases: hybrid BM25 + vector search over your documents and code.",
-    config_key="kb",
-    config_model=KbConfig,
-    providers=_providers,
-    methods=DeferredRows("ggd.capabilities.kb", "kb"),
-    handlers=DeferredHandlers("ggd.capabilities.kb"),
-)

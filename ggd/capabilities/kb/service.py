@@ -12,6 +12,7 @@ from ggd.protocol import errors as E
 from . import search as S
 from .config import KbConfig
 from .embed import Embedder, EmbedError, choose
+from .errors import KbNotFoundError
 from .index import IndexSummary, Progress, index_folder, remove_base
 from .names import list_names
 from .store import KbError, KbInfo, KbNotFound, ModelMismatch, Store, default_name
@@ -20,7 +21,7 @@ from .store import KbError, KbInfo, KbNotFound, ModelMismatch, Store, default_na
 def to_gg(exc: Exception) -> E.GgError:
     """The protocol error for a knowledge-base failure."""
     if isinstance(exc, KbNotFound):
-        return E.ArtifactNotFoundError(str(exc))
+        return KbNotFoundError(str(exc))
     if isinstance(exc, ModelMismatch | EmbedError):
         return E.CapabilityUnavailableError(str(exc))
     return E.InvalidParamsError(f"invalid params: {exc}")

@@ -6,13 +6,9 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from ggd.app import (
-    Capability,
     Contribution,
-    DeferredHandlers,
-    DeferredRows,
     ScopeContext,
     SessionContext,
-    SetupContext,
     ToolProvider,
 )
 from ggd.tools import Tool
@@ -46,19 +42,3 @@ class MediaProvider(ToolProvider):
         if self.svc.endpoints.get("stt"):
             tools.append(Stt(self.svc))
         return Contribution(tools=tools)
-
-
-def _providers(setup: SetupContext) -> list[ToolProvider]:
-    config = setup.section(MediaConfig)
-    return [MediaProvider(setup.home, config, setup.env)]
-
-
-CAPABILITY = Capability(
-    name="media",
-    summary="Images, speech and transcription through OpenAI-compatible endpoints.",
-    config_key="media",
-    config_model=MediaConfig,
-    providers=_providers,
-    methods=DeferredRows("ggd.capabilities.media", "media"),
-    handlers=DeferredHandlers("ggd.capabilities.media"),
-)

@@ -24,6 +24,7 @@ from ggd.app import (
 )
 
 from .config import SchedulerConfig
+from .errors import ERRORS
 
 if TYPE_CHECKING:
     from .loop import SchedulerChannel
@@ -86,6 +87,7 @@ CAPABILITY = Capability(
     channels=_channels,
     methods=DeferredRows(__name__, "job"),
     handlers=DeferredHandlers(__name__),
+    errors=ERRORS,
 )
 
 

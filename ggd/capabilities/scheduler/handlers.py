@@ -10,6 +10,7 @@ from ggd.app import Handler, HandlerContext
 from ggd.protocol import errors as E
 
 from .config import SchedulerConfig
+from .errors import JobNotFoundError
 from .jobs import apply_update, build_job, next_run
 from .protocol import (
     Job,
@@ -38,7 +39,7 @@ async def _call(fn: Callable[[], T]) -> T:
     except (ScheduleError, DuplicateNameError) as exc:
         raise E.InvalidParamsError(f"invalid params: {exc}") from None
     except UnknownJobError as exc:
-        raise E.JobNotFoundError(str(exc)) from None
+        raise JobNotFoundError(str(exc)) from None
     except StoreError as exc:
         raise E.InternalError(str(exc)) from None
 

@@ -122,9 +122,10 @@ class EditorSession:
         conn.on_close.append(lambda _c: self._cancel_started())
 
     async def ask(self, args: AskArgs, prompt: str | None = None) -> dict[str, Any]:
-        """Start a run through the app core; progress and the answer follow asynchronously."""
-        if not self.conn.initialized:
-            raise GgRpcError(E.NotInitializedError("send initialize before gg commands"))
+        """Start a run through the app core; progress and the answer follow asynchronously.
+
+        The connection is initialized: the gate (ggd.rpc.envelope) lets no request but
+        `initialize` through before, workspace/executeCommand included."""
         ws = self.app.workspace(self.conn)
         runtime = self.app.runtime
         sid = args.session_id or (None if args.new_session else self.session_id)

@@ -23,7 +23,7 @@ from ggd.tools.shell import secret_reads as shell_secrets
 from ggd.tools.shell import taint as shell_taint
 from ggd.tools.shell.builtin_rules import BUILTIN_RULES, EVALUATING, literal_code
 from ggd.tools.shell.env import assignments_risk
-from ggd.tools.shell.feed import DOWNLOADERS, SHELLS, is_interpreter
+from ggd.tools.shell.feed import SHELLS, is_interpreter
 from ggd.tools.shell.lex import Redirect, Segment, Word, expand_words, lex_checked
 from ggd.tools.shell.paths import (
     Location,
@@ -55,8 +55,7 @@ _FORK_RE = re.compile(r"(?:function\s+)?([\w:.]+)\s*\(\s*\)\s*\{(.*?)\}", re.S)
 _KEYWORDS = {"if", "then", "else", "elif", "fi", "do", "done", "while", "until", "{", "}", "!"}
 _KEYWORDS |= {"esac", "coproc"}
 _HEADERS = {"for", "select", "case"}
-_NETWORK = DOWNLOADERS | {"scp", "sftp", "ssh", "rsync", "ftp", "tftp", "telnet", "git", "mail"}
-_NETWORK |= {"sendmail", "mutt", "s3cmd", "aws", "gsutil", "rclone", "gh"}
+_NETWORK = shell_feed.NETWORK
 
 
 @dataclass(frozen=True)
@@ -121,16 +120,7 @@ class Analyzer:
 
     def segment(self, seg: Segment, st: ShellState, depth: int) -> Verdict:
         """Classify one simple command with its substitutions and redirects."""
-        verdicts = [self.analyze(sub, st.copy(), depth + 1) for sub in seg.subs]
-        for body in seg.arith:
-            # Normally arithmetic; only a body that reads as a dangerous command counts.
-            v = self.analyze(body, st.copy(), depth + 1)
-            if v.risk == "dangerous":
-                verdicts.append(v)
-        verdicts += [self.redirect(r, st) for r in seg.redirects]
-        leak = shell_secrets.redirect_secret(self, seg, st)
-        if leak is not None:
-            verdicts.append(leak)
+        verdicts, leak = self._around(seg, st, depth)
         words = expand_words(seg.words, str(self.home))
         shell_taint.record(self, seg, words, st)
         shown = shell_taint.printed(self, seg, words, st)
@@ -142,6 +132,47 @@ class Analyzer:
             # `name() { ...; }`: the body is the segments that follow; the definition itself
             # redefines a name.
             return worst([*verdicts, normal(f"defines the shell function `{words[-1].text}`")])
+        i, assigns, done = self._prefix(words, verdicts, st, depth)
+        if done is not None:
+            return done
+        rest = words[i:]
+        if not rest:
+            verdicts.append(assignments_risk(assigns, self.workspace, plain=True))
+            code = literal_code(self, [Word(v) for _, v in assigns], st, depth)
+            if code is not None:
+                verdicts.append(code)
+            if any(self.reaches_private(Word(v, glob=True), st) for _, v in assigns):
+                verdicts.append(normal("a variable is set to a private path"))
+            return worst(verdicts)
+        verdicts.append(assignments_risk(assigns, self.workspace, plain=False))
+        verdicts.append(self.command(rest, st, depth))
+        verdicts += shell_feed.programs_fed(self, seg, rest, leak is not None, st, depth)
+        if any(DYN in w.text for w in rest):
+            verdicts.append(self._split_variant(rest, st, depth))
+        return worst(verdicts)
+
+    def _around(
+        self, seg: Segment, st: ShellState, depth: int
+    ) -> tuple[list[Verdict], Verdict | None]:
+        """What a command's substitutions, arithmetic and redirects do, and a secret it leaks."""
+        verdicts = [self.analyze(sub, st.copy(), depth + 1) for sub in seg.subs]
+        for body in seg.arith:
+            # Normally arithmetic; only a body that reads as a dangerous command counts.
+            v = self.analyze(body, st.copy(), depth + 1)
+            if v.risk == "dangerous":
+                verdicts.append(v)
+        verdicts += [self.redirect(r, st) for r in seg.redirects]
+        leak = shell_secrets.redirect_secret(self, seg, st)
+        if leak is not None:
+            verdicts.append(leak)
+        return verdicts, leak
+
+    def _prefix(
+        self, words: list[Word], verdicts: list[Verdict], st: ShellState, depth: int
+    ) -> tuple[int, list[tuple[str, str]], Verdict | None]:
+        """Read the assignments and keywords before the program: where it starts, the
+        assignments, and the whole verdict when the segment is decided here (a loop header,
+        `[[`). Adds what it finds on the way to `verdicts`."""
         i = 0
         assigns: list[tuple[str, str]] = []
         while i < len(words):
@@ -167,7 +198,7 @@ class Analyzer:
                 loop = [x for x in words[i + 1 :] if x.text not in ("in", "do")]
                 if any(self.reaches_private(x, st) for x in loop):
                     verdicts.append(normal("the loop goes over private files"))
-                return worst(verdicts)
+                return i, assigns, worst(verdicts)
             if t == "function":
                 name = words[i + 1].text if i + 1 < len(words) else "?"
                 verdicts.append(normal(f"defines the shell function `{name}`"))
@@ -175,46 +206,12 @@ class Analyzer:
                 continue
             if t == "[[":
                 code = literal_code(self, words[i:], st, depth)
-                return worst([*verdicts, code or ro("[[")])
+                return i, assigns, worst([*verdicts, code or ro("[[")])
             if t in _KEYWORDS:
                 i += 1
                 continue
             break
-        rest = words[i:]
-        if not rest:
-            verdicts.append(assignments_risk(assigns, self.workspace, plain=True))
-            code = literal_code(self, [Word(v) for _, v in assigns], st, depth)
-            if code is not None:
-                verdicts.append(code)
-            if any(self.reaches_private(Word(v, glob=True), st) for _, v in assigns):
-                verdicts.append(normal("a variable is set to a private path"))
-            return worst(verdicts)
-        verdicts.append(assignments_risk(assigns, self.workspace, plain=False))
-        v = self.command(rest, st, depth)
-        verdicts.append(v)
-        eff = self.effective(rest)
-        if eff and eff[0].dynamic and DYN in eff[0].text:
-            fed = shell_feed.stdin_redirect(self, "sh", seg.redirects, st, depth)
-            if fed is not None:  # `$SHELL <<< ...`: the program may well be a shell
-                verdicts.append(fed)
-        for text in [t for w in [*rest, *(r.target for r in seg.redirects if r.target)]
-                     for t in w.feeds]:  # fmt: skip
-            # `cmd > >(sh)`, `tee >(sh)`, `exec 2> >(sh)`: the substitution reads cmd's output.
-            inner = self.first_words(text)
-            head = basename(inner[0].text) if inner else ""
-            if inner and shell_feed.reads_program_from_stdin(head, inner[1:]):
-                made = shell_feed.produced_text(eff) if eff else (None, "later output")
-                verdicts.append(shell_feed.fed(self, head, *made, st, depth))
-        if eff:
-            name = basename(eff[0].text)
-            fed = shell_feed.stdin_redirect(self, name, seg.redirects, st, depth)
-            if fed is not None and shell_feed.reads_program_from_stdin(name, eff[1:]):
-                verdicts.append(fed)
-            if leak is not None and name in _NETWORK:
-                verdicts.append(danger(f"`{name}` sends a credential from its stdin"))
-        if any(DYN in w.text for w in rest):
-            verdicts.append(self._split_variant(rest, st, depth))
-        return worst(verdicts)
+        return i, assigns, None
 
     def reaches_private(self, w: Word, st: ShellState) -> bool:
         """True when a word (a path, a glob, a value) may name a private file or folder."""

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
-from ggd.tools.shell.lex import Redirect, Word
+from ggd.tools.shell.lex import Redirect, Segment, Word
 from ggd.tools.shell.paths import ShellState
 from ggd.tools.shell.scan import DYN, decode_ansi_c
 from ggd.tools.shell.verdict import (
@@ -34,6 +34,9 @@ INTERPRETERS |= {"luajit", "pwsh", "powershell", "groovy", "scala", "kotlin", "e
 INTERPRETERS |= {"guile", "racket", "sbcl", "clisp", "ocaml", "ghci", "runghc", "swift", "jshell"}
 DOWNLOADERS = {"curl", "wget", "fetch", "aria2c", "lwp-download", "http", "https", "xh", "curlie"}
 DOWNLOADERS |= {"nc", "ncat", "netcat", "socat", "openssl", "lynx", "w3m", "links", "elinks"}
+# Programs that send what they read over the network (a leaked credential on their stdin).
+NETWORK = DOWNLOADERS | {"scp", "sftp", "ssh", "rsync", "ftp", "tftp", "telnet", "git", "mail"}
+NETWORK |= {"sendmail", "mutt", "s3cmd", "aws", "gsutil", "rclone", "gh"}
 _PY_RE = re.compile(r"^(?:python|pypy|ipython)[0-9.]*$")
 STDIN_PATHS = {"-", "/dev/stdin", "/dev/fd/0", "/proc/self/fd/0"}
 _STDIN_RE = re.compile(r"(?:<&?\s*0|/dev/stdin|/dev/fd/0|/proc/self/fd/0)")
@@ -195,3 +198,32 @@ def evaluate(an: Analyzer, args: list[Word], st: ShellState, depth: int) -> Verd
     if DYN in text:
         return danger("`eval` of text only known at run time")
     return worst([an.analyze(text, st.copy(), depth + 1), normal("eval")])
+
+
+def programs_fed(
+    an: Analyzer, seg: Segment, rest: list[Word], leaks: bool, st: ShellState, depth: int
+) -> list[Verdict]:
+    """What reads the command's output or feeds its stdin as a program, and a network
+    program that sends a leaked credential."""
+    out: list[Verdict] = []
+    eff = an.effective(rest)
+    if eff and eff[0].dynamic and DYN in eff[0].text:
+        piped = stdin_redirect(an, "sh", seg.redirects, st, depth)
+        if piped is not None:  # `$SHELL <<< ...`: the program may well be a shell
+            out.append(piped)
+    for text in [t for w in [*rest, *(r.target for r in seg.redirects if r.target)]
+                 for t in w.feeds]:  # fmt: skip
+        # `cmd > >(sh)`, `tee >(sh)`, `exec 2> >(sh)`: the substitution reads cmd's output.
+        inner = an.first_words(text)
+        head = basename(inner[0].text) if inner else ""
+        if inner and reads_program_from_stdin(head, inner[1:]):
+            made = produced_text(eff) if eff else (None, "later output")
+            out.append(fed(an, head, *made, st, depth))
+    if eff:
+        name = basename(eff[0].text)
+        piped = stdin_redirect(an, name, seg.redirects, st, depth)
+        if piped is not None and reads_program_from_stdin(name, eff[1:]):
+            out.append(piped)
+        if leaks and name in NETWORK:
+            out.append(danger(f"`{name}` sends a credential from its stdin"))
+    return out

@@ -162,26 +162,44 @@ def _subcommand(an: Analyzer, sub: str, rest: list[Word], st: ShellState) -> Ver
             return danger("`git ls-remote --upload-pack` runs another program")
         return normal("`git ls-remote` talks to a remote")
     if sub in _READ_SUBCOMMANDS:
-        for k, t in enumerate(texts):
-            if t == "--":
-                break
-            if t == "--output" and k + 1 < len(rest):
-                return an.write_target(rest[k + 1], st, f"{label} --output")
-            if t.startswith("--output="):
-                return an.write_target(Word(t.split("=", 1)[1]), st, f"{label} --output")
-            if sub == "grep" and (t.startswith("-O") or t.startswith("--open-files-in-pager")):
-                return danger(f"`{label} {t[:24]}` runs another program")
-            if t.startswith("--upload-pack") or t.startswith("--exec"):
-                return danger(f"`{label} {t.split('=')[0]}` runs another program")
-            if (
-                t.startswith("-")
-                and _EXEC_OPT_RE.match(t)
-                and not (sub != "grep" and t[:2] == "-O" and len(t) > 2)
-            ):
-                return normal(f"`{label} {t.split('=')[0]}` runs another program")
-            if t.startswith("-") and t != "-" and not _safe_opt(t):
-                return normal(f"`{label}` option `{t.split('=')[0]}` is not known to be read-only")
-        return ro(label)
+        return _reading(an, sub, rest, st)
+    listed = _listing(sub, texts, flags)
+    if listed is not None:
+        return listed
+    return normal(f"`{label}` changes the repository or talks to a remote")
+
+
+def _reading(an: Analyzer, sub: str, rest: list[Word], st: ShellState) -> Verdict:
+    """A subcommand that reads (log, diff, grep...): read-only unless an option writes a file
+    or runs a program."""
+    texts = [w.text for w in rest]
+    label = f"git {sub}"
+    for k, t in enumerate(texts):
+        if t == "--":
+            break
+        if t == "--output" and k + 1 < len(rest):
+            return an.write_target(rest[k + 1], st, f"{label} --output")
+        if t.startswith("--output="):
+            return an.write_target(Word(t.split("=", 1)[1]), st, f"{label} --output")
+        if sub == "grep" and (t.startswith("-O") or t.startswith("--open-files-in-pager")):
+            return danger(f"`{label} {t[:24]}` runs another program")
+        if t.startswith("--upload-pack") or t.startswith("--exec"):
+            return danger(f"`{label} {t.split('=')[0]}` runs another program")
+        if (
+            t.startswith("-")
+            and _EXEC_OPT_RE.match(t)
+            and not (sub != "grep" and t[:2] == "-O" and len(t) > 2)
+        ):
+            return normal(f"`{label} {t.split('=')[0]}` runs another program")
+        if t.startswith("-") and t != "-" and not _safe_opt(t):
+            return normal(f"`{label}` option `{t.split('=')[0]}` is not known to be read-only")
+    return ro(label)
+
+
+def _listing(sub: str, texts: list[str], flags: list[str]) -> Verdict | None:
+    """Read-only when a subcommand that may also write (branch, tag, stash, config...) only
+    lists or reads here; None when it may write."""
+    label = f"git {sub}"
     if sub == "branch":
         positional = _positionals(texts, _BRANCH_VALUED)
         if not set(flags) & _BRANCH_WRITE and (not positional or {"--list", "-l"} & set(flags)):
@@ -215,7 +233,7 @@ def _subcommand(an: Analyzer, sub: str, rest: list[Word], st: ShellState) -> Ver
             return ro(label)
         if len(positional) >= 2:
             return worst([config_key_risk(f"{positional[0]}={positional[1]}"), normal(label)])
-    return normal(f"`{label}` changes the repository or talks to a remote")
+    return None
 
 
 def _safe_opt(t: str) -> bool:

@@ -111,15 +111,7 @@ class Lexer:
         s = self.s
         while self.i < self.n:
             c = s[self.i]
-            if c in " \t":
-                self.i += 1
-                continue
-            if s.startswith("\\\n", self.i):
-                self.i += 2
-                continue
-            if c == "#":
-                nl = s.find("\n", self.i)
-                self.i = self.n if nl == -1 else nl
+            if self._skip_blank(c):
                 continue
             if c in "<>" and s.startswith("(", self.i + 1):
                 pass  # process substitution: a word, handled below
@@ -141,18 +133,7 @@ class Lexer:
                         self._read_heredocs(heredocs)
                     continue
             word = self._word()
-            if (
-                word.text.endswith("=")
-                and s.startswith("(", self.i)
-                and _ASSIGN_RE.match(word.text)
-            ):
-                # `name=(a b c)`: an array assignment, not a subshell.
-                end = match_paren(s, self.i + 1)
-                word.subs.extend(scan_subs(s[self.i + 1 : end]))
-                # The elements' expansions are the array's value (`a=($KEY)` copies a secret).
-                inner = Lexer(s[self.i + 1 : end], self.home).segments()
-                word.vars.extend(v for seg in inner for w in seg.words for v in w.vars)
-                self.i = end + 1
+            self._array_value(word)
             cur.subs.extend(word.subs)
             cur.arith.extend(word.arith)
             if pending is not None:
@@ -178,6 +159,33 @@ class Lexer:
             for _, quoted, _, redirect, _ in heredocs:
                 redirect.body, redirect.body_expands = "", not quoted
         return [seg for seg in segs if seg.words or seg.redirects or seg.subs]
+
+    def _skip_blank(self, c: str) -> bool:
+        """Step past a blank, a line continuation or a comment at the cursor (False: none)."""
+        if c in " \t":
+            self.i += 1
+        elif self.s.startswith("\\\n", self.i):
+            self.i += 2
+        elif c == "#":
+            nl = self.s.find("\n", self.i)
+            self.i = self.n if nl == -1 else nl
+        else:
+            return False
+        return True
+
+    def _array_value(self, word: Word) -> None:
+        """`name=(a b c)` right after `word`: an array assignment, not a subshell."""
+        s = self.s
+        if not (word.text.endswith("=") and s.startswith("(", self.i)):
+            return
+        if not _ASSIGN_RE.match(word.text):
+            return
+        end = match_paren(s, self.i + 1)
+        word.subs.extend(scan_subs(s[self.i + 1 : end]))
+        # The elements' expansions are the array's value (`a=($KEY)` copies a secret).
+        inner = Lexer(s[self.i + 1 : end], self.home).segments()
+        word.vars.extend(v for seg in inner for w in seg.words for v in w.vars)
+        self.i = end + 1
 
     def _read_heredocs(self, heredocs: list[tuple[str, bool, bool, Redirect, Segment]]) -> None:
         s = self.s
@@ -209,13 +217,7 @@ class Lexer:
             c = s[self.i]
             if c in _WORD_BREAK:
                 if c in "<>" and self.i == start and s.startswith("(", self.i + 1):
-                    end = self._close(match_paren(s, self.i + 2), "process substitution")
-                    w.subs.append(s[self.i + 2 : end])
-                    if c == ">":
-                        w.feeds.append(s[self.i + 2 : end])
-                    w.dynamic = True
-                    parts.append(DYN)
-                    self.i = end + 1
+                    self._process_sub(w, parts)
                     continue
                 break
             if c == "\\":
@@ -242,14 +244,7 @@ class Lexer:
             elif c == "`":
                 self._backtick(w, parts)
             elif c == "~" and (self.i == start or (w.assign and s[self.i - 1] in "=:")):
-                m = re.match(r"~([A-Za-z0-9_.-]*)(?=/|$|[\s;&|()<>])", s[self.i :])
-                if m:
-                    user = m.group(1)
-                    parts.append(self.home if not user else os.path.expanduser("~" + user))
-                    self.i += len(m.group())
-                else:
-                    parts.append(c)
-                    self.i += 1
+                self._tilde(parts)
             else:
                 if c == DYN:
                     w.dynamic = True  # re-lexed text (bash -c "$X") keeps its unknown parts
@@ -263,6 +258,28 @@ class Lexer:
             self.i += 1  # never stall on a character no rule consumed
         w.text = "".join(parts)
         return w
+
+    def _process_sub(self, w: Word, parts: list[str]) -> None:
+        """`<(...)` or `>(...)` at the cursor: an unknown part; `>(...)` reads our output."""
+        s = self.s
+        end = self._close(match_paren(s, self.i + 2), "process substitution")
+        w.subs.append(s[self.i + 2 : end])
+        if s[self.i] == ">":
+            w.feeds.append(s[self.i + 2 : end])
+        w.dynamic = True
+        parts.append(DYN)
+        self.i = end + 1
+
+    def _tilde(self, parts: list[str]) -> None:
+        """`~` or `~user` at the start of a word (or of an assigned value): the home folder."""
+        m = re.match(r"~([A-Za-z0-9_.-]*)(?=/|$|[\s;&|()<>])", self.s[self.i :])
+        if m:
+            user = m.group(1)
+            parts.append(self.home if not user else os.path.expanduser("~" + user))
+            self.i += len(m.group())
+        else:
+            parts.append("~")
+            self.i += 1
 
     def _backtick(self, w: Word, parts: list[str]) -> None:
         """A `...` substitution at self.i (bare or in double quotes): an unknown part."""
@@ -317,25 +334,7 @@ class Lexer:
             w.subs.append(s[i + 2 : end])
             self._unknown(w, parts, end + 1)
         elif s.startswith("${", i):
-            end = self._close(match_paren(s, i + 2, "{", "}"), "parameter expansion")
-            inner = s[i + 2 : end]
-            if inner == "HOME":
-                parts.append(self.home)
-                self.i = end + 1
-            else:
-                # The parameter itself (`!X` for `${!X}`, X for `${#X}`) and the ones a default,
-                # pattern or offset inside it reads (`${x:-$KEY}`).
-                w.vars.extend(param_names(inner))
-                assigned, default = param_parts(inner)
-                if assigned:
-                    w.param_assigns.append((assigned, scan_vars(default)))
-                if default:
-                    segs = Lexer(default, self.home).segments()
-                    w.defaults.append(" ".join(x.text for seg in segs for x in seg.words))
-                if re.search(r"@[A-Za-z]$", inner):
-                    w.vars.append("@P" if inner.endswith("@P") else "@")
-                w.subs.extend(scan_subs(inner))
-                self._unknown(w, parts, end + 1)
+            self._braced(w, parts)
         elif s.startswith("$'", i) and not in_dquote:
             j = i + 2
             while j < self.n and s[j] != "'":
@@ -364,6 +363,29 @@ class Lexer:
             else:
                 parts.append("$")
                 self.i = i + 1
+
+    def _braced(self, w: Word, parts: list[str]) -> None:
+        """`${...}` at the cursor: `${HOME}` known, anything else an unknown part."""
+        s, i = self.s, self.i
+        end = self._close(match_paren(s, i + 2, "{", "}"), "parameter expansion")
+        inner = s[i + 2 : end]
+        if inner == "HOME":
+            parts.append(self.home)
+            self.i = end + 1
+            return
+        # The parameter itself (`!X` for `${!X}`, X for `${#X}`) and the ones a default,
+        # pattern or offset inside it reads (`${x:-$KEY}`).
+        w.vars.extend(param_names(inner))
+        assigned, default = param_parts(inner)
+        if assigned:
+            w.param_assigns.append((assigned, scan_vars(default)))
+        if default:
+            segs = Lexer(default, self.home).segments()
+            w.defaults.append(" ".join(x.text for seg in segs for x in seg.words))
+        if re.search(r"@[A-Za-z]$", inner):
+            w.vars.append("@P" if inner.endswith("@P") else "@")
+        w.subs.extend(scan_subs(inner))
+        self._unknown(w, parts, end + 1)
 
     def _unknown(self, w: Word, parts: list[str], end: int) -> None:
         w.dynamic = True

@@ -11,7 +11,7 @@ from ggd.tools.shell.lex import Word
 from ggd.tools.shell.paths import ShellState, locate, realpath
 from ggd.tools.shell.readonly import SPECS, option_problem
 from ggd.tools.shell.scan import DYN
-from ggd.tools.shell.sed import sed_effects
+from ggd.tools.shell.sed import sed_call, sed_effects
 from ggd.tools.shell.system import (
     NET_EXEC,
     exec_options,
@@ -136,71 +136,20 @@ _FIND_SAFE = {
 }  # fmt: skip
 
 
-_SED_FLAGS = set("nErsuz")
-_SED_LONG = {"--quiet", "--silent", "--regexp-extended", "--separate", "--unbuffered"}
-_SED_LONG |= {"--null-data", "--zero-terminated", "--posix", "--debug", "--sandbox"}
-
-
 def rule_sed(an: Analyzer, name: str, args: list[Word], st: ShellState, depth: int) -> Verdict:
     """sed: read-only when every script only prints, deletes and substitutes (shell_sed)."""
-    inplace, has_script, from_file, unknown = False, False, False, ""
-    scripts: list[str] = []
-    pos: list[Word] = []
-    sandbox = any(a.text == "--sandbox" for a in args)
-    i = 0
-    while i < len(args):
-        t = args[i].text
-        if t == "--":
-            pos += args[i + 1 :]
-            break
-        if t.startswith("--"):
-            key, eq, val = t.partition("=")
-            if key.startswith("--in-place"):
-                inplace = True
-            elif key in ("--expression", "--file"):
-                if not eq and i + 1 < len(args):
-                    i += 1
-                    val = args[i].text
-                scripts.append(val if key == "--expression" else "")
-                from_file = from_file or key == "--file"
-                has_script = True
-            elif key == "--line-length":
-                i += 0 if eq else 1
-            elif key not in _SED_LONG:
-                unknown = unknown or key
-        elif t.startswith("-") and len(t) > 1:
-            for k, ch in enumerate(t[1:]):
-                if ch == "i":
-                    inplace = True
-                    break
-                if ch in "efl":
-                    val = t[k + 2 :]
-                    if not val and i + 1 < len(args):
-                        i += 1
-                        val = args[i].text
-                    if ch != "l":
-                        scripts.append(val if ch == "e" else "")
-                        from_file = from_file or ch == "f"
-                        has_script = True
-                    break
-                if ch not in _SED_FLAGS:
-                    unknown = unknown or f"-{ch}"
-        else:
-            pos.append(args[i])
-        i += 1
-    if not has_script and pos:
-        scripts.append(pos.pop(0).text)
-    if inplace:
-        writes = [an.write_target(w, st, "sed -i") for w in pos]
+    call = sed_call(args)
+    if call.inplace:
+        writes = [an.write_target(w, st, "sed -i") for w in call.files]
         return worst([*writes, normal("sed -i edits files in place")])
-    if unknown:
-        return normal(f"`sed` option `{unknown}` is not known to be read-only")
-    if from_file and not sandbox:
+    if call.unknown:
+        return normal(f"`sed` option `{call.unknown}` is not known to be read-only")
+    if call.from_file and not call.sandbox:
         return normal("the sed script comes from a file, which may write or run commands")
+    if call.sandbox:
+        return ro("sed")  # --sandbox rejects w, r and e
     verdicts: list[Verdict] = []
-    for kind, arg in [e for script in scripts for e in sed_effects(script)]:
-        if sandbox:
-            break  # --sandbox rejects w, r and e
+    for kind, arg in [e for script in call.scripts for e in sed_effects(script)]:
         if kind == "write":
             verdicts += [an.write_target(Word(arg or ""), st, "sed w"), normal("sed writes a file")]
         elif kind == "run" and arg is None:

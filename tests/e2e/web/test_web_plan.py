@@ -68,7 +68,7 @@ def test_plan_mode_and_the_todo_panel(
     send(page, "go ahead")
     wait_phase(page, "completed")
     page.wait_for_function(
-        "document.querySelector('[data-testid=todo-count]')?.textContent === '2/2 done'"
+        "() => document.querySelector('[data-testid=todo-count]')?.textContent === '2/2 done'"
     )
     assert (workspace / "out.txt").read_text() == "x\n"
     screenshot(page, "plan-mode-todo-done")

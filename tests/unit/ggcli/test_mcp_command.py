@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from ggcli.commands.mcp import _add_params
 from ggcli.main import build_sub_parser
+from ggd.capabilities.mcp.cli import _add_params
 
 
 def _params(*argv: str) -> dict[str, object]:

@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 from pydantic import ValidationError
 
-from ggd.daemon.export import full_table
+from ggd.app import Capability, CapabilityRegistry, SetupContext
+from ggd.daemon.export import full_errors, full_table
 from ggd.protocol import BY_NAME, METHODS, PROTOCOL_VERSION, errors
 from ggd.protocol.events import RUN_EVENT_ADAPTER
 from ggd.protocol.export import check, render
@@ -20,7 +21,7 @@ ROOT = Path(__file__).resolve().parents[3]
 
 
 def test_generated_protocol_folder_is_up_to_date() -> None:
-    problems = check(ROOT / "protocol", full_table())
+    problems = check(ROOT / "protocol", full_table(), full_errors())
     assert not problems, (
         "protocol/ is stale; run `python -m ggd.daemon.export protocol`:\n" + "\n".join(problems)
     )
@@ -90,10 +91,49 @@ def test_deferred_capabilities_own_exactly_the_areas_of_their_rows() -> None:
 
 
 def test_error_symbols_are_unique_and_shaped() -> None:
-    symbols = [c.symbol for c in errors.ERROR_CLASSES]
+    symbols = [c.symbol for c in full_errors()]
     assert len(symbols) == len(set(symbols))
     err = errors.RunConflictError("busy").to_error()
     assert err == {"code": -32003, "message": "busy", "data": {"code": "run_conflict", "retryable": True}}
+
+
+def test_capability_errors_live_in_their_packages_and_join_one_table() -> None:
+    table = full_errors()
+    owners = {c.symbol: c.__module__ for c in table}
+    assert owners["artifact_not_found"] == "ggd.capabilities.artifacts.errors"
+    assert owners["version_changed"] == "ggd.capabilities.artifacts.errors"
+    assert owners["job_not_found"] == "ggd.capabilities.scheduler.errors"
+    assert owners["kb_not_found"] == "ggd.capabilities.kb.errors"
+    assert not any(c.__module__.startswith("ggd.capabilities") for c in errors.ERROR_CLASSES)
+    # gg's own codes in order, then JSON-RPC's standard ones (the wire tables' order).
+    assert [c.code for c in table[:16]] == list(range(-32001, -32017, -1))
+    assert [c.symbol for c in table[16:]] == [
+        "invalid_params",
+        "not_initialized",
+        "method_not_found",
+        "internal_error",
+    ]
+
+
+class _Taken(errors.GgError):
+    code, symbol = -32001, "mine"
+
+
+class _Copy(errors.GgError):
+    code, symbol = -32901, "run_conflict"
+
+
+def test_a_code_or_symbol_claimed_twice_is_refused(tmp_path: Path) -> None:
+    with pytest.raises(ValueError, match="-32001 claimed by SessionNotFoundError and _Taken"):
+        errors.error_table([_Taken])
+    with pytest.raises(ValueError, match="'run_conflict' claimed by RunConflictError and _Copy"):
+        errors.error_table([_Copy])
+    setup = SetupContext(home=tmp_path, config=None, env={})
+    with pytest.raises(ValueError, match="claimed by"):
+        CapabilityRegistry([Capability(name="x", summary="x", errors=(_Taken,))], setup)
+    reg = CapabilityRegistry([], setup)
+    with pytest.raises(ValueError, match="claimed by"):
+        reg.register(Capability(name="y", summary="y", errors=(_Copy,)))
 
 
 def test_params_reject_unknown_fields_and_name_them() -> None:

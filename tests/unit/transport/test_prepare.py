@@ -1,4 +1,7 @@
-"""prepare(): the handshake's cattrs functions are written inside the start-up window."""
+"""prepare(): the handshake's cattrs functions are written inside the start-up window.
+
+The client's `initialize` is typed by ggd.rpc.handshake (its capabilities by cattrs), so the
+probe goes the way the daemon does."""
 
 from __future__ import annotations
 
@@ -12,6 +15,7 @@ PROBE = """
 import json, os, sys
 import cattrs.gen
 from lsprotocol import types as lsp
+from ggd.rpc.handshake import Handshake
 from ggd.transport.endpoint import _shared_converter, prepare
 if sys.argv[1] == "prepared":
     prepare()
@@ -20,9 +24,9 @@ real = compile
 cattrs.gen.compile = lambda src, fn, mode, *a, **k: generated.append(fn) or real(src, fn, mode, *a, **k)
 conv = _shared_converter()
 uri = "file:///tmp/ws"
-req = conv.structure({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+req = Handshake.check(1, {
     "processId": 1, "clientInfo": {"name": "gg", "version": "0"}, "capabilities": {},
-    "rootUri": uri, "workspaceFolders": [{"uri": uri, "name": "ws"}]}}, lsp.InitializeRequest)
+    "rootUri": uri, "workspaceFolders": [{"uri": uri, "name": "ws"}]}).request(conv)
 conv.structure({"jsonrpc": "2.0", "method": "initialized", "params": {}}, lsp.InitializedNotification)
 result = lsp.InitializeResult(capabilities=lsp.ServerCapabilities(), server_info=lsp.ServerInfo(name="ggd"))
 wire = conv.unstructure(lsp.InitializeResponse(id=1, result=result))

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from ggd.capabilities.artifacts.artifact_store import MAX_CONTENT_BYTES, ArtifactStore
+from ggd.capabilities.artifacts.errors import ArtifactNotFoundError, VersionChangedError
 from ggd.capabilities.artifacts.library_store import LibraryStore
 from ggd.capabilities.artifacts.publish import publish
 from ggd.protocol import errors as E
@@ -100,9 +101,9 @@ def test_limits_and_bad_input_are_typed_errors(tmp_path: Path) -> None:
         store.create("Pdf", "pdf", "x", "s")
     with pytest.raises(E.InvalidParamsError, match="title"):
         store.create("  ", "markdown", "x", "s")
-    with pytest.raises(E.ArtifactNotFoundError):
+    with pytest.raises(ArtifactNotFoundError):
         store.get("../../etc")
-    with pytest.raises(E.ArtifactNotFoundError):
+    with pytest.raises(ArtifactNotFoundError):
         store.edit("a_000000000000", "x")
     meta = store.create("Ok", "markdown", "x" * MAX_CONTENT_BYTES, "s")
     assert store.versions(meta.id)[0].size == MAX_CONTENT_BYTES
@@ -135,7 +136,7 @@ def test_publish_racing_an_edit_returns_version_changed_and_leaves_no_copy(
         out, _ = p.communicate("go\n", timeout=60)
         assert p.returncode == 0 and out.split()[-1] == "2"
 
-    with pytest.raises(E.VersionChangedError) as info:
+    with pytest.raises(VersionChangedError) as info:
         publish(arts, lib, meta.id, after_copy=edit_from_another_process)
     assert info.value.is_retryable
     assert lib.items() == []
@@ -166,7 +167,7 @@ def test_a_failed_compensation_is_reported_with_the_original_error(
         publish(arts, lib, meta.id, after_copy=race)
     msg = info.value.message
     assert "changed to v2" in msg and "could not be removed" in msg and "OSError" in msg
-    assert isinstance(info.value.__cause__, E.VersionChangedError)
+    assert isinstance(info.value.__cause__, VersionChangedError)
     assert str(tmp_path) not in msg
 
 
@@ -178,7 +179,7 @@ def test_removing_an_artifact_deletes_its_folder_only(tmp_path: Path) -> None:
     assert arts.list_all() == []
     assert [p.name for p in (tmp_path / "artifacts").iterdir()] == ["artifacts.lock"]
     assert lib.get(item.id).name == "Report.md"
-    with pytest.raises(E.ArtifactNotFoundError):
+    with pytest.raises(ArtifactNotFoundError):
         arts.remove(meta.id)
 
 

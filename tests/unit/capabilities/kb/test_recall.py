@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from ggcli.commands.kb import load_cases, score
+from ggd.capabilities.kb.cli import load_cases, score
 from ggd.capabilities.kb.minilm import local_model_reason
 
 CASES = Path(__file__).resolve().parents[3] / "data" / "kb_cases.jsonl"

@@ -41,7 +41,7 @@ async def test_the_unattended_approver_denies_mcp_calls(tmp_path: Path) -> None:
     tool = _tool(tmp_path)
     info = tool.describe({}, ToolContext(tmp_path, tmp_path))
     call = ToolCall(id="c1", name=tool.name, arguments={})
-    run: Any = SimpleNamespace()
+    run: Any = SimpleNamespace(approval_mode="auto")  # a scheduled job's default
     denied = await UnattendedApprover().decide(run, call, tool, info)
     assert not denied.allow and tool.name in denied.reason
     assert (await UnattendedApprover(allow_all=True).decide(run, call, tool, info)).allow

@@ -1,4 +1,4 @@
-"""`gg skills list`, and the /skill:<name> prompt expansion the one-shot and interactive runs use."""
+"""`gg skills list` (the /skill:<name> expansion of a prompt is the CLI's own: ggcli/expand.py)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,6 @@ from typing import Any
 from ggcli.commands import add_connection_flags, connect
 
 NAMES = ("skills",)
-FORCE_PREFIX = "/skill:"
 
 
 def register(sub: Any) -> None:
@@ -40,11 +39,3 @@ def run(args: argparse.Namespace) -> int:
     for w in result.get("warnings") or []:
         print(f"warning: {w}")
     return 0
-
-
-def expand_prompt(client: Any, prompt: str) -> str:
-    """The prompt to send: a leading /skill:<name> expanded by the daemon, anything else as is."""
-    if not prompt.lstrip().startswith(FORCE_PREFIX):
-        return prompt
-    result = client.request("gg/skill.expand", {"prompt": prompt}) or {}
-    return str(result.get("prompt") or prompt)
