@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import os
+import shlex
 import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from ggcli import __version__
+from ggcli.attach import AttachError, clipboard_image, describe, dropped_paths, image_param
 from ggcli.commands import checkpoints
 from ggcli.expand import FORCE_PREFIX, expand_prompt
 from ggcli.render import format_context, format_sessions, format_tree, format_usage, todo_block
@@ -41,6 +43,9 @@ Ctrl+D (on an empty line) leaves. Commands:
   /sessions         list this workspace's sessions
   /resume ID        switch to session ID
   /skill:NAME TASK  run TASK with skill NAME (gg skills list shows them)
+  /image PATH       attach an image to the next message (/image alone: list, /image clear)
+  /paste            attach the clipboard's image to the next message
+  (a dropped image file's path in a message attaches it too)
   /help             this help"""
 
 
@@ -67,6 +72,8 @@ class Repl:
         self.model = model
         self.verbose = verbose
         self.draft: str | None = None
+        # Images for the next message (gg/run.start images entries, ggcli.attach).
+        self.images: list[dict[str, Any]] = []
         # gg/run.start fields of every turn (the budget and reasoning flags).
         self.run_params: dict[str, Any] = {}
         # Approvals can be answered only when the question (stderr) reaches the terminal too.
@@ -90,6 +97,8 @@ class Repl:
             "sessions": self.cmd_sessions,
             "resume": self.cmd_resume,
             "help": self.cmd_help,
+            "image": self.cmd_image,
+            "paste": self.cmd_paste,
         }
 
     @property
@@ -140,6 +149,14 @@ class Repl:
 
     def turn(self, prompt: str) -> None:
         """Run one prompt in the current session and follow it."""
+        dropped = dropped_paths(prompt)
+        # Files dragged into the terminal type their paths alone on the line: attached, and the
+        # message comes next. A path inside a sentence stays text (the model may take no images).
+        if dropped and len(dropped) == len(shlex.split(prompt)):
+            self.images += [image_param(p) for p in dropped]
+            self.ui.note(f"attached {describe(self.images)}; now type the message", "dim")
+            return
+        images, self.images = self.images, []
         try:
             run_id = start_run(
                 self.client,
@@ -148,10 +165,14 @@ class Repl:
                 interactive=self.interactive,
                 approval=self.approval,
                 model=self.model,
+                images=images,
                 extra=self.run_params,
             )
         except RpcError as exc:
             self.ui.note(f"gg: {exc.message}", "red")
+            if images and exc.symbol == "invalid_params" and "images" in exc.message:
+                self.ui.note("the images were not sent: /image clear, or attach others", "yellow")
+                self.images = images
             if self.model and exc.symbol == "invalid_params" and "model" in exc.message:
                 # A /model typo must not stick: go back to the session's model.
                 self.ui.note(
@@ -368,6 +389,33 @@ class Repl:
             self.ui.note("usage: /resume ID (ids from /sessions)", "yellow")
             return
         self._switch(self.client.request("gg/session.open", {"sessionId": arg}), "resumed")
+
+    def cmd_image(self, arg: str) -> None:
+        """Attach an image file to the next message, list the attachments, or clear them."""
+        if arg == "clear":
+            self.images = []
+            self.ui.note("no images attached", "dim")
+            return
+        if arg:
+            try:
+                paths = shlex.split(arg)
+                self.images += [image_param(p) for p in paths]
+            except (AttachError, ValueError) as exc:
+                self.ui.note(f"gg: /image: {exc}", "red")
+                return
+        if self.images:
+            self.ui.note(f"attached to the next message: {describe(self.images)}", "dim")
+        else:
+            self.ui.note("no images attached (/image PATH attaches one)", "dim")
+
+    def cmd_paste(self, arg: str) -> None:
+        """Attach the clipboard's image to the next message."""
+        try:
+            self.images.append(clipboard_image())
+        except AttachError as exc:
+            self.ui.note(f"gg: /paste: {exc}", "red")
+            return
+        self.ui.note(f"attached to the next message: {describe(self.images)}", "dim")
 
     def cmd_mode(self, arg: str) -> None:
         """Show or set the approval mode of the next turns (plan mode: research, then a plan)."""

@@ -107,6 +107,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--name", help="name the session")
     p.add_argument("--model", help="model to use, as provider:model")
     p.add_argument(
+        "--image",
+        action="append",
+        metavar="FILE",
+        help="attach an image (PNG, JPEG, WebP, GIF) to the prompt; repeat for more",
+    )
+    p.add_argument(
         "--approval",
         choices=["auto", "on-request", "yolo", "never", "plan"],
         help="approval mode (default: the daemon's, auto); plan: read-only tools, ends with a plan",
@@ -423,6 +429,15 @@ def _run_main(args: argparse.Namespace) -> int:
         sys.stderr.write("gg: --json needs a prompt (-p or stdin)\n")
         return 2
     approval = "yolo" if args.yolo else args.approval
+    images: list[dict[str, Any]] = []
+    if args.image:
+        from ggcli.attach import AttachError, image_param
+
+        try:
+            images = [image_param(raw) for raw in args.image]
+        except AttachError as exc:
+            sys.stderr.write(f"gg: --image: {exc}\n")
+            return 2
     child = None
     if args.no_daemon:
         from ggcli.private import start_private
@@ -455,6 +470,7 @@ def _run_main(args: argparse.Namespace) -> int:
 
             history = gg_home() / "history"
             repl = Repl(client, ui, snapshot, info, history, approval, args.model, args.verbose)
+            repl.images = images  # --image without a prompt: attached to the first one
             repl.run_params = _run_params(args)
             return repl.run()
         # A human can answer approvals only when both the keyboard and the prompt are a terminal.
@@ -467,6 +483,7 @@ def _run_main(args: argparse.Namespace) -> int:
             interactive=interactive,
             approval=approval,
             model=args.model,
+            images=images,
             extra=_run_params(args),
         )
         opts = TurnOptions(

@@ -82,9 +82,11 @@ def start_run(
     interactive: bool,
     approval: str | None = None,
     model: str | None = None,
+    images: list[dict[str, Any]] | None = None,
     extra: dict[str, Any] | None = None,
 ) -> str:
-    """gg/run.start with subscribe; returns the run id (`extra`: budget, reasoningEffort)."""
+    """gg/run.start with subscribe; returns the run id (`images`: the prompt's, ggcli.attach;
+    `extra`: budget, reasoningEffort)."""
     params: dict[str, Any] = {
         "sessionId": session_id,
         "prompt": prompt,
@@ -95,6 +97,8 @@ def start_run(
         params["approvalMode"] = approval
     if model:
         params["model"] = model
+    if images:
+        params["images"] = images
     params.update(extra or {})
     result = client.request("gg/run.start", params) or {}
     return str(result["runId"])

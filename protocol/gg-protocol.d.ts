@@ -388,6 +388,35 @@ export interface HooksTrustResult {
   hooks: number;
 }
 
+/** A stored image by id (a message's `images[].id`). */
+export interface ImageGetParams {
+  imageId: string;
+}
+
+/** A stored image: its MIME type, size and base64 content. */
+export interface ImageGetResult {
+  imageId: string;
+  mimeType: string;
+  size: number;
+  data: string;
+}
+
+/** A stored image a message carries: fetch its bytes with gg/image.get {imageId: id}. */
+export interface ImageInfo {
+  id: string;
+  mimeType: string;
+  width: number;
+  height: number;
+  size: number;
+}
+
+/** An image attached to a prompt: a file the daemon reads, or base64 bytes. */
+export interface ImageInput {
+  path?: string | null;
+  data?: string | null;
+  mimeType?: string | null;
+}
+
 /** A scheduled prompt: what runs, when, where, and with which permissions. */
 export interface Job {
   id: string;
@@ -831,6 +860,7 @@ export interface Message {
   stopReason?: "end_turn" | "tool_use" | "error" | "max_tokens" | "canceled" | null;
   error?: string | null;
   thinking?: string | null;
+  images?: Array<ImageInfo> | null;
 }
 
 /** A model reference to check: provider:model, or a bare model of the default provider. */
@@ -949,6 +979,7 @@ export interface RunStartParams {
   model?: string | null;
   subscribe?: boolean;
   clientTools?: ClientTools | null;
+  images?: Array<ImageInput> | null;
   budget?: Budget | null;
   reasoningEffort?: string | null;
 }
@@ -966,6 +997,7 @@ export interface RunStartedEvent {
   timestamp: number;
   type: "run_started";
   prompt?: string | null;
+  images?: Array<ImageInfo> | null;
 }
 
 /** The state of one run, a projection of its event log. */
@@ -1400,6 +1432,7 @@ export interface GgMethods {
   "gg/run.approve": { params: RunApproveParams; result: EmptyResult };
   "gg/run.steer": { params: RunSteerParams; result: EmptyResult };
   "gg/media.get": { params: MediaGetParams; result: MediaGetResult };
+  "gg/image.get": { params: ImageGetParams; result: ImageGetResult };
   "gg/model.check": { params: ModelCheckParams; result: ModelCheckResult };
   "gg/system.providers": { params: Empty; result: ProvidersResult };
   "gg/run.event": { params: RunEvent; result: void };

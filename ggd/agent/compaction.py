@@ -89,6 +89,8 @@ def render_for_summary(previous: str | None, messages: Sequence[dict[str, Any]])
             lines.append(f"[tool result {msg.get('toolName', '')}{status}]\n{content}\n")
             continue
         lines.append(f"[{role}]\n{content}\n" if content else f"[{role}]")
+        if msg.get("images"):  # the summariser reads text: it is told pictures were there
+            lines.append(f"[{role} attached {len(msg['images'])} image(s), not shown here]")
         for call in msg.get("toolCalls") or []:
             args = json.dumps(call.get("arguments") or {}, ensure_ascii=False)
             lines.append(f"[{role} calls {call.get('name', '')}] {args}")

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from ggd.tools.base import Tool
+from ggd.tools.images import IMAGE_TOKENS
 
 AGENTS_FILE = "AGENTS.md"
 # One AGENTS.md larger than this is cut: it is guidance, not a place for whole documents.
@@ -131,7 +132,16 @@ def _section(section: PromptSection) -> str:
 
 
 def _message_chars(msg: dict[str, Any]) -> int:
-    chars = len(str(msg.get("content") or ""))
+    content = msg.get("content") or ""
+    if isinstance(content, list):  # OpenAI content parts: an image counts as IMAGE_TOKENS
+        chars = sum(
+            IMAGE_TOKENS * 4 if p.get("type") == "image_url" else len(str(p.get("text") or ""))
+            for p in content
+            if isinstance(p, dict)
+        )
+    else:
+        chars = len(str(content))
+    chars += IMAGE_TOKENS * 4 * len(msg.get("images") or [])
     for call in msg.get("toolCalls") or []:
         chars += len(call.get("name", "")) + len(json.dumps(call.get("arguments") or {}))
     for call in msg.get("tool_calls") or []:

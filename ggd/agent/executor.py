@@ -243,6 +243,7 @@ class ToolExecutor:
                 output=result.output[:MODEL_OUTPUT_LIMIT] + f"\n[... {cut} characters cut]",
                 is_error=result.is_error,
                 details=result.details,
+                images=result.images,
             )
         item.result = result
         await self._record(item)  # durable first: the finish event promises the result exists
@@ -274,7 +275,11 @@ class ToolExecutor:
         # Shielded: a cancel that lands while the result is being written must neither lose it
         # (appended is already True) nor write it twice; the write finishes, then cancel proceeds.
         item.saving = asyncio.ensure_future(
-            self._append(tool_message(item.call.id, item.call.name, result.output, result.is_error))
+            self._append(
+                tool_message(
+                    item.call.id, item.call.name, result.output, result.is_error, result.images
+                )
+            )
         )
         await asyncio.shield(item.saving)
 

@@ -42,6 +42,7 @@ from .locks import PathLocks
 from .loopguard import LoopAsk, LoopGuard, LoopGuardSettings
 from .messages import (
     INTERRUPTED,
+    ImageUrls,
     assistant_message,
     to_openai_request,
     tool_message,
@@ -84,6 +85,8 @@ class AgentOptions:
     # Called before each model request: the reason to stop when a budget shared with other
     # loops (a run's subagents) is spent, else None. Counts the request.
     turn_gate: Callable[[], str | None] | None = None
+    # A stored image's data URL for requests; None when the model takes no images.
+    image_urls: ImageUrls | None = None
     # Hooks of this run (PreToolUse, PostToolUse, Stop), or None: ggd.hooks implements them.
     hooks: ToolHooks | None = None
     # What a request of this model costs (None: unknown, tokens only), the budgets the run
@@ -114,7 +117,9 @@ class TurnOutcome:
     spend: Spend = field(default_factory=Spend)
 
 
-async def begin_turn(transcript: Transcript, prompt: str) -> None:
+async def begin_turn(
+    transcript: Transcript, prompt: str, images: list[dict[str, Any]] | None = None
+) -> None:
     """Make a turn durable before anyone is told it started (no loop needed yet).
 
     Closes tool calls a crashed run left dangling (recorded as interrupted, never replayed), then
@@ -125,7 +130,7 @@ async def begin_turn(transcript: Transcript, prompt: str) -> None:
         await transcript.append_message(
             tool_message(call["id"], call.get("name", ""), INTERRUPTED, True)
         )
-    await transcript.append_message(user_message(prompt))
+    await transcript.append_message(user_message(prompt, images))
 
 
 class AgentLoop:
@@ -306,7 +311,9 @@ class AgentLoop:
                 system_text = f"{system}\n\n# Summary of the earlier conversation\n\n{ctx.summary}"
             else:
                 system_text = system
-            msgs = to_openai_request(system_text, [m for _, m in ctx.messages])
+            msgs = to_openai_request(
+                system_text, [m for _, m in ctx.messages], self.options.image_urls
+            )
             estimate = estimate_tokens(msgs) + spec_tokens
             budget = self.options.compaction.budget(self.options.context_window)
             # Compact at most once per request: a tail that is still too big is sent as is.

@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import json
 import time
+from collections.abc import Callable
 from typing import Any
 
 from ggd.providers.types import ToolCall
 
 Message = dict[str, Any]
+# An image id -> its `data:` URL, or None when the model takes no images (ggd.tools.images).
+ImageUrls = Callable[[str], str | None]
 
 INTERRUPTED = "interrupted, result unavailable"
 CANCELED = "canceled"
@@ -19,9 +22,12 @@ def now_ms() -> int:
     return int(time.time() * 1000)
 
 
-def user_message(text: str) -> Message:
-    """A protocol user message."""
-    return {"role": "user", "content": text, "timestamp": now_ms()}
+def user_message(text: str, images: list[dict[str, Any]] | None = None) -> Message:
+    """A protocol user message; `images` are stored image refs (ImageRef.wire())."""
+    msg: Message = {"role": "user", "content": text, "timestamp": now_ms()}
+    if images:
+        msg["images"] = images
+    return msg
 
 
 def assistant_message(
@@ -49,9 +55,15 @@ def assistant_message(
     return msg
 
 
-def tool_message(call_id: str, tool_name: str, output: str, is_error: bool = False) -> Message:
-    """A protocol tool-result message."""
-    return {
+def tool_message(
+    call_id: str,
+    tool_name: str,
+    output: str,
+    is_error: bool = False,
+    images: list[dict[str, Any]] | None = None,
+) -> Message:
+    """A protocol tool-result message; `images` are stored image refs the tool returned."""
+    msg: Message = {
         "role": "tool",
         "content": output,
         "toolCallId": call_id,
@@ -59,12 +71,45 @@ def tool_message(call_id: str, tool_name: str, output: str, is_error: bool = Fal
         "isError": is_error,
         "timestamp": now_ms(),
     }
+    if images:
+        msg["images"] = images
+    return msg
 
 
-def to_openai(msg: Message) -> dict[str, Any]:
-    """Convert one protocol Message to an OpenAI chat message."""
+def image_parts(images: list[dict[str, Any]], urls: ImageUrls | None) -> list[dict[str, Any]]:
+    """OpenAI content parts for stored image refs: image_url parts, or a note per image the
+    request cannot carry (the model takes no images, or the file is gone), never a silent drop.
+    """
+    parts: list[dict[str, Any]] = []
+    for ref in images:
+        image_id = str(ref.get("id", ""))
+        url = urls(image_id) if urls is not None else None
+        if url is not None:
+            parts.append({"type": "image_url", "image_url": {"url": url}})
+        else:
+            why = "this model takes no images" if urls is None else "it is no longer stored"
+            parts.append({"type": "text", "text": f"[image {image_id[:16]} left out: {why}]"})
+    return parts
+
+
+def _content(parts: list[dict[str, Any]]) -> str | list[dict[str, Any]]:
+    """Parts as they are when one is an image, else one string (a text-only model, or a chat
+    template that expects strings, never sees a list)."""
+    if any(p.get("type") != "text" for p in parts):
+        return parts
+    return "\n\n".join(str(p.get("text", "")) for p in parts)
+
+
+def to_openai(msg: Message, urls: ImageUrls | None = None) -> dict[str, Any]:
+    """Convert one protocol Message to an OpenAI chat message.
+
+    A user message with images becomes a list of content parts: its text, then its images.
+    """
     role = msg.get("role")
     content = msg.get("content") or ""
+    if role == "user" and msg.get("images"):
+        parts = [{"type": "text", "text": content}] if content else []
+        return {"role": "user", "content": _content(parts + image_parts(msg["images"], urls))}
     if role == "assistant":
         out: dict[str, Any] = {"role": "assistant", "content": content or None}
         calls = msg.get("toolCalls") or []
@@ -153,12 +198,31 @@ def trailing_dangling(messages: list[Message]) -> list[dict[str, Any]]:
     return []
 
 
-def to_openai_request(system: str, messages: list[Message]) -> list[dict[str, Any]]:
-    """The chat messages of one request: system prompt, then the repaired conversation."""
+def to_openai_request(
+    system: str, messages: list[Message], urls: ImageUrls | None = None
+) -> list[dict[str, Any]]:
+    """The chat messages of one request: system prompt, then the repaired conversation.
+
+    `urls` gives the data URL of a stored image (None: the model takes no images). Chat
+    Completions tool messages hold text only, so the images tool results returned (`read` of
+    an image) follow the run of tool messages as one user message, each after a line naming
+    its call, as other agents do; the tool message itself says the image follows.
+    """
     out: list[dict[str, Any]] = [{"role": "system", "content": system}] if system else []
+    pending: list[dict[str, Any]] = []  # image parts of tool results, sent after the results
     for msg in repair(messages):
+        role = msg.get("role")
+        if pending and role != "tool":
+            out.append({"role": "user", "content": _content(pending)})
+            pending = []
         # An empty assistant message (e.g. canceled before any text) carries nothing for the model.
-        if msg.get("role") == "assistant" and not msg.get("content") and not msg.get("toolCalls"):
+        if role == "assistant" and not msg.get("content") and not msg.get("toolCalls"):
             continue
-        out.append(to_openai(msg))
+        out.append(to_openai(msg, urls))
+        if role == "tool" and msg.get("images"):
+            name = msg.get("toolName") or "tool"
+            head = f"The image returned by {name} (call {msg.get('toolCallId', '')}):"
+            pending += [{"type": "text", "text": head}, *image_parts(msg["images"], urls)]
+    if pending:
+        out.append({"role": "user", "content": _content(pending)})
     return out

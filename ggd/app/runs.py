@@ -17,9 +17,11 @@ from ggd.agent import AgentLoop, TurnOutcome, begin_turn
 from ggd.protocol import Budget, SessionEvent
 from ggd.protocol import errors as E
 from ggd.protocol import events as W
+from ggd.protocol.run import ImageInput
 
 from .admission import RunOptions, admit
 from .approvers import Approver, InteractiveApprover
+from .attachments import prompt_images
 from .delegate import ClientDelegate
 from .hooks import approval_pending, before_prompt
 from .lineage import Lineage, TreeBudget
@@ -96,6 +98,8 @@ class RunManager:
         model: str | None = None,
         time_limit: float | None = None,
         client: ClientDelegate | None = None,
+        images: list[ImageInput] | None = None,
+        remote: bool = False,
         budget: Budget | None = None,
         budget_name: str = "run budget",
         reasoning_effort: str | None = None,
@@ -105,6 +109,7 @@ class RunManager:
 
         `client` is the editor that started it and offered to read, write or run for it;
         `lineage` makes it a subagent's child run (ggd/app/subagents.py).
+        `images` are the prompt's pictures (paths refused when the connection is `remote`).
         """
         if approver is None:
             raise E.InternalError("a run needs an approver; none was given")
@@ -115,6 +120,10 @@ class RunManager:
         # starts (it used to fall through to the demo model). Checked first: nothing may await
         # between the admission checks below and registering the run.
         await self.turns.check_model(svc, model)
+        if images:
+            self.turns.check_images(svc, model)
+        # Stored before admission (the checks below must not await); unused files are harmless.
+        refs = await prompt_images(self.turns.images, images, svc.workspace.root, remote=remote)
         # SessionStart and UserPromptSubmit: a block refuses the prompt before anything is saved.
         # A subagent's prompt is the model's, not the user's: those hooks are the user's.
         if lineage is None:
@@ -158,7 +167,7 @@ class RunManager:
         try:
             # Durable before acknowledged: the prompt is in the journal before run_started is
             # emitted and before the reply carries the run id (a kill right after loses nothing).
-            await begin_turn(SessionTranscript(svc), prompt)
+            await begin_turn(SessionTranscript(svc), prompt, refs)
         except BaseException:
             self.active.pop(run.id, None)
             if svc.active_run_id == run.id:
@@ -167,7 +176,7 @@ class RunManager:
         if self._first_run is not None:  # the daemon's memory policy (ggd/daemon/memory.py)
             hook, self._first_run = self._first_run, None
             hook()
-        run.emit(W.RunStartedEvent, prompt=prompt)
+        run.emit(W.RunStartedEvent, prompt=prompt, images=refs)
         log.info(
             "run started",
             extra={"run": run.id, "session": svc.id, "model": model_ref, "mode": mode},

@@ -52,6 +52,7 @@ _MESSAGE_KEYS = frozenset(
         "stopReason",
         "error",
         "thinking",
+        "images",
     }
 )
 
@@ -130,6 +131,8 @@ def message_wire(entry_id: str, data: dict[str, Any]) -> dict[str, Any] | None:
     """message_dto(...).wire() for a message that needs no coercion, else None."""
     role = data.get("role")
     if type(role) is not str or role not in _ROLES:
+        return None
+    if "images" in data:  # rare: the models check the image refs
         return None
     out: dict[str, Any] = {"id": entry_id, "role": role}
     content = data.get("content")

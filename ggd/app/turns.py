@@ -30,6 +30,7 @@ from ggd.providers.prices import Spend
 from ggd.providers.types import ChatProvider, ToolCall, Usage
 from ggd.session.usage import own_usage
 from ggd.tools import ApprovalInfo, Tool, ToolContext
+from ggd.tools.images import ImageError, ImageStore
 
 from .admission import RunOptions
 from .approvers import Approver, loop_asker
@@ -71,6 +72,8 @@ class TurnAssembler:
         self.path_locks = PathLocks()
         # Set by the RunManager: adds the `task` tool and narrows a subagent's tools and prompt.
         self.subagents: SubagentManager | None = None
+        # Prompt attachments and pictures `read` returns (GG_HOME/images, by content).
+        self.images = ImageStore(home)
         self.hooks = HookEngine(home, opts.hooks_config)
         # (workspace id, provider:model) -> the deferrable tool groups of its last run's tool set,
         # declared up front or deferred (gg/system.info shows them).
@@ -86,6 +89,37 @@ class TurnAssembler:
                 f"invalid params: model: unknown model {model_ref!r}"
             ) from None
         return provider, bare, model_ref
+
+    def check_images(self, svc: Service, model: str | None) -> None:
+        """Invalid params when a prompt has images and the run's model takes none."""
+        model_ref = model or svc.file.model or self.models.default_model
+        if self.models.accepts_images(model_ref):
+            return
+        name = self.models.split(model_ref)[0]
+        if self.models.providers[name].is_demo:
+            raise E.InvalidParamsError(
+                "invalid params: images: the offline demo model takes no images; configure a "
+                "model that does in GG_HOME/config.json (docs/providers.md, Images)"
+            )
+        raise E.InvalidParamsError(
+            f"invalid params: images: model {model_ref!r} takes no images; pick one that does "
+            f'(--model), or set "images": true (or a list of models) in providers.{name} of '
+            "config.json if it reads them (docs/providers.md)"
+        )
+
+    def image_urls(self) -> Callable[[str], str | None]:
+        """A run's image loader: data URLs by id, each file read once per run."""
+        cache: dict[str, str | None] = {}
+
+        def url(image_id: str) -> str | None:
+            if image_id not in cache:
+                try:
+                    cache[image_id] = self.images.data_url(image_id)
+                except ImageError:
+                    cache[image_id] = None  # the note says it is gone
+            return cache[image_id]
+
+        return url
 
     async def check_model(self, svc: Service, model: str | None) -> None:
         """Invalid params when the provider is unknown or its endpoint does not list the model."""
@@ -144,6 +178,8 @@ class TurnAssembler:
             tools, sections, max_turns = await self.subagents.shape(
                 run, svc.workspace.root, tools, sections, max_turns
             )
+        sees_images = self.models.accepts_images(run.model)
+
         loop = AgentLoop(
             provider,
             bare,
@@ -157,6 +193,7 @@ class TurnAssembler:
                 read_roots=tuple(turn.read_roots),
                 login_shell=self.opts.bash_login_shell,
                 client=client,
+                images=self.images if sees_images else None,
                 checkpoint=self.checkpoints.tool_hook(svc) if self.checkpoints else None,
             ),
             SessionTranscript(svc),
@@ -218,6 +255,8 @@ class TurnAssembler:
             session_before=before,
             reasoning_effort=effort,
             tool_share=self.opts.tool_share,
+            # A stored image's data URL for requests; None when the model takes no images.
+            image_urls=self.image_urls() if self.models.accepts_images(run.model) else None,
         )
 
     def _budgets(self, run: Run, session_before: Spend) -> tuple[BudgetLimit, ...]:

@@ -41,6 +41,8 @@ class ProviderEntry(BaseModel):
     extraBody: dict[str, Any] | None = None
     reasoningEffort: str | None = None
     modelParams: dict[str, dict[str, Any]] | None = None
+    # Which models take images: all, none, or these names (ggd/providers/vision.py).
+    images: bool | list[str] | None = None
     # kind "llamacpp" (ggd/providers/kinds.py)
     modelPath: str | None = None
     threads: int | None = None

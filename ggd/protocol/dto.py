@@ -32,6 +32,16 @@ class ToolCallRef(WireModel):
     arguments: dict[str, Any] = Field(default_factory=dict)
 
 
+class ImageInfo(WireModel):
+    """A stored image a message carries: fetch its bytes with gg/image.get {imageId: id}."""
+
+    id: str
+    mime_type: str
+    width: int
+    height: int
+    size: int
+
+
 class Message(WireModel):
     """One conversation message on the active branch."""
 
@@ -47,6 +57,8 @@ class Message(WireModel):
     error: str | None = None
     # The model's reasoning before this answer, where its API streams it; never answer text.
     thinking: str | None = None
+    # Images attached to a prompt, or returned by a tool (`read` of a picture).
+    images: list[ImageInfo] | None = None
 
 
 class TreeItem(WireModel):

@@ -7,7 +7,7 @@ from typing import Annotated, Any, Literal
 from pydantic import ConfigDict, Field, TypeAdapter
 
 from .base import Event
-from .dto import Approval, TodoItem, UsageInfo
+from .dto import Approval, ImageInfo, TodoItem, UsageInfo
 
 
 class RunEventBase(Event):
@@ -24,6 +24,8 @@ class RunStartedEvent(RunEventBase):
 
     type: Literal["run_started"] = "run_started"
     prompt: str | None = None
+    # The prompt's images as stored (gg/image.get fetches their bytes).
+    images: list[ImageInfo] | None = None
 
 
 class TextDeltaEvent(RunEventBase):

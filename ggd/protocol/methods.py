@@ -40,6 +40,8 @@ from .session import (
 from .hooks import HooksListResult, HooksTestParams, HooksTestResult, HooksTrustResult
 from .spec import MethodSpec
 from .system import (
+    ImageGetParams,
+    ImageGetResult,
     MediaGetParams,
     MediaGetResult,
     ModelCheckParams,
@@ -419,6 +421,7 @@ RUN_START = MethodSpec(
             "prompt": "run the tests",
             "interactive": True,
             "clientTools": {"readTextFile": True, "writeTextFile": True, "terminal": True},
+            "images": [{"path": "screenshots/failure.png"}],
         },
         "result": {"runId": "r_77c0"},
     },
@@ -561,6 +564,22 @@ MEDIA_GET = MethodSpec(
         },
     },
 )
+_IMAGE_ID = "img_9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08"
+IMAGE_GET = MethodSpec(
+    "gg/image.get",
+    "An image a message carries (a prompt's attachment, a picture `read` returned), base64.",
+    ImageGetParams,
+    ImageGetResult,
+    example={
+        "params": {"imageId": _IMAGE_ID},
+        "result": {
+            "imageId": _IMAGE_ID,
+            "mimeType": "image/png",
+            "size": 68,
+            "data": "iVBORw0KGgo...",
+        },
+    },
+)
 METHODS: tuple[MethodSpec, ...] = (
     SYSTEM_INFO,
     WORKSPACE_LIST,
@@ -593,6 +612,7 @@ METHODS: tuple[MethodSpec, ...] = (
     RUN_APPROVE,
     RUN_STEER,
     MEDIA_GET,
+    IMAGE_GET,
     MODEL_CHECK,
     SYSTEM_PROVIDERS,
     RUN_EVENT,

@@ -18,6 +18,16 @@ class ClientTools(Params):
     terminal: bool = False
 
 
+class ImageInput(Params):
+    """An image attached to a prompt: a file the daemon reads, or base64 bytes."""
+
+    # Absolute, or relative to the workspace; refused over a remote connection.
+    path: str | None = Field(default=None, min_length=1, max_length=4096)
+    # Base64 (a `data:` URL is accepted too); the message limit bounds it (~3 MiB of image).
+    data: str | None = Field(default=None, min_length=1)
+    mime_type: str | None = Field(default=None, max_length=100)
+
+
 class RunStartParams(Params):
     """Start a run of the agent on a session."""
 
@@ -29,6 +39,8 @@ class RunStartParams(Params):
     subscribe: bool = True
     # Bound to this connection: gg asks it for file text, hands it new text, runs bash there.
     client_tools: ClientTools | None = None
+    # Pictures for the model (PNG, JPEG, WebP, GIF); refused when the model takes no images.
+    images: list[ImageInput] | None = Field(default=None, max_length=20)
     # This run's spending limits, over config's `budget.run` (docs/providers.md).
     budget: Budget | None = None
     # "low" | "medium" | "high" (or the API's own value), over the model's reasoningEffort.

@@ -103,6 +103,21 @@ class MediaGetParams(Params):
     media_id: str = Field(min_length=1, max_length=64)
 
 
+class ImageGetParams(Params):
+    """A stored image by id (a message's `images[].id`)."""
+
+    image_id: str = Field(min_length=1, max_length=80)
+
+
+class ImageGetResult(Result):
+    """A stored image: its MIME type, size and base64 content."""
+
+    image_id: str
+    mime_type: str
+    size: int
+    data: str
+
+
 class MediaGetResult(Result):
     """A media item: its MIME type, size and base64 content."""
 

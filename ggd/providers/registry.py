@@ -38,6 +38,7 @@ from ggd.providers.openai_compat import OpenAICompatProvider, ProviderOptions
 from ggd.providers.params import PARAM_KEYS
 from ggd.providers.probe import shown_url
 from ggd.providers.types import ChatProvider, Probe
+from ggd.providers.vision import ImageSupport, accepts_images, parse_images
 
 __all__ = ["WELL_KNOWN", "ProviderRegistry", "ProviderState", "build_registry", "resolve_provider"]
 
@@ -58,7 +59,7 @@ _KEY_ENV = {
     "deepseek": "DEEPSEEK_API_KEY",
 }
 _PROVIDER_KEYS = frozenset(
-    {"kind", "baseUrl", "apiKey", "apiKeyEnv", "models", "contextWindow", "modelParams"}
+    {"kind", "baseUrl", "apiKey", "apiKeyEnv", "models", "contextWindow", "modelParams", "images"}
     | set(PARAM_KEYS)
     | LOCAL_KEYS
 )
@@ -85,6 +86,8 @@ class ProviderRegistry:
     default_model: str
     model_lists: dict[str, list[str]] = field(default_factory=dict)
     context_windows: dict[str, int] = field(default_factory=dict)
+    # provider -> its `images` config: which models take images (ggd.providers.vision)
+    image_support: dict[str, ImageSupport] = field(default_factory=dict)
     # provider -> (monotonic time, the endpoint's model ids or None when it lists none)
     _listed: dict[str, tuple[float, list[str] | None]] = field(default_factory=dict, repr=False)
     # provider -> the GET /models in flight, shared by every check that needs it meanwhile
@@ -207,6 +210,14 @@ class ProviderRegistry:
             if isinstance(state, str):
                 out.update({f"{name}:{m}": state for m in self.model_lists.get(name, [])})
         return out
+
+    def accepts_images(self, model_ref: str | None = None) -> bool:
+        """Whether a model takes images in its prompt (the provider's `images` config)."""
+        name, model = self.split(model_ref)
+        provider = self.providers[name]
+        if provider.is_demo:
+            return False
+        return accepts_images(provider.kind, self.image_support.get(name), model)
 
     async def status(self) -> list[ProviderState]:
         """Each provider with its kind and its answer to one listing request, asked together."""
@@ -332,11 +343,13 @@ def build_registry(
     providers: dict[str, ChatProvider] = {}
     lists: dict[str, list[str]] = {}
     windows: dict[str, int] = {}
+    images: dict[str, ImageSupport] = {}
     for name, entry in raw.items():
         provider, models, window = _configured(name, entry, env, creds, home, options)
         providers[name], lists[name] = provider, models
         if window is not None:
             windows[name] = window
+        images[name] = parse_images(f"providers.{name}", entry.get("images"))  # entry checked
     implicit = _implicit_provider(model, env, creds, providers)
     if implicit is not None:
         name, base = implicit
@@ -348,7 +361,9 @@ def build_registry(
             model = _DEFAULT_MODELS[name]
     providers.setdefault("demo", DemoProvider())
     lists.setdefault("demo", [DEMO_MODEL])
-    registry = ProviderRegistry(providers, _default_model(model, providers, lists), lists, windows)
+    registry = ProviderRegistry(
+        providers, _default_model(model, providers, lists), lists, windows, images
+    )
     _set_default_models(registry, providers, lists)
     return registry
 

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 if TYPE_CHECKING:
     from ggd.tools.client import ClientDelegate
+    from ggd.tools.images import ImageStore
 
 Risk = Literal["read_only", "normal", "dangerous"]
 
@@ -35,6 +36,8 @@ class ToolContext:
     login_shell: bool = False
     # The editor that started the run, when it offered to read, write or run (clientTools).
     client: ClientDelegate | None = None
+    # Where tools store images for the model; None when the run's model takes no images.
+    images: ImageStore | None = None
     # Called with "before" and "after" around a tool that can change files (not read-only):
     # the workspace checkpoint (ggd/app/checkpoints.py). Never raises.
     checkpoint: Callable[[str], Awaitable[None]] | None = None
@@ -47,6 +50,8 @@ class ToolResult:
     output: str
     is_error: bool = False
     details: dict[str, Any] | None = None
+    # Stored images for the model (ImageRef.wire() dicts), e.g. `read` of a picture.
+    images: list[dict[str, Any]] | None = None
 
 
 # Whether the approver allowed the running call (set per call by the executor, each call its own

@@ -9,6 +9,7 @@ from typing import Any
 
 from ggd.tools.base import ApprovalInfo, Tool, ToolContext, ToolError, ToolResult
 from ggd.tools.client_io import buffer_text
+from ggd.tools.images import MAX_INPUT_BYTES, ImageError, mime_of_name
 from ggd.tools.paths import (
     arg_int,
     arg_str,
@@ -44,7 +45,8 @@ class ReadTool(Tool):
     description = (
         "Read a text file, lines numbered like cat -n. At most "
         f"{MAX_LINES} lines or {MAX_BYTES // 1024} KiB a call; page with offset (first line, "
-        "1-based) and limit (lines)."
+        "1-based) and limit (lines). An image file (PNG, JPEG, WebP, GIF) is shown to you as "
+        "an image when the model takes images."
     )
     parameters = {
         "type": "object",
@@ -72,6 +74,8 @@ class ReadTool(Tool):
         path = resolve_readable(raw, ctx)
         offset = arg_int(args, "offset", 1, 1, 1 << 40)
         limit = arg_int(args, "limit", MAX_LINES, 1, MAX_LINES)
+        if mime_of_name(raw) is not None:  # a picture: the model sees it, if it can
+            return await asyncio.to_thread(self._read_image, path, raw, ctx)
         text, fallback = await buffer_text(path, raw, ctx)
         if text is not None:
             result = page(text.splitlines(), raw, offset, limit)
@@ -82,6 +86,33 @@ class ReadTool(Tool):
         if fallback and result.details is not None:
             result.details["clientFallback"] = fallback
         return result
+
+    def _read_image(self, path: Path, raw: str, ctx: ToolContext) -> ToolResult:
+        if ctx.images is None:
+            raise ToolError(
+                f"'{raw}' is an image and this model takes no images; describe what you need "
+                "from it to the user, or ask for a model that reads images"
+            )
+        if path.is_dir():
+            raise ToolError(f"'{raw}' is a directory; use the list tool")
+        try:
+            with open(path, "rb") as fh:
+                refuse_hard_link(os.fstat(fh.fileno()), raw)
+                data = fh.read(MAX_INPUT_BYTES + 1)  # normalize() refuses more than the limit
+        except FileNotFoundError:
+            raise ToolError(f"file not found: '{raw}'") from None
+        except OSError as exc:
+            raise ToolError(f"cannot read '{raw}': {exc.strerror}") from None
+        try:
+            ref = ctx.images.put(data)
+        except ImageError as exc:
+            raise ToolError(f"'{raw}': {exc.message}") from None
+        kind = ref.mime.removeprefix("image/").upper()
+        return ToolResult(
+            f"[image {raw}: {kind} {ref.width}x{ref.height}; it follows as an image]",
+            details={"image": ref.wire()},
+            images=[ref.wire()],
+        )
 
     def _read(self, path: Path, raw: str, offset: int, limit: int) -> ToolResult:
         if path.is_dir():

@@ -480,6 +480,126 @@ async def test_an_unsupported_mcp_transport_is_a_clear_error(fake_daemon, worksp
         assert "stdio and http" in str(err.value)
 
 
+def _png(color: tuple[int, int, int]) -> bytes:
+    import io
+
+    from PIL import Image
+
+    buf = io.BytesIO()
+    Image.new("RGB", (16, 12), color).save(buf, "PNG")
+    return buf.getvalue()
+
+
+async def test_image_blocks_reach_the_model_as_image_parts(
+    fake_daemon, workspace: Path, gg_home: Path
+) -> None:
+    import base64
+
+    from acp.schema import ImageContentBlock
+
+    gg_home.mkdir(mode=0o700, parents=True, exist_ok=True)
+    # The fake model's provider (baseUrl from OPENAI_BASE_URL) takes images for fake-model.
+    (gg_home / "config.json").write_text(
+        json.dumps({"providers": {"openai": {"images": ["fake-model"]}}})
+    )
+    d, fm = fake_daemon([{"text": "A green picture."}])
+    shot = _png((0, 200, 0))
+    data = base64.b64encode(shot).decode()
+    client = RecordingClient()
+    async with acp_child(d.env, workspace, client, ClientCapabilities()) as (conn, init):
+        assert init.agent_capabilities.prompt_capabilities.image is True
+        new = await conn.new_session(cwd=str(workspace))
+        res = await asyncio.wait_for(
+            conn.prompt(
+                session_id=new.session_id,
+                prompt=[
+                    TextContentBlock(type="text", text="what colour?"),
+                    ImageContentBlock(type="image", data=data, mime_type="image/png"),
+                ],
+            ),
+            90,
+        )
+        assert res.stop_reason == "end_turn"
+        sid = new.session_id
+    later = RecordingClient()
+    async with acp_agent(d.env, workspace, later) as conn:
+        await conn.load_session(cwd=str(workspace), session_id=sid)
+    replay = [(u.session_update, u.content) for u in later.updates]
+    assert replay[0] == ("user_message_chunk", TextContentBlock(type="text", text="what colour?"))
+    kind, block = replay[1]
+    assert kind == "user_message_chunk" and block.type == "image"
+    assert (block.data, block.mime_type) == (data, "image/png")
+    (body,) = fm.requests
+    user = [m for m in body["messages"] if m["role"] == "user"][-1]
+    assert user["content"][0] == {"type": "text", "text": "what colour?"}
+    url = user["content"][1]["image_url"]["url"]
+    assert url == f"data:image/png;base64,{data}"
+
+
+async def test_an_image_block_for_a_model_without_images_is_a_clear_prompt_error(
+    fake_daemon, workspace: Path
+) -> None:
+    from acp.schema import ImageContentBlock
+
+    d, fm = fake_daemon([{"text": "unused"}])  # fake-model: no images by default
+    client = RecordingClient()
+    async with acp_agent(d.env, workspace, client) as conn:
+        new = await conn.new_session(cwd=str(workspace))
+        with pytest.raises(acp.RequestError) as info:
+            await asyncio.wait_for(
+                conn.prompt(
+                    session_id=new.session_id,
+                    prompt=[
+                        TextContentBlock(type="text", text="look"),
+                        ImageContentBlock(type="image", data="aGk=", mime_type="image/png"),
+                    ],
+                ),
+                90,
+            )
+    assert info.value.code == -32602
+    assert "takes no images" in str(info.value)
+    assert fm.requests == []
+
+
+async def test_a_screenshot_over_one_message_goes_to_the_local_ggd_as_a_file(
+    fake_daemon, workspace: Path, gg_home: Path
+) -> None:
+    import base64
+    import io
+    import os
+
+    from acp.schema import ImageContentBlock
+    from PIL import Image
+
+    gg_home.mkdir(mode=0o700, parents=True, exist_ok=True)
+    (gg_home / "config.json").write_text(json.dumps({"providers": {"openai": {"images": True}}}))
+    d, fm = fake_daemon([{"text": "Noise."}])
+    buf = io.BytesIO()
+    Image.frombytes("RGB", (1600, 1200), os.urandom(1600 * 1200 * 3)).save(buf, "PNG")
+    data = base64.b64encode(buf.getvalue()).decode()
+    assert len(data) > 4 * 1024 * 1024  # more than ggd takes in one JSON-RPC message
+    client = RecordingClient()
+    async with acp_agent(d.env, workspace, client) as conn:
+        new = await conn.new_session(cwd=str(workspace))
+        res = await asyncio.wait_for(
+            conn.prompt(
+                session_id=new.session_id,
+                prompt=[
+                    TextContentBlock(type="text", text="what is it?"),
+                    ImageContentBlock(type="image", data=data, mime_type="image/png"),
+                ],
+            ),
+            90,
+        )
+    assert res.stop_reason == "end_turn"
+    (body,) = fm.requests
+    user = [m for m in body["messages"] if m["role"] == "user"][-1]
+    url = user["content"][1]["image_url"]["url"]
+    assert url.startswith("data:image/jpeg;base64,")  # ggd read the file and re-encoded it
+    sent = Image.open(io.BytesIO(base64.b64decode(url.partition(",")[2])))
+    assert sent.size == (1600, 1200)
+
+
 async def test_usage_updates_carry_the_sessions_cost_and_a_budget_stop_is_an_error(
     fake_daemon, workspace: Path, gg_home: Path
 ) -> None:

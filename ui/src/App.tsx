@@ -12,6 +12,8 @@ import { McpPanel } from "./components/McpPanel";
 import { OpenFolder } from "./components/OpenFolder";
 import { OpenSessionContext, TranscriptContext } from "./components/ChildRunView";
 import { MediaContext } from "./components/MediaView";
+import { ImageContext } from "./components/ImageThumb";
+import type { Attachment } from "./state/attachments";
 import { SessionList } from "./components/SessionList";
 import { SessionTitle } from "./components/SessionTitle";
 import { TreeView } from "./components/TreeView";
@@ -125,13 +127,13 @@ export function App({ app, onWorkspace, onTokenProblem, canOpenFolder = true }: 
     if (!model && (snapshot?.model || info?.defaultModel)) setModel(snapshot?.model || info?.defaultModel || "");
   }, [model, snapshot?.model, info?.defaultModel]);
 
-  const send = async (text: string) => {
+  const send = async (text: string, images?: Attachment[]) => {
     if (!snapshot) {
       const created = await app.session.create(model || undefined);
       if (!created) return;
       void app.refreshSessions();
     }
-    await app.session.send(text, model || undefined);
+    await app.session.send(text, model || undefined, images);
   };
 
   const refreshSessions = useCallback(() => void app.refreshSessions(), [app]);
@@ -140,6 +142,7 @@ export function App({ app, onWorkspace, onTokenProblem, canOpenFolder = true }: 
     connection.status === "reconnecting" || connection.status === "closed" || connection.status === "failed";
   const models = info?.models ?? [];
   const loadMedia = useCallback((mediaId: string) => app.rpc.call("gg/media.get", { mediaId }), [app]);
+  const loadImage = useCallback((imageId: string) => app.rpc.call("gg/image.get", { imageId }), [app]);
   const openChild = useCallback((sessionId: string) => void app.openSession(sessionId), [app]);
   const loadTranscript = useCallback(
     async (sessionId: string) => (await app.rpc.call("gg/session.get", { sessionId })).messages,
@@ -338,11 +341,13 @@ export function App({ app, onWorkspace, onTokenProblem, canOpenFolder = true }: 
                       ? { role: "tabpanel", id: "panel-chat", "aria-labelledby": "tab-chat" }
                       : { role: "region", "aria-label": "Conversation" })}
                   >
-                    <Conversation
-                      conversation={conversation}
-                      onApprove={(id, allow, scope) => void app.session.approve(id, allow, scope)}
-                      onFork={(entryId) => void app.session.action("fork", entryId)}
-                    />
+                    <ImageContext.Provider value={loadImage}>
+                      <Conversation
+                        conversation={conversation}
+                        onApprove={(id, allow, scope) => void app.session.approve(id, allow, scope)}
+                        onFork={(entryId) => void app.session.action("fork", entryId)}
+                      />
+                    </ImageContext.Provider>
                   </div>
                   {activeTab === "chat" ? null : (
                     <aside
@@ -424,7 +429,7 @@ export function App({ app, onWorkspace, onTokenProblem, canOpenFolder = true }: 
                   canSteer={can("steering")}
                   draft={session.draft}
                   queued={session.queued}
-                  onSend={(text) => void send(text)}
+                  onSend={(text, images) => void send(text, images)}
                   onSteer={(text, followUp) => void app.session.steer(text, followUp)}
                   onStop={() => void app.session.cancel()}
                 />

@@ -337,6 +337,26 @@ describe("snapshot after a run", () => {
   });
 });
 
+describe("images of a user message", () => {
+  const image = { id: "img_" + "a".repeat(64), mimeType: "image/png", width: 40, height: 30, size: 99 };
+
+  it("keeps the page's previews until run_started brings the stored refs", () => {
+    const sent = run([{ type: "local_prompt", text: "look", previews: ["blob:x"] }]);
+    expect(sent.items[0]).toMatchObject({ kind: "user", pending: true, previews: ["blob:x"] });
+    const started = run([ev(1, "run_started", { prompt: "look", images: [image] })], sent);
+    expect(started.items[0]).toMatchObject({ kind: "user", pending: false, images: [image], previews: ["blob:x"] });
+  });
+
+  it("takes a prompt's images from run_started and from stored messages", () => {
+    const live = run([ev(1, "run_started", { prompt: "look", images: [image] })]);
+    expect(live.items[0]).toMatchObject({ kind: "user", text: "look", images: [image] });
+    const items = itemsFromMessages([{ role: "user", content: "look", timestamp: 1, id: "e1", images: [image] }]);
+    expect(items[0]).toMatchObject({ kind: "user", images: [image] });
+    const plain = itemsFromMessages([{ role: "user", content: "hi", timestamp: 1, id: "e2" }]);
+    expect(plain[0]).not.toHaveProperty("images");
+  });
+});
+
 describe("itemsFromMessages reasoning", () => {
   it("brings stored reasoning back apart from its answer", () => {
     const items = itemsFromMessages([

@@ -8,7 +8,7 @@ import { toBridgeError } from "./bridge";
 import type { BridgeHello, BridgeState } from "./bridgeProtocol";
 import { ChatViewProvider } from "./chatView";
 import { OVERWRITE, previewText, restoreQuestion } from "./files";
-import { explainFilePrompt, selectionPrompt } from "./prompts";
+import { explainFilePrompt, IMAGE_EXTENSIONS, imageParams, selectionPrompt } from "./prompts";
 import { childLine, RunTracker } from "./runs";
 import { checkProtocol, readSettings, serverCommand } from "./server";
 
@@ -212,12 +212,14 @@ class GgHost implements vscode.Disposable {
     }
   }
 
-  async ask(prompt: string): Promise<void> {
+  /** Start a run with a prompt (and images: gg/run.start `images` entries, prompts.imageParams). */
+  async ask(prompt: string, images?: { path: string }[]): Promise<void> {
     const sessionId = this.currentSession ?? (await this.newSession());
     if (!sessionId) return;
     const approvalMode = vscode.workspace.getConfiguration("gg").get<string>("approvalMode") || undefined;
     try {
-      const res = await this.request<RunStartResult>("gg/run.start", { sessionId, prompt, interactive: true, approvalMode });
+      const params = { sessionId, prompt, interactive: true, approvalMode, ...(images?.length ? { images } : {}) };
+      const res = await this.request<RunStartResult>("gg/run.start", params);
       this.ownRuns.add(res.runId);
       this.output.appendLine(`\n> ${prompt.split("\n")[0]}`);
       await this.chat.showSession(sessionId);
@@ -225,7 +227,7 @@ class GgHost implements vscode.Disposable {
       const e = toBridgeError(err);
       if (e.data?.code === "session_not_found") {
         await this.context.workspaceState.update(SESSION_KEY, undefined);
-        return this.ask(prompt);
+        return this.ask(prompt, images);
       }
       if (e.data?.code === "run_conflict") {
         // A turn is already running in this session: the text steers it instead.
@@ -350,6 +352,25 @@ export function activate(context: vscode.ExtensionContext): void {
         return;
       }
       await h.ask(explainFilePrompt(vscode.workspace.asRelativePath(target)));
+    }),
+    vscode.commands.registerCommand("gg.askAboutImage", async (uri?: vscode.Uri, picked?: vscode.Uri[]) => {
+      // From the explorer (one or several selected files), else a file picker.
+      let uris = picked?.length ? picked : uri ? [uri] : [];
+      if (uris.length === 0) {
+        uris =
+          (await vscode.window.showOpenDialog({
+            canSelectMany: true,
+            filters: { Images: IMAGE_EXTENSIONS.map((e) => e.slice(1)) },
+            openLabel: "Attach",
+          })) ?? [];
+      }
+      const images = imageParams(uris.filter((u) => u.scheme === "file").map((u) => u.fsPath));
+      if (images.length === 0) {
+        void vscode.window.showInformationMessage("gg: pick a PNG, JPEG, WebP or GIF file.");
+        return;
+      }
+      const question = await vscode.window.showInputBox({ prompt: "Ask gg about the image", placeHolder: "What is wrong in this screenshot?" });
+      if (question) await h.ask(question, images);
     }),
     vscode.commands.registerCommand("gg.openSessions", () => h.openSessions()),
     vscode.commands.registerCommand("gg.cancelRun", () => h.cancelRun()),

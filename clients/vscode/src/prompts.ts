@@ -27,3 +27,20 @@ export function selectionPrompt(question: string, file: string, startLine: numbe
 export function explainFilePrompt(file: string): string {
   return `Explain the file \`${file}\`: what it is for, how it is structured, and anything surprising in it. Read it first.`;
 }
+
+/** Files gg: Ask About Image attaches (the formats every model API takes). */
+export const IMAGE_EXTENSIONS = [".png", ".jpg", ".jpeg", ".webp", ".gif"];
+
+/** Whether a path names an image gg can attach. */
+export function isImageFile(path: string): boolean {
+  const lower = path.toLowerCase();
+  return IMAGE_EXTENSIONS.some((ext) => lower.endsWith(ext));
+}
+
+/**
+ * gg/run.start `images` for image files on this machine: ggd (local, like the editor) reads,
+ * checks and downscales them by path.
+ */
+export function imageParams(paths: string[]): { path: string }[] {
+  return paths.filter(isImageFile).map((path) => ({ path }));
+}

@@ -10,7 +10,8 @@ export function webviewHtml(indexHtml: string, o: { assetBase: string; cspSource
   html = html.replace(/<script(?![^>]*\bnonce=)/g, `<script nonce="${o.nonce}"`);
   const csp = [
     "default-src 'none'",
-    `img-src ${o.cspSource} data:`,
+    // blob: for images the page fetched by id (gg/image.get, gg/media.get) and pasted thumbnails.
+    `img-src ${o.cspSource} data: blob:`,
     `style-src ${o.cspSource} 'unsafe-inline'`,
     `font-src ${o.cspSource}`,
     `script-src 'nonce-${o.nonce}' ${o.cspSource}`,

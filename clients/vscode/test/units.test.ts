@@ -4,7 +4,7 @@ import test from "node:test";
 import type { Approval, RunEvent } from "../../../protocol/gg-protocol";
 import { approvalMessage, approveParams, APPROVAL_CHOICES } from "../src/approvals";
 import { fileLines, OVERWRITE, previewText, RESTORE, restoreQuestion } from "../src/files";
-import { explainFilePrompt, MAX_SELECTION_CHARS, selectionPrompt } from "../src/prompts";
+import { explainFilePrompt, imageParams, isImageFile, MAX_SELECTION_CHARS, selectionPrompt } from "../src/prompts";
 import { childLine, RunTracker } from "../src/runs";
 import { checkProtocol, readSettings, serverCommand } from "../src/server";
 import { makeNonce, webviewHtml } from "../src/webviewHtml";
@@ -113,6 +113,19 @@ test("webview HTML maps assets, sets a strict CSP and marks the bridge transport
   assert.ok(html.includes('window.__GG_TRANSPORT__ = "vscode"'));
   assert.equal((html.match(/<script(?![^>]*nonce="N0NCE")/g) ?? []).length, 0, "every script carries the nonce");
   assert.match(makeNonce((n) => new Uint8Array(n).fill(7)), /^[A-Za-z0-9]+$/);
+});
+
+test("ask about image: only PNG, JPEG, WebP and GIF files become gg/run.start images", () => {
+  assert.ok(isImageFile("/w/shot.PNG") && isImageFile("a.jpeg") && isImageFile("b.webp"));
+  assert.ok(!isImageFile("/w/notes.txt") && !isImageFile("old.bmp") && !isImageFile("png"));
+  assert.deepEqual(imageParams(["/w/a.png", "/w/b.txt", "/w/c.gif"]), [{ path: "/w/a.png" }, { path: "/w/c.gif" }]);
+});
+
+test("webview CSP lets the page draw images it fetched by id (blob: URLs), nothing remote", () => {
+  const html = webviewHtml("<html><head></head><body></body></html>", { assetBase: "vscode-resource:/w", cspSource: "vscode-resource:", nonce: "n1" });
+  const csp = /Content-Security-Policy" content="([^"]+)"/.exec(html)?.[1] ?? "";
+  assert.match(csp, /img-src vscode-resource: data: blob:(;|$)/);
+  assert.match(csp, /connect-src 'none'/);
 });
 
 test("files: a restore's preview lists the files and asks; conflicts need the overwrite choice", () => {

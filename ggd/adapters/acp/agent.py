@@ -14,6 +14,7 @@ from ggd.adapters.ggclient import GgClient, GgRpcError, RequestHandler, gg_home
 
 from . import mapping
 from .bridge import Bridge, Terminals, client_tools, terminal_content
+from .images import staged
 from .params import mcp_servers, session_id_of, workspace_of
 from .wire import AcpError, Connection, PeerError
 
@@ -150,7 +151,7 @@ class GgAgent:
             "protocolVersion": version,
             "agentCapabilities": {
                 "loadSession": True,
-                "promptCapabilities": {"image": False, "audio": False, "embeddedContext": True},
+                "promptCapabilities": {"image": True, "audio": False, "embeddedContext": True},
                 "mcpCapabilities": {"http": True, "sse": False},
                 "sessionCapabilities": {"resume": {}},
             },
@@ -199,8 +200,18 @@ class GgAgent:
     async def load_session(self, params: dict[str, Any]) -> dict[str, Any]:
         """session/load: replay the conversation as session/update, then answer."""
         s, snap = await self._attach(params)
+        messages = list(snap.get("messages") or [])
+        images: dict[str, dict[str, Any]] = {}
+        for image_id in mapping.user_image_ids(messages):
+            try:
+                got = await self.backends.request(
+                    s.workspace, "gg/image.get", {"imageId": image_id}
+                )
+            except GgRpcError:
+                continue  # gone from the store: the text is replayed without it
+            images[image_id] = {"type": "image", "data": got["data"], "mimeType": got["mimeType"]}
         sid = s.session_id
-        for update in mapping.history(s.workspace, list(snap.get("messages") or [])):
+        for update in mapping.history(s.workspace, messages, images):
             self._update(s.session_id, update)
         with contextlib.suppress(GgRpcError):  # the current todo list, as the editor's plan
             res = await self.backends.request(s.workspace, "gg/session.todos", {"sessionId": sid})
@@ -253,7 +264,11 @@ class GgAgent:
         s.terms = Terminals()
         s.canceled = False
         s.cancel_event.clear()
-        run_id = str((await self.backends.request(s.workspace, "gg/run.start", start))["runId"])
+        with staged(mapping.prompt_images(params.get("prompt"))) as images:
+            if images:  # stored by ggd before it answers: the staged files may go after
+                start["images"] = images
+            res = await self.backends.request(s.workspace, "gg/run.start", start)
+        run_id = str(res["runId"])
         s.run_id = run_id
         try:
             return await self._follow(s, run_id)

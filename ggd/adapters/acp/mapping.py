@@ -233,13 +233,26 @@ def stop_reason(ev: dict[str, Any]) -> str | None:
     return None
 
 
-def history(workspace: Path, messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """A session's messages replayed as session/update payloads (for session/load)."""
+def history(
+    workspace: Path,
+    messages: list[dict[str, Any]],
+    images: dict[str, dict[str, Any]] | None = None,
+) -> list[dict[str, Any]]:
+    """A session's messages replayed as session/update payloads (for session/load).
+
+    `images`: ACP image blocks by gg image id (fetched with gg/image.get), replayed after the
+    text of the user message that attached them.
+    """
     out: list[dict[str, Any]] = []
     for m in messages:
         role, content = m.get("role"), m.get("content")
         if role == "user" and content:
             out.append(text("user_message_chunk", str(content)))
+        if role == "user":
+            for ref in m.get("images") or []:
+                block = (images or {}).get(str(ref.get("id")))
+                if block is not None:
+                    out.append({"sessionUpdate": "user_message_chunk", "content": block})
         elif role == "assistant":
             if content:
                 out.append(text("agent_message_chunk", str(content)))
@@ -272,6 +285,31 @@ def prompt_text(blocks: Any) -> str:
     return "\n\n".join(p for p in parts if p)
 
 
+def prompt_images(blocks: Any) -> list[dict[str, Any]]:
+    """The ACP prompt's `image` blocks as gg/run.start `images` (base64 and its MIME type).
+
+    ggd checks, downscales and stores them; a bad image or a model that takes none is its
+    invalid-params error, passed to the editor as is.
+    """
+    out: list[dict[str, Any]] = []
+    for b in blocks if isinstance(blocks, list) else []:
+        if isinstance(b, dict) and b.get("type") == "image" and isinstance(b.get("data"), str):
+            item: dict[str, Any] = {"data": b["data"]}
+            if isinstance(b.get("mimeType"), str):
+                item["mimeType"] = b["mimeType"]
+            out.append(item)
+    return out
+
+
+def user_image_ids(messages: list[dict[str, Any]]) -> list[str]:
+    """The ids of the images user messages attached, in order, each once."""
+    ids: dict[str, None] = {}
+    for m in messages:
+        if m.get("role") == "user":
+            ids.update((str(r.get("id")), None) for r in m.get("images") or [] if r.get("id"))
+    return list(ids)
+
+
 __all__ = [
     "EDIT_TOOLS",
     "MODES",
@@ -280,10 +318,12 @@ __all__ = [
     "file_path",
     "history",
     "plan",
+    "prompt_images",
     "prompt_text",
     "proposed_diff",
     "stop_reason",
     "text",
     "tool_call",
     "tool_kind",
+    "user_image_ids",
 ]

@@ -50,6 +50,8 @@ async def run_start(ctx: HandlerContext, params: RunStartParams) -> RunStartResu
         interactive=params.interactive,
         model=params.model,
         client=client,
+        images=params.images,
+        remote=ctx.remote,
         budget=params.budget,
         reasoning_effort=params.reasoning_effort,
     )

@@ -7,12 +7,15 @@ import base64
 from pathlib import Path
 
 from ggd.app import Handler, HandlerContext
+from ggd.app.attachments import stored_image
 from ggd.app.media import MediaError, MediaStore
 from ggd.app.workspaces import Workspace, WorkspaceRegistry
 from ggd.protocol import PROTOCOL_VERSION, ChannelStatus, DegradedProvider, Empty, WorkspaceRef
 from ggd.protocol import errors as E
 from ggd.protocol import methods as M
 from ggd.protocol.system import (
+    ImageGetParams,
+    ImageGetResult,
     MediaGetParams,
     MediaGetResult,
     ModelCheckParams,
@@ -116,6 +119,17 @@ async def media_get(ctx: HandlerContext, params: MediaGetParams) -> MediaGetResu
     )
 
 
+async def image_get(ctx: HandlerContext, params: ImageGetParams) -> ImageGetResult:
+    """A stored image's bytes (base64), by the id a message carries."""
+    data, mime = await stored_image(hub_of(ctx).runs.turns.images, params.image_id)
+    return ImageGetResult(
+        image_id=params.image_id,
+        mime_type=mime,
+        size=len(data),
+        data=base64.b64encode(data).decode(),
+    )
+
+
 HANDLERS: dict[str, Handler] = {
     M.SYSTEM_INFO.name: system_info,
     M.WORKSPACE_LIST.name: workspace_list,
@@ -123,4 +137,5 @@ HANDLERS: dict[str, Handler] = {
     M.MODEL_CHECK.name: model_check,
     M.SYSTEM_PROVIDERS.name: system_providers,
     M.MEDIA_GET.name: media_get,
+    M.IMAGE_GET.name: image_get,
 }

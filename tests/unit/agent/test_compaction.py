@@ -149,6 +149,15 @@ def test_budget_leaves_room_for_the_answer_in_small_windows() -> None:
     assert s.budget(16_000) == 12_000
 
 
+def test_the_summariser_is_told_about_images_it_cannot_see() -> None:
+    from ggd.agent.compaction import render_for_summary
+
+    msg = {"role": "user", "content": "why red?", "images": [{"id": "img_a"}, {"id": "img_b"}]}
+    text = render_for_summary(None, [msg])
+    assert "[user]\nwhy red?\n" in text
+    assert "[user attached 2 image(s), not shown here]" in text
+
+
 async def test_a_summary_request_is_counted_and_priced_like_any_request(tmp_path: Path) -> None:
     transcript = await seeded(4)
     provider = ScriptedProvider(

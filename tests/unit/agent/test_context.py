@@ -64,3 +64,14 @@ async def test_loop_builds_the_prompt_when_none_is_given(tmp_path: Path, gg_home
     system = provider.requests[0].messages[0]
     assert system["role"] == "system" and "ALWAYS BE BRIEF" in system["content"]
     assert "Tools: read" in system["content"]
+
+
+def test_an_image_counts_as_image_tokens_not_its_base64() -> None:
+    from ggd.tools.images import IMAGE_TOKENS
+
+    url = "data:image/png;base64," + "A" * 2_000_000
+    parts = [{"type": "text", "text": "hi"}, {"type": "image_url", "image_url": {"url": url}}]
+    sent = estimate_tokens([{"role": "user", "content": parts}])
+    assert IMAGE_TOKENS <= sent < IMAGE_TOKENS + 20
+    stored = {"role": "user", "content": "hi", "images": [{"id": "img_x"}, {"id": "img_y"}]}
+    assert 2 * IMAGE_TOKENS <= estimate_tokens([stored]) < 2 * IMAGE_TOKENS + 20

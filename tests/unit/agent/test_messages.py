@@ -97,3 +97,45 @@ def test_reasoning_and_replay_are_kept_but_never_sent_as_answer_text() -> None:
     assert out["content"] == "42" and "thinking" not in out
     assert out["gg_replay"] == replay
     assert "gg_replay" not in to_openai(assistant_message("plain"))
+
+
+IMG = {"id": "img_" + "a" * 64, "mimeType": "image/png", "width": 4, "height": 3, "size": 70}
+IMG2 = {"id": "img_" + "b" * 64, "mimeType": "image/png", "width": 4, "height": 3, "size": 70}
+
+
+def urls(image_id: str) -> str | None:
+    return None if image_id == IMG2["id"] else f"data:image/png;base64,{image_id[-4:]}"
+
+
+def test_a_user_message_with_images_becomes_content_parts() -> None:
+    msg = {"role": "user", "content": "look", "images": [IMG], "timestamp": 1}
+    assert to_openai(msg, urls) == {
+        "role": "user",
+        "content": [
+            {"type": "text", "text": "look"},
+            {"type": "image_url", "image_url": {"url": "data:image/png;base64,aaaa"}},
+        ],
+    }
+    # A model without images, or a file that is gone: a note in its place, never a silent drop;
+    # with no image left the content is one string (chat templates of text models expect that).
+    no_model = to_openai(msg)["content"]
+    assert no_model == "look\n\n[image img_aaaaaaaaaaaa left out: this model takes no images]"
+    gone = to_openai({**msg, "images": [IMG2, IMG]}, urls)["content"]
+    assert "no longer stored" in gone[1]["text"] and gone[2]["type"] == "image_url"
+
+
+def test_images_tool_results_returned_follow_the_run_of_tool_messages() -> None:
+    read = {**tool("c1", "[image a.png: PNG 4x3; it follows as an image]"), "images": [IMG]}
+    out = to_openai_request(
+        "sys", [{"role": "user", "content": "q", "timestamp": 0}, ASSISTANT, read, tool("c2")], urls
+    )
+    assert [m["role"] for m in out] == ["system", "user", "assistant", "tool", "tool", "user"]
+    assert out[3] == {"role": "tool", "tool_call_id": "c1", "content": read["content"]}
+    assert out[5]["content"] == [
+        {"type": "text", "text": "The image returned by t (call c1):"},
+        {"type": "image_url", "image_url": {"url": "data:image/png;base64,aaaa"}},
+    ]
+    # Before the next assistant message, not after it: the model reads it with the results.
+    answer = {"role": "assistant", "content": "a red box", "timestamp": 3}
+    again = to_openai_request("", [ASSISTANT, read, tool("c2"), answer], urls)
+    assert [m["role"] for m in again] == ["assistant", "tool", "tool", "user", "assistant"]

@@ -1,4 +1,5 @@
-import { useEffect, useRef, useState, type KeyboardEvent } from "react";
+import { useEffect, useRef, useState, type ClipboardEvent, type DragEvent, type KeyboardEvent } from "react";
+import { imageFiles, MAX_BYTES, prepareImage, type Attachment } from "../state/attachments";
 import type { ApprovalMode, QueuedMessage } from "../state/session";
 
 /** The approval modes offered (on-request behaves as auto for this interactive page). */
@@ -19,7 +20,8 @@ export interface ComposerProps {
   queued: QueuedMessage[];
   /** Why the composer is disabled, shown in the box (e.g. the connection is lost). */
   disabledReason?: string;
-  onSend: (text: string) => void;
+  /** `images`: pictures pasted or dropped into the box (absent when none). */
+  onSend: (text: string, images?: Attachment[]) => void;
   onSteer: (text: string, followUp: boolean) => void;
   onStop: () => void;
   /** The approval mode of the next run, and how to change it (absent: no picker). */
@@ -42,7 +44,49 @@ export function Composer({
   onMode,
 }: ComposerProps) {
   const [text, setText] = useState("");
+  const [images, setImages] = useState<Attachment[]>([]);
+  const [imageError, setImageError] = useState<string | null>(null);
+  const [dragging, setDragging] = useState(false);
   const ref = useRef<HTMLTextAreaElement>(null);
+
+  const attach = async (files: File[]) => {
+    setImageError(null);
+    for (const file of files) {
+      try {
+        const item = await prepareImage(file);
+        setImages((list) => {
+          if (list.reduce((n, i) => n + i.size, item.size) > MAX_BYTES) {
+            URL.revokeObjectURL(item.url);
+            setImageError(`${item.name}: the images of one message may total 2.9 MB`);
+            return list;
+          }
+          return [...list, item];
+        });
+      } catch (error) {
+        setImageError(error instanceof Error ? error.message : String(error));
+      }
+    }
+  };
+
+  const onPaste = (event: ClipboardEvent<HTMLTextAreaElement>) => {
+    const files = imageFiles(event.clipboardData);
+    if (files.length === 0 || busy) return; // text pastes as usual
+    event.preventDefault();
+    void attach(files);
+  };
+
+  const onDrop = (event: DragEvent<HTMLFormElement>) => {
+    setDragging(false);
+    const files = imageFiles(event.dataTransfer);
+    if (files.length === 0 || busy || disabled) return;
+    event.preventDefault();
+    void attach(files);
+  };
+
+  const remove = (item: Attachment) => {
+    URL.revokeObjectURL(item.url);
+    setImages((list) => list.filter((i) => i !== item));
+  };
 
   useEffect(() => {
     if (!draft) return;
@@ -54,7 +98,13 @@ export function Composer({
     const value = text.trim();
     if (!value || disabled || (busy && !canSteer)) return;
     if (busy) onSteer(value, followUp);
-    else onSend(value);
+    else {
+      // The thumbnails' blob: URLs now belong to the sent message's previews.
+      if (images.length > 0) onSend(value, images);
+      else onSend(value);
+      setImages([]);
+      setImageError(null);
+    }
     setText("");
   };
 
@@ -69,13 +119,42 @@ export function Composer({
 
   return (
     <form
-      className="composer"
+      className={`composer${dragging ? " dragging" : ""}`}
       aria-label="Composer"
       onSubmit={(event) => {
         event.preventDefault();
         submit(false);
       }}
+      onDragOver={(event) => {
+        if (busy || disabled || !Array.from(event.dataTransfer.types).includes("Files")) return;
+        event.preventDefault(); // allows the drop
+        setDragging(true);
+      }}
+      onDragLeave={() => setDragging(false)}
+      onDrop={onDrop}
     >
+      {images.length > 0 ? (
+        <ul className="attachments" aria-label="Attached images" data-testid="attachments">
+          {images.map((item) => (
+            <li key={item.url} className="attachment">
+              <img src={item.url} alt={item.name} data-testid="attachment-thumb" />
+              <button
+                type="button"
+                className="btn small ghost"
+                aria-label={`Remove ${item.name}`}
+                onClick={() => remove(item)}
+              >
+                ×
+              </button>
+            </li>
+          ))}
+        </ul>
+      ) : null}
+      {imageError ? (
+        <div className="attachment-error" role="alert" data-testid="attachment-error">
+          {imageError}
+        </div>
+      ) : null}
       {queued.length > 0 ? (
         <ul className="queued" aria-label="Queued messages" data-testid="queued">
           {queued.map((item) => (
@@ -93,12 +172,13 @@ export function Composer({
         value={text}
         onChange={(event) => setText(event.target.value)}
         onKeyDown={onKeyDown}
+        onPaste={onPaste}
         placeholder={
           disabled && disabledReason
             ? disabledReason
             : busy
               ? "Steer the running turn (Enter), or queue a follow-up"
-              : "Ask gg (Enter to send, Shift+Enter for a new line)"
+              : "Ask gg (Enter to send, Shift+Enter for a new line; paste or drop images)"
         }
         aria-label={busy ? "Steer message" : "Prompt"}
         rows={3}

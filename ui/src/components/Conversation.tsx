@@ -1,6 +1,7 @@
 import { useEffect, useRef } from "react";
 import type { ConversationState } from "../state/conversation";
 import { ApprovalCard } from "./ApprovalCard";
+import { MessageImages } from "./ImageThumb";
 import { Markdown } from "./Markdown";
 import { ToolCard } from "./ToolCard";
 import { UsageMeter } from "./UsageMeter";
@@ -39,6 +40,7 @@ export function Conversation({ conversation, onApprove, onFork }: ConversationPr
               <li key={item.key} className={`msg msg-user${item.pending ? " pending" : ""}`} data-testid="msg-user">
                 <div className="msg-role">You</div>
                 <div className="msg-body user-text">{item.text}</div>
+                <MessageImages images={item.images} previews={item.previews} />
                 {item.entryId ? (
                   <button
                     type="button"

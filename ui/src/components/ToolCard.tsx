@@ -1,6 +1,7 @@
 import type { ConvItem } from "../state/conversation";
 import { ChildRunView } from "./ChildRunView";
 import { Diff } from "./Diff";
+import { MessageImages } from "./ImageThumb";
 import { MediaView } from "./MediaView";
 
 type ToolItem = Extract<ConvItem, { kind: "tool" }>;
@@ -41,6 +42,7 @@ export function ToolCard({ item }: { item: ToolItem }) {
       {item.child ? <ChildRunView child={item.child} /> : null}
       {item.diff ? <Diff diff={item.diff} /> : null}
       {item.mediaId ? <MediaView mediaId={item.mediaId} /> : null}
+      {item.images ? <MessageImages images={item.images} /> : null}
       {item.output ? (
         <details className="tool-output">
           <summary>Output</summary>

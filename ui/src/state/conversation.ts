@@ -1,8 +1,27 @@
-import type { Approval, Message, RunEvent, RunStatus, SessionSummary, Snapshot, UsageInfo } from "../protocol";
+import type {
+  Approval,
+  ImageInfo,
+  Message,
+  RunEvent,
+  RunStatus,
+  SessionSummary,
+  Snapshot,
+  UsageInfo,
+} from "../protocol";
 
 /** One row of the conversation as the UI draws it. */
 export type ConvItem =
-  | { kind: "user"; key: string; text: string; entryId?: string; pending?: boolean }
+  | {
+      kind: "user";
+      key: string;
+      text: string;
+      entryId?: string;
+      pending?: boolean;
+      /** Stored images of the prompt (gg/image.get fetches them). */
+      images?: ImageInfo[];
+      /** blob: URLs of this page's attachments until the run's images arrive. */
+      previews?: string[];
+    }
   | { kind: "assistant"; key: string; text: string; thinking: string; entryId?: string; streaming: boolean }
   | {
       kind: "tool";
@@ -16,6 +35,8 @@ export type ConvItem =
       diff?: string;
       /** A screenshot, image or audio clip the call produced (shown inline, fetched by id). */
       mediaId?: string;
+      /** A picture the call returned to the model (`read` of an image), fetched by id. */
+      images?: ImageInfo[];
       denied?: boolean;
       entryId?: string;
       /** The subagent a `task` call started (child_run_* events of this run). */
@@ -67,7 +88,7 @@ export interface ConversationState {
 export type ConversationAction =
   | { type: "snapshot"; snapshot: Snapshot }
   | { type: "attach"; status: RunStatus }
-  | { type: "local_prompt"; text: string }
+  | { type: "local_prompt"; text: string; previews?: string[] }
   | { type: "event"; event: RunEvent }
   | { type: "session_usage"; usage: UsageInfo | null }
   | { type: "approval_gone"; approvalId: string }
@@ -118,6 +139,12 @@ function argumentSummary(args: Record<string, unknown> | undefined): string {
   return text.length > 80 ? `${text.slice(0, 77)}...` : text;
 }
 
+/** The stored image a tool result carries (`details.image`, as `read` of a picture sets it). */
+function imagesOf(details: Record<string, unknown> | null | undefined): ImageInfo[] | undefined {
+  const image = details?.["image"] as ImageInfo | undefined;
+  return image && typeof image.id === "string" ? [image] : undefined;
+}
+
 function mediaOf(details: Record<string, unknown> | null | undefined, output: string): string | undefined {
   const id = details?.["mediaId"];
   if (typeof id === "string") return id;
@@ -141,7 +168,13 @@ export function itemsFromMessages(messages: Message[], live = false): ConvItem[]
   messages.forEach((message, index) => {
     const key = message.id ?? `m${index}`;
     if (message.role === "user") {
-      items.push({ kind: "user", key, text: textOf(message.content), entryId: message.id ?? undefined });
+      items.push({
+        kind: "user",
+        key,
+        text: textOf(message.content),
+        entryId: message.id ?? undefined,
+        ...(message.images?.length ? { images: message.images } : {}),
+      });
     } else if (message.role === "assistant") {
       const text = textOf(message.content);
       // The stored reasoning comes back collapsed above its answer, as it was shown live.
@@ -172,6 +205,7 @@ export function itemsFromMessages(messages: Message[], live = false): ConvItem[]
           status: message.isError ? "error" : "done",
           output,
           ...(message.isError ? {} : { mediaId: mediaOf(undefined, output) }),
+          ...(message.images?.length ? { images: message.images } : {}),
         };
       }
     }
@@ -230,12 +264,13 @@ function applyEvent(state: ConversationState, event: RunEvent): ConversationStat
     case "run_started": {
       next.phase = "running";
       const pendingAt = next.items.findIndex((item) => item.kind === "user" && item.pending);
+      const images = event.images?.length ? { images: event.images } : {};
       if (pendingAt >= 0) {
         next.items = next.items.map((item, i) =>
-          i === pendingAt && item.kind === "user" ? { ...item, pending: false } : item,
+          i === pendingAt && item.kind === "user" ? { ...item, pending: false, ...images } : item,
         );
       } else if (event.prompt) {
-        next.items = [...next.items, { kind: "user", key: `${event.runId}-prompt`, text: event.prompt }];
+        next.items = [...next.items, { kind: "user", key: `${event.runId}-prompt`, text: event.prompt, ...images }];
       }
       return next;
     }
@@ -269,6 +304,7 @@ function applyEvent(state: ConversationState, event: RunEvent): ConversationStat
         output: event.output,
         diff: diffOf(event.details),
         mediaId: event.isError ? undefined : mediaOf(event.details, event.output),
+        images: imagesOf(event.details),
         ...(next.denied.includes(event.toolCallId) ? { denied: true } : {}),
       };
       next.items = updateTool(next.items, event.toolCallId, patch) ?? [
@@ -488,7 +524,13 @@ export function conversationReducer(state: ConversationState, action: Conversati
         notice: null,
         items: [
           ...state.items,
-          { kind: "user", key: `local-${state.items.length}-${Date.now()}`, text: action.text, pending: true },
+          {
+            kind: "user",
+            key: `local-${state.items.length}-${Date.now()}`,
+            text: action.text,
+            pending: true,
+            ...(action.previews?.length ? { previews: action.previews } : {}),
+          },
         ],
       };
     case "event":

@@ -9,6 +9,7 @@ import {
 } from "../protocol";
 import type { GgClient } from "../rpc/client";
 import { RpcError } from "../rpc/transport";
+import type { Attachment } from "./attachments";
 import {
   conversationReducer,
   missingChildren,
@@ -146,16 +147,17 @@ export class SessionController {
   }
 
   /** Start a run with a prompt (interactive: this page answers approvals). */
-  async send(prompt: string, model?: string): Promise<boolean> {
+  async send(prompt: string, model?: string, images?: Attachment[]): Promise<boolean> {
     const sessionId = this.sessionId;
     if (!sessionId) return false;
-    this.dispatch({ type: "local_prompt", text: prompt });
+    this.dispatch({ type: "local_prompt", text: prompt, previews: images?.map((i) => i.url) });
     try {
       const { runId } = await this.client.call("gg/run.start", {
         sessionId,
         prompt: await expandSkillPrompt(this.client, prompt),
         interactive: true,
         model: model ?? null,
+        ...(images?.length ? { images: images.map(({ data, mimeType }) => ({ data, mimeType })) } : {}),
         approvalMode: this.store.get().mode,
         // One explicit subscription from sequence 0 replays whatever came before it.
         subscribe: false,
