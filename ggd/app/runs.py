@@ -31,6 +31,7 @@ from .run import Run, Subscriber
 from .runtime import Runtime
 from .service import Service
 from .subagents import SubagentManager
+from .titles import ask_title, title_model
 from .transcript import SessionTranscript
 from .turns import TurnAssembler
 
@@ -57,6 +58,8 @@ class RunManager:
         self.interactive = InteractiveApprover(lambda sid: self.session_allows.get(sid, set()))
         # Snapshot files being refreshed after runs (awaited at close, so none is cut short).
         self._warming: set[asyncio.Task[None]] = set()
+        # Background title requests (ggd/app/titles.py), cancelled at close.
+        self._titling: set[asyncio.Task[None]] = set()
         # Called once, as the first run starts: start-up is over (the daemon freezes its heap).
         self._first_run = on_first_run
         # The `task` tool's child runs (subagents); the assembler asks it to shape each turn.
@@ -197,7 +200,10 @@ class RunManager:
                 await svc.write(lambda sf: sf.append("model", {"model": switch}))
             loop: AgentLoop = await self.turns.loop_for(run, svc, approver, provider, bare, client)
             async with self.runtime.checkpoints.turn(svc, run.id):  # undo/redo of its files
-                return await loop.run_from_begun()  # start() already ran begin_turn
+                outcome = await loop.run_from_begun()  # start() already ran begin_turn
+            if unnamed and lineage is None:
+                self._title_later(svc, model_ref, prompt, outcome.content)
+            return outcome
 
         run.task = asyncio.create_task(self._drive(run, svc, work(), limit), name=f"run {run.id}")
         return run
@@ -229,6 +235,25 @@ class RunManager:
                 task = asyncio.get_running_loop().create_task(svc.warm(), name=f"warm {svc.id}")
                 self._warming.add(task)
                 task.add_done_callback(self._warming.discard)
+
+    def _title_later(self, svc: Service, model_ref: str, prompt: str, answer: str) -> None:
+        """Rename a session its first answer just finished with a model's title, in the
+        background (ggd/app/titles.py); the run's end is never delayed by it."""
+        ref = title_model(self.opts.title_model, self.turns.models, model_ref)
+        if ref is None or self.runtime.closed:
+            return
+
+        async def rename() -> None:
+            title = await ask_title(self.turns.models, ref, prompt, answer)
+            await svc.ensure_loaded()
+            # A name the user gave while the title was asked for stays.
+            if title and not (svc.file.name or "").strip() and not self.runtime.closed:
+                await self.runtime.rename(svc, title)
+
+        task = asyncio.get_running_loop().create_task(rename(), name=f"title {svc.id}")
+        self._titling.add(task)
+        task.add_done_callback(self._titling.discard)
+        task.add_done_callback(lambda t: None if t.cancelled() else t.exception())
 
     def cancel(self, run: Run) -> None:
         """Cancel a run: its task is cancelled, which kills running tools."""
@@ -266,6 +291,8 @@ class RunManager:
         if tasks:
             with contextlib.suppress(Exception):
                 await asyncio.wait(tasks, timeout=10)
+        for title in self._titling:  # a title is not worth waiting for at shutdown
+            title.cancel()
         if self._warming:
             with contextlib.suppress(Exception):
                 await asyncio.wait(set(self._warming), timeout=10)
