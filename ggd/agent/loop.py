@@ -93,6 +93,9 @@ class AgentOptions:
     # counts against, and what the session spent before this run.
     price: Price | None = None
     budgets: tuple[BudgetLimit, ...] = ()
+    # The spending of the whole run tree (this run and its subagents), shared by their loops:
+    # every request is added to it and the budgets count against it. None: this run's own.
+    tree_spend: Spend | None = None
     session_before: Spend | None = None
     # Sent as ChatRequest.reasoning_effort (a run's, else the model's configured value).
     reasoning_effort: str | None = None
@@ -244,7 +247,9 @@ class AgentLoop:
 
     def _budget_stop(self) -> AgentError | None:
         priced = self.options.price is not None
-        return budget_stop(self.options.budgets, self.spend, self.model, priced=priced)
+        tree = self.options.tree_spend
+        spent = tree if tree is not None else self.spend
+        return budget_stop(self.options.budgets, spent, self.model, priced=priced)
 
     async def _guarded(self, calls: list[ToolCall]) -> None:
         """Loop guard: a stopped run still answers every call it was given (as not run)."""
@@ -278,6 +283,8 @@ class AgentLoop:
         price = self.options.price
         cost = price.cost(used) if price is not None and usage is not None else None
         self.spend.add(used, cost)
+        if self.options.tree_spend is not None:
+            self.options.tree_spend.add(used, cost)
         record = usage_record(used, cost, used.prompt_tokens, self.model, None, {})
         record["purpose"] = "compaction"
         await self.transcript.append_usage(record)
@@ -402,6 +409,8 @@ class AgentLoop:
         # No usage reported: the tokens are unknown, so the cost is too (never a guessed $0).
         cost = price.cost(used) if price is not None and usage is not None else None
         self.spend.add(used, cost)
+        if self.options.tree_spend is not None:
+            self.options.tree_spend.add(used, cost)
         context_tokens = used.prompt_tokens or estimate
         window = self.options.context_window
         params = self.provider.request_params(self._sent) if self._sent is not None else {}

@@ -38,6 +38,9 @@ class RunOptions:
     session_budget: Budget | None = None
     # config `toolDeclarationShare`: the context window's share deferrable tools are declared in.
     tool_share: float = 0.1
+    # config `titleModel`: the model that titles a session after its first answer (a
+    # "provider:model"), False for none, None for the default rule (ggd/app/titles.py).
+    title_model: str | bool | None = None
 
 
 def admit(

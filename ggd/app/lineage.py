@@ -7,9 +7,10 @@ starts children (which imports `run.py`).
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from ggd.providers.prices import Spend
 from ggd.session import is_child
 
 if TYPE_CHECKING:
@@ -22,15 +23,18 @@ MAX_DEPTH = 2
 
 @dataclass
 class TreeBudget:
-    """Model requests and wall time shared by a root run and every subagent under it.
+    """Model requests, wall time and spending shared by a root run and every subagent under it.
 
     `take()` is called before each model request of any run of the tree (the loop's turn gate):
-    the parent's turn limit counts its children's requests too.
+    the parent's turn limit counts its children's requests too. `spend` sums every request of
+    the tree; the budgets of each of its runs (a run budget the children inherit, session and
+    job budgets) count against it, so a parent's budget includes what its children spent.
     """
 
     max_turns: int
     deadline: float  # time.monotonic() by which the root run must end
     used: int = 0
+    spend: Spend = field(default_factory=Spend)
 
     def take(self) -> str | None:
         """Count one request; the reason to stop when the tree has spent its turns."""

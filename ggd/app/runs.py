@@ -12,12 +12,14 @@ import logging
 import time
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable
+from typing import Any
 
 from ggd.agent import AgentLoop, TurnOutcome, begin_turn
 from ggd.protocol import Budget, SessionEvent
 from ggd.protocol import errors as E
 from ggd.protocol import events as W
 from ggd.protocol.run import ImageInput
+from ggd.providers.types import ChatProvider
 
 from .admission import RunOptions, admit
 from .approvers import Approver, InteractiveApprover
@@ -31,6 +33,7 @@ from .run import Run, Subscriber
 from .runtime import Runtime
 from .service import Service
 from .subagents import SubagentManager
+from .titles import ask_title, title_model
 from .transcript import SessionTranscript
 from .turns import TurnAssembler
 
@@ -57,6 +60,8 @@ class RunManager:
         self.interactive = InteractiveApprover(lambda sid: self.session_allows.get(sid, set()))
         # Snapshot files being refreshed after runs (awaited at close, so none is cut short).
         self._warming: set[asyncio.Task[None]] = set()
+        # Background title requests (ggd/app/titles.py), cancelled at close.
+        self._titling: set[asyncio.Task[None]] = set()
         # Called once, as the first run starts: start-up is over (the daemon freezes its heap).
         self._first_run = on_first_run
         # The `task` tool's child runs (subagents); the assembler asks it to shape each turn.
@@ -107,30 +112,14 @@ class RunManager:
     ) -> Run:
         """Admit and start a run on a session; an approver is required (there is no default).
 
-        `client` is the editor that started it and offered to read, write or run for it;
-        `lineage` makes it a subagent's child run (ggd/app/subagents.py).
-        `images` are the prompt's pictures (paths refused when the connection is `remote`).
-        """
+        `client`: the editor that started it, offering to read, write or run for it; `lineage`:
+        a subagent's child run; `images`: the prompt's pictures (no paths over `remote`)."""
         if approver is None:
             raise E.InternalError("a run needs an approver; none was given")
         mode = mode or self.opts.default_approval_mode
-        await svc.refresh()  # another process (a private ggd --stdio) may have appended
-        await svc.ensure_loaded()  # check_model reads the session's model on the loop
-        # An unknown provider or a model the endpoint does not list is an error before the run
-        # starts (it used to fall through to the demo model). Checked first: nothing may await
-        # between the admission checks below and registering the run.
-        await self.turns.check_model(svc, model)
-        if images:
-            self.turns.check_images(svc, model)
-        # Stored before admission (the checks below must not await); unused files are harmless.
-        refs = await prompt_images(self.turns.images, images, svc.workspace.root, remote=remote)
-        # SessionStart and UserPromptSubmit: a block refuses the prompt before anything is saved.
-        # A subagent's prompt is the model's, not the user's: those hooks are the user's.
-        if lineage is None:
-            prompt = await before_prompt(self.turns.hooks, svc, prompt, mode, model or "")
-        # Idle during that await, the session may have been released: rebuild it in a thread
-        # now (no await when loaded); once the run is registered it is never released.
-        await svc.ensure_loaded()
+        prompt, refs = await self._checked_prompt(
+            svc, prompt, mode, model, images, remote=remote, child=lineage is not None
+        )
         admit(
             self.opts,
             closed=self.runtime.closed,
@@ -153,33 +142,111 @@ class RunManager:
             approver=approver,
         )
         limit = time_limit or self.opts.run_timeout
-        # A child shares its root's turns and deadline; a root run starts its tree's budget.
-        run.tree_budget = (
-            lineage.parent.tree_budget
-            if lineage is not None and lineage.parent.tree_budget is not None
-            else TreeBudget(self.opts.max_turns, time.monotonic() + limit)
-        )
+        run.tree_budget = self._tree_budget(lineage, limit)
+        # Decided before the prompt is saved: once it is, the session has a first prompt.
+        unnamed = not session_name(svc.file.name, svc.file.first_prompt)
+        await self._register(run, svc, prompt, refs)
+        self._announce(run, svc, prompt, refs, unnamed=unnamed)
+        switch = model if model and model != svc.file.model else None
+        title = prompt if unnamed and lineage is None else None
+        work = self._work(run, svc, approver, (provider, bare), client, switch, title)
+        run.task = asyncio.create_task(self._drive(run, svc, work, limit), name=f"run {run.id}")
+        return run
+
+    async def _work(
+        self,
+        run: Run,
+        svc: Service,
+        approver: Approver,
+        model: tuple[ChatProvider, str],
+        client: ClientDelegate | None,
+        switch: str | None,
+        title_prompt: str | None,
+    ) -> TurnOutcome:
+        """The run's turn: its loop inside a checkpointed turn, then a title if it is the first."""
+        if switch is not None:  # the session remembers the model it was last run with
+            await svc.write(lambda sf: sf.append("model", {"model": switch}))
+        provider, bare = model
+        loop: AgentLoop = await self.turns.loop_for(run, svc, approver, provider, bare, client)
+        async with self.runtime.checkpoints.turn(svc, run.id):  # undo/redo of its files
+            outcome = await loop.run_from_begun()  # start() already ran begin_turn
+        if title_prompt is not None:
+            self._title_later(svc, run.model, title_prompt, outcome.content)
+        return outcome
+
+    async def _register(
+        self, run: Run, svc: Service, prompt: str, refs: list[dict[str, Any]] | None
+    ) -> None:
+        """Make the run the session's active one and its prompt durable (undone if that fails).
+
+        Durable before acknowledged: the prompt is in the journal before run_started is
+        emitted and before the reply carries the run id (a kill right after loses nothing).
+        """
         run.on_pending_change = self._pending_changed
         svc.active_run_id = run.id
         self.active[run.id] = run
-        # Decided before the prompt is saved: once it is, the session has a first prompt.
-        unnamed = not session_name(svc.file.name, svc.file.first_prompt)
         try:
-            # Durable before acknowledged: the prompt is in the journal before run_started is
-            # emitted and before the reply carries the run id (a kill right after loses nothing).
             await begin_turn(SessionTranscript(svc), prompt, refs)
         except BaseException:
             self.active.pop(run.id, None)
             if svc.active_run_id == run.id:
                 svc.active_run_id = None
             raise
+
+    async def _checked_prompt(
+        self,
+        svc: Service,
+        prompt: str,
+        mode: str,
+        model: str | None,
+        images: list[ImageInput] | None,
+        *,
+        remote: bool,
+        child: bool,
+    ) -> tuple[str, list[dict[str, Any]] | None]:
+        """The checks a start makes before admission, and the prompt and its images as saved."""
+        await svc.refresh()  # another process (a private ggd --stdio) may have appended
+        await svc.ensure_loaded()  # check_model reads the session's model on the loop
+        # An unknown provider or a model the endpoint does not list is an error before the run
+        # starts (it used to fall through to the demo model). Checked first: nothing may await
+        # between the admission checks after this and registering the run.
+        await self.turns.check_model(svc, model)
+        if images:
+            self.turns.check_images(svc, model)
+        # Stored before admission (the checks after must not await); unused files are harmless.
+        refs = await prompt_images(self.turns.images, images, svc.workspace.root, remote=remote)
+        # SessionStart and UserPromptSubmit: a block refuses the prompt before anything is saved.
+        # A subagent's prompt is the model's, not the user's: those hooks are the user's.
+        if not child:
+            prompt = await before_prompt(self.turns.hooks, svc, prompt, mode, model or "")
+        # Idle during that await, the session may have been released: rebuild it in a thread
+        # now (no await when loaded); once the run is registered it is never released.
+        await svc.ensure_loaded()
+        return prompt, refs
+
+    def _tree_budget(self, lineage: Lineage | None, limit: float) -> TreeBudget:
+        """A child shares its root's turns, deadline and spend; a root run starts its tree's."""
+        if lineage is not None and lineage.parent.tree_budget is not None:
+            return lineage.parent.tree_budget
+        return TreeBudget(self.opts.max_turns, time.monotonic() + limit)
+
+    def _announce(
+        self,
+        run: Run,
+        svc: Service,
+        prompt: str,
+        refs: list[dict[str, Any]] | None,
+        *,
+        unnamed: bool,
+    ) -> None:
+        """The run's start, once its prompt is durable: its event, the log, the session bus."""
         if self._first_run is not None:  # the daemon's memory policy (ggd/daemon/memory.py)
             hook, self._first_run = self._first_run, None
             hook()
         run.emit(W.RunStartedEvent, prompt=prompt, images=refs)
         log.info(
             "run started",
-            extra={"run": run.id, "session": svc.id, "model": model_ref, "mode": mode},
+            extra={"run": run.id, "session": svc.id, "model": run.model, "mode": run.approval_mode},
         )
         self.runtime.bus.publish(
             SessionEvent(session_id=svc.id, type="run_started", run_id=run.id), svc.workspace.id
@@ -190,17 +257,6 @@ class RunManager:
                 SessionEvent(session_id=svc.id, type="renamed", name=session_name(None, prompt)),
                 svc.workspace.id,
             )
-        switch = model if model and model != svc.file.model else None
-
-        async def work() -> TurnOutcome:
-            if switch is not None:  # the session remembers the model it was last run with
-                await svc.write(lambda sf: sf.append("model", {"model": switch}))
-            loop: AgentLoop = await self.turns.loop_for(run, svc, approver, provider, bare, client)
-            async with self.runtime.checkpoints.turn(svc, run.id):  # undo/redo of its files
-                return await loop.run_from_begun()  # start() already ran begin_turn
-
-        run.task = asyncio.create_task(self._drive(run, svc, work(), limit), name=f"run {run.id}")
-        return run
 
     async def _drive(
         self, run: Run, svc: Service, work: Awaitable[TurnOutcome], time_limit: float
@@ -229,6 +285,25 @@ class RunManager:
                 task = asyncio.get_running_loop().create_task(svc.warm(), name=f"warm {svc.id}")
                 self._warming.add(task)
                 task.add_done_callback(self._warming.discard)
+
+    def _title_later(self, svc: Service, model_ref: str, prompt: str, answer: str) -> None:
+        """Rename a session its first answer just finished with a model's title, in the
+        background (ggd/app/titles.py); the run's end is never delayed by it."""
+        ref = title_model(self.opts.title_model, self.turns.models, model_ref)
+        if ref is None or self.runtime.closed:
+            return
+
+        async def rename() -> None:
+            title = await ask_title(self.turns.models, ref, prompt, answer)
+            await svc.ensure_loaded()
+            # A name the user gave while the title was asked for stays.
+            if title and not (svc.file.name or "").strip() and not self.runtime.closed:
+                await self.runtime.rename(svc, title)
+
+        task = asyncio.get_running_loop().create_task(rename(), name=f"title {svc.id}")
+        self._titling.add(task)
+        task.add_done_callback(self._titling.discard)
+        task.add_done_callback(lambda t: None if t.cancelled() else t.exception())
 
     def cancel(self, run: Run) -> None:
         """Cancel a run: its task is cancelled, which kills running tools."""
@@ -266,6 +341,8 @@ class RunManager:
         if tasks:
             with contextlib.suppress(Exception):
                 await asyncio.wait(tasks, timeout=10)
+        for title in self._titling:  # a title is not worth waiting for at shutdown
+            title.cancel()
         if self._warming:
             with contextlib.suppress(Exception):
                 await asyncio.wait(set(self._warming), timeout=10)

@@ -189,6 +189,9 @@ class SubagentManager:
                 interactive=parent.interactive,
                 model=model,
                 time_limit=seconds,
+                # The parent's run budget bounds its children too (they count the tree's spend).
+                budget=parent.budget,
+                budget_name=parent.budget_name,
                 lineage=Lineage(parent, tool_call_id, definition, depth, description),
             )
         except E.GgError as exc:

@@ -243,6 +243,7 @@ class TurnAssembler:
             # Parallel task calls are bounded by subagents.maxParallel, not below it.
             max_parallel=max(4, self.opts.subagents_max_parallel),
             turn_gate=run.tree_budget.take if run.tree_budget is not None else None,
+            tree_spend=run.tree_budget.spend if run.tree_budget is not None else None,
             # A subagent's answer fires SubagentStop instead of Stop (docs/hooks.md).
             hooks=RunHooks.for_run(
                 self.hooks,

@@ -94,6 +94,7 @@ def run_options(config: Config, ns: argparse.Namespace) -> RunOptions:
         session_budget=_budget(config.budget.session),
         tool_share=config.toolDeclarationShare,
         subagents_max_parallel=config.subagents.maxParallel,
+        title_model=None if config.titleModel is True else config.titleModel,
     )
 
 

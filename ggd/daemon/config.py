@@ -111,6 +111,9 @@ class Config(BaseModel):
     bashLoginShell: bool = False
     approvalMode: Literal["auto", "on-request", "yolo", "never", "plan"] = "auto"
     loopGuard: LoopGuardConfig = Field(default_factory=LoopGuardConfig)
+    # The model that titles a session once its first answer is in ("provider:model"); false:
+    # sessions keep their first prompt as name; unset: the run's model on a hosted API only.
+    titleModel: str | bool | None = None
     checkpoints: CheckpointsConfig = Field(default_factory=CheckpointsConfig)
     subagents: SubagentsConfig = Field(default_factory=SubagentsConfig)
     # Claude Code's hooks format (docs/hooks.md); checked at start, read again at each event.

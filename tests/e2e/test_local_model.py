@@ -36,15 +36,18 @@ WHY = missing()
 pytestmark = [pytest.mark.skipif(WHY is not None, reason=f"real-model tests: {WHY}")]
 
 NOTES = "The secret word is PINEAPPLE.\n"
-ONE_CALL = {"toolChoice": "required", "extraBody": {"parallel_tool_calls": False}}
+# llama.cpp does not hold this 135M model to a call grammar under the chatml-tools template: it
+# writes its call as JSON, and since the prompt grew (task, todo_write, subagents listed) it opens
+# a "```json" fence first and runs out of tokens in it. Banning that token (as "nofence" does) keeps
+# the check on what it is about: a real streamed call parsed, run, and its result sent back.
+ONE_CALL = {
+    "toolChoice": "required",
+    "extraBody": {"parallel_tool_calls": False, "logit_bias": [["```", False]]},
+}
 MODEL_PARAMS = {
     "forced": ONE_CALL,
     "talk": {"toolChoice": "none", "maxTokens": 400},
-    # The model likes to open "```" fences and then never reach a call: that token is banned.
-    "nofence": {
-        "toolChoice": "required",
-        "extraBody": {"parallel_tool_calls": False, "logit_bias": [["```", False]]},
-    },
+    "nofence": ONE_CALL,  # the loop-guard test's name for the same parameters
 }
 
 

@@ -469,3 +469,45 @@ async def test_a_plan_mode_parent_s_child_cannot_write(fake_daemon, workspace: P
     child = [r for r in fm.requests if _first_user(r).startswith("PLANNED")][-1]
     refusal = next(m["content"] for m in child["messages"] if m["role"] == "tool")
     assert "plan mode" in refusal, refusal
+
+
+SPENDING = [
+    *_for(
+        "PARENT",
+        {
+            "toolCalls": [_task("t_s", "explore", "CHILD: read it twice")],
+            "usage": {"prompt": 100, "completion": 10},
+        },
+        {"text": "the parent never gets this far"},
+    ),
+    *_for(
+        "CHILD",
+        {
+            "toolCalls": [{"name": "read", "arguments": {"path": "README.md"}}],
+            "usage": {"prompt": 1000, "completion": 50},
+        },
+        {
+            "toolCalls": [{"name": "read", "arguments": {"path": "README.md"}}],
+            "usage": {"prompt": 1000, "completion": 50},
+        },
+        {"text": "the child never gets this far"},
+    ),
+]
+
+
+async def test_a_parents_budget_counts_what_its_children_spend(fake_daemon) -> None:
+    """The run budget bounds the whole tree: the child stops when the tree reaches it, and the
+    parent does not go on spending after its child used the budget up."""
+    d, fm = fake_daemon(SPENDING)
+    async with _client(d, "unix") as c:
+        sid = await new_session(c)
+        rid = await start(c, sid, "PARENT: delegate", budget={"maxTokens": 1500})
+        end = await finish(c, rid, timeout=60)
+        finished = finished_tools(c, rid)
+    # 110 tokens of the parent, then 1,050 and 1,050 of the child: 2,210 of 1,500.
+    assert len(fm.requests) == 3
+    assert end["type"] == "run_failed" and end["errorCode"] == "budget_exceeded", end
+    assert end["error"].startswith("run budget reached: 2210 tokens of maxTokens 1500"), end
+    # The child's failure came back to the parent as an error result naming the budget.
+    task = finished["t_s"]
+    assert task["isError"] and "run budget reached" in str(task), task
