@@ -289,16 +289,23 @@ class RunManager:
     def _title_later(self, svc: Service, model_ref: str, prompt: str, answer: str) -> None:
         """Rename a session its first answer just finished with a model's title, in the
         background (ggd/app/titles.py); the run's end is never delayed by it."""
-        ref = title_model(self.opts.title_model, self.turns.models, model_ref)
+        try:
+            ref = title_model(self.opts.title_model, self.turns.models, model_ref)
+        except (KeyError, ValueError):  # a model reference it cannot place: no title, no error
+            log.info("no model title for %s", model_ref)
+            return
         if ref is None or self.runtime.closed:
             return
 
         async def rename() -> None:
-            title = await ask_title(self.turns.models, ref, prompt, answer)
-            await svc.ensure_loaded()
-            # A name the user gave while the title was asked for stays.
-            if title and not (svc.file.name or "").strip() and not self.runtime.closed:
-                await self.runtime.rename(svc, title)
+            try:
+                title = await ask_title(self.turns.models, ref, prompt, answer)
+                await svc.ensure_loaded()
+                # A name the user gave while the title was asked for stays.
+                if title and not (svc.file.name or "").strip() and not self.runtime.closed:
+                    await self.runtime.rename(svc, title)
+            except Exception:  # the first prompt's name stays; the run is long over
+                log.warning("titling session %s failed", svc.id, exc_info=True)
 
         task = asyncio.get_running_loop().create_task(rename(), name=f"title {svc.id}")
         self._titling.add(task)
