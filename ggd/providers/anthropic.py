@@ -195,7 +195,7 @@ class AnthropicProvider(NativeProvider):
                 # accepted yet, so it is retried as an error status would be.
                 if shown or err.code != "server_error":
                     raise
-                await self._backoff_or_raise(err, attempt, None)
+                await self.options.backoff_or_raise(err, attempt, None)
                 attempt += 1
                 continue
             yield asm.finish()

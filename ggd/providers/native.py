@@ -142,7 +142,7 @@ class NativeProvider(ChatProvider):
                     stream=True,
                 )
             except httpx.HTTPError as exc:
-                await self._backoff_or_raise(
+                await self.options.backoff_or_raise(
                     from_httpx(exc, provider=self.name, streaming=False), attempt, None
                 )
                 attempt += 1
@@ -158,7 +158,7 @@ class NativeProvider(ChatProvider):
             if self.fallback(model, response.status_code, text):
                 continue
             err = self.status_error(response.status_code, text)
-            await self._backoff_or_raise(err, attempt, retry_after_seconds(response.headers))
+            await self.options.backoff_or_raise(err, attempt, retry_after_seconds(response.headers))
             attempt += 1
 
     async def sse_data(
@@ -183,18 +183,6 @@ class NativeProvider(ChatProvider):
             ) from None
         finally:
             await response.aclose()
-
-    async def _backoff_or_raise(
-        self, err: ProviderError, attempt: int, retry_after: float | None
-    ) -> None:
-        o = self.options
-        if not err.retryable or attempt >= o.max_retries:
-            raise err
-        if retry_after is not None:
-            delay = min(retry_after, o.retry_after_cap)
-        else:
-            delay = o.rng.uniform(0, min(o.backoff_cap, o.backoff_base * 2**attempt))
-        await o.sleep(delay)
 
 
 def decode_event(data: str, provider: str, partial: list[str]) -> dict[str, Any]:

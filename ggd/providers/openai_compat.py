@@ -36,6 +36,18 @@ class ProviderOptions:
     rng: random.Random = field(default_factory=random.Random)
     sleep: Callable[[float], Awaitable[None]] = asyncio.sleep
 
+    async def backoff_or_raise(
+        self, err: ProviderError, attempt: int, retry_after: float | None
+    ) -> None:
+        """Sleep before the next attempt, or raise `err` when it is final (every wire kind)."""
+        if not err.retryable or attempt >= self.max_retries:
+            raise err
+        if retry_after is not None:
+            delay = min(retry_after, self.retry_after_cap)
+        else:
+            delay = self.rng.uniform(0, min(self.backoff_cap, self.backoff_base * 2**attempt))
+        await self.sleep(delay)
+
 
 class OpenAICompatProvider(ChatProvider):
     """POSTs {base_url}/chat/completions with stream=true and yields TextDelta ... Completed.
@@ -198,7 +210,7 @@ class OpenAICompatProvider(ChatProvider):
                 )
             except httpx.HTTPError as exc:
                 err = from_httpx(exc, provider=self.name, streaming=False)
-                await self._backoff_or_raise(err, attempt, None)
+                await self.options.backoff_or_raise(err, attempt, None)
                 attempt += 1
                 continue
             if response.status_code == 200:
@@ -212,7 +224,7 @@ class OpenAICompatProvider(ChatProvider):
             if response.status_code == 400 and self._fallback(text, request, tried):
                 continue
             err = from_status(response.status_code, text, provider=self.name)
-            await self._backoff_or_raise(err, attempt, retry_after_seconds(response.headers))
+            await self.options.backoff_or_raise(err, attempt, retry_after_seconds(response.headers))
             attempt += 1
 
     def _fallback(self, text: str, request: ChatRequest, tried: set[str]) -> bool:
@@ -232,16 +244,3 @@ class OpenAICompatProvider(ChatProvider):
             self.max_tokens_field = other
             return True
         return False
-
-    async def _backoff_or_raise(
-        self, err: ProviderError, attempt: int, retry_after: float | None
-    ) -> None:
-        """Sleep before the next attempt, or raise `err` when it is final."""
-        o = self.options
-        if not err.retryable or attempt >= o.max_retries:
-            raise err
-        if retry_after is not None:
-            delay = min(retry_after, o.retry_after_cap)
-        else:
-            delay = o.rng.uniform(0, min(o.backoff_cap, o.backoff_base * 2**attempt))
-        await o.sleep(delay)
