@@ -1,8 +1,16 @@
 """Checkpointer: snapshots at turn boundaries and around file-changing tools; undo, redo, restore.
 
 The one object the run layer talks to (`turn(svc)` around a run's loop, `tool_hook(svc)` in
-the tool context); the git work is `ggd.checkpoints`, the tree bookkeeping `checkpoint_tree`.
-A failing snapshot never fails a run: it is logged and the run goes on without it.
+the tool context, `settled(svc)` before the loop's writes); the git work is `ggd.checkpoints`,
+the tree bookkeeping `checkpoint_tree`. A failing snapshot never fails a run: it is logged and
+the run goes on without it.
+
+The turn's first snapshot is taken beside the run's first model request, not before it: a
+user waits for that request, and the snapshot is a few `git` processes (~10 ms on a small
+workspace, seconds on a big one). Nothing the run does can change a file before its first
+answer is written, and every write of the run's transcript waits for the snapshot
+(`settled`), so the snapshot still records the files as the turn found them and its entry
+still comes before the turn's first answer in the session.
 """
 
 from __future__ import annotations
@@ -68,6 +76,8 @@ class Checkpointer:
         self.bus = bus
         self._stores: dict[str, CheckpointStore] = {}
         self._pruning: set[asyncio.Task[None]] = set()
+        # Per session: the turn-start snapshot in flight (see the module docstring).
+        self._pending: dict[str, asyncio.Task[None]] = {}
         # Whether any run is active in a workspace (set by the composition root from its
         # RunManager): a restore under another session's running agent is refused too.
         self.workspace_busy: Callable[[str], bool] = lambda _workspace_id: False
@@ -101,7 +111,14 @@ class Checkpointer:
     # -- recording ------------------------------------------------------------------------------
 
     async def snapshot(self, svc: Service, at: str, run_id: str | None = None) -> None:
-        """Snapshot the session's workspace and record it on the branch; never raises."""
+        """Snapshot the session's workspace and record it on the branch; never raises.
+
+        Waits for the turn-start snapshot in flight first: one store, one writer, in order.
+        """
+        await self.settled(svc)
+        await self._take(svc, at, run_id)
+
+    async def _take(self, svc: Service, at: str, run_id: str | None) -> None:
         if not self.settings.enabled:
             return
         try:
@@ -112,10 +129,26 @@ class Checkpointer:
         except Exception:  # a bug here must not fail the user's run or tool
             log.exception("checkpoint (%s) failed", at, extra={"session": svc.id})
 
+    async def settled(self, svc: Service) -> None:
+        """Return once the session's turn-start snapshot (if one is in flight) is recorded."""
+        task = self._pending.get(svc.id)
+        if task is None:
+            return
+        # Shielded: a canceled run stops waiting, the snapshot still finishes and is recorded.
+        await asyncio.shield(task)
+        if self._pending.get(svc.id) is task:
+            del self._pending[svc.id]
+
     @contextlib.asynccontextmanager
     async def turn(self, svc: Service, run_id: str) -> AsyncIterator[None]:
-        """Around one run's loop: a snapshot before it and one after (even if it failed)."""
-        await self.snapshot(svc, "turn_start", run_id)
+        """Around one run's loop: a snapshot at its start (in flight while the body goes on;
+        the body's transcript writes wait for it through `settled`) and one after its end
+        (even if it failed)."""
+        if self.settings.enabled:
+            task = asyncio.get_running_loop().create_task(
+                self._take(svc, "turn_start", run_id), name=f"checkpoint {svc.id}"
+            )
+            self._pending[svc.id] = task
         try:
             yield
         finally:

@@ -167,8 +167,10 @@ class RunManager:
         if switch is not None:  # the session remembers the model it was last run with
             await svc.write(lambda sf: sf.append("model", {"model": switch}))
         provider, bare = model
-        loop: AgentLoop = await self.turns.loop_for(run, svc, approver, provider, bare, client)
-        async with self.runtime.checkpoints.turn(svc, run.id):  # undo/redo of its files
+        # The turn's checkpoint (undo/redo of its files) is taken while the loop is built and
+        # its first request goes out; the loop's writes wait for it (ggd/app/checkpoints.py).
+        async with self.runtime.checkpoints.turn(svc, run.id):
+            loop: AgentLoop = await self.turns.loop_for(run, svc, approver, provider, bare, client)
             outcome = await loop.run_from_begun()  # start() already ran begin_turn
         if title_prompt is not None:
             self._title_later(svc, run.model, title_prompt, outcome.content)

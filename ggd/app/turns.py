@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -196,7 +197,9 @@ class TurnAssembler:
                 images=self.images if sees_images else None,
                 checkpoint=self.checkpoints.tool_hook(svc) if self.checkpoints else None,
             ),
-            SessionTranscript(svc),
+            SessionTranscript(
+                svc, partial(self.checkpoints.settled, svc) if self.checkpoints else None
+            ),
             _RunSink(run),
             approve,
             run.steering,

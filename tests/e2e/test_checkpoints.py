@@ -174,3 +174,37 @@ async def test_no_restore_under_a_running_agent_of_another_session(
         assert res["applied"] and not (workspace / "app.py").exists()
     finally:
         await c.close()
+
+
+async def test_a_slow_turn_snapshot_is_recorded_before_the_answer_and_finds_the_files_untouched(
+    fake_daemon, gg_home: Path, workspace: Path
+) -> None:
+    # The turn's first snapshot is taken beside the first model request (ggd/app/checkpoints.py).
+    # With a few thousand files it takes far longer than the scripted model's answer: the
+    # answer's entry must still come after the checkpoint's, and the write it asks for must not
+    # reach the disk before the snapshot has the file as the turn found it.
+    for i in range(3000):
+        (workspace / f"f{i // 100}").mkdir(exist_ok=True)
+        (workspace / f"f{i // 100}" / f"{i}.txt").write_text(f"{i}\n")
+    (workspace / "app.py").write_text("print('before')\n")
+    before = state(workspace)
+    d, _fm = fake_daemon(
+        [{"toolCalls": [call("write", path="app.py", content="print('after')\n")]}, {"text": "ok"}]
+    )
+    c = await d.connect("ws")
+    try:
+        sid = await new_session(c)
+        rid = await _turn(c, sid, "change app.py")
+        assert (workspace / "app.py").read_text() == "print('after')\n"
+        lines = (gg_home / "sessions" / f"{sid}.jsonl").read_text().splitlines()[1:]
+        kinds = [
+            (e["type"], e["data"].get("role"), e["data"].get("runId"))
+            for e in map(json.loads, lines)
+        ]
+        turn_start = kinds.index(("checkpoint", None, rid))
+        first_answer = kinds.index(("message", "assistant", None))
+        assert turn_start < first_answer, kinds
+        res = await c.request("gg/session.undo", {"sessionId": sid})
+        assert res["applied"] and state(workspace) == before
+    finally:
+        await c.close()
