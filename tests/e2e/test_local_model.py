@@ -5,13 +5,17 @@ them every test here skips and says why. One daemon (and so one llama.cpp server
 cache keeps gg's ~1.5k-token system prompt between runs) serves the whole module. Each test picks
 a model name of the one provider, and `modelParams` gives each name its own request parameters.
 
-Assertions are about structure (a call parsed, executed, its result sent back under its id), never
-about the wording of a 135M model, which runs at temperature 0 with a fixed seed.
+Assertions are about structure (a call parsed, executed, its result sent back under its id; the
+file's word in the final answer), never about the wording of a 135M model, which runs at
+temperature 0 with a fixed seed and one thread.
 
-Not here, because SmolLM2-135M cannot do them reliably under gg's ~1.5k-token system prompt (tried:
-docs/providers.md): two parallel calls (it writes "```" and runs out of tokens) and a task answered
-from a file (it calls tool_search, then answers in prose). They need a 0.5B+ coder model packaged
-on PyPI.
+The group covers every check issue 36 asks for: a forced call, two parallel calls in one answer,
+a task answered from a file's content in one run with toolChoice "auto", the loop guard, and the
+server killed mid-stream. SmolLM2-135M does the first three only with help, all of it real and
+user-visible: prompts that spell out the calls to make (it copies them reliably; it does not plan
+under gg's ~2.5k-token prompt of instructions and tool schemas), and per-name `logit_bias` that
+makes it start with the call instead of prose or a "```json" fence. After a tool result
+chatml-tools asks for the answer in words, which is what lets it answer from the file.
 """
 
 from __future__ import annotations
