@@ -2,8 +2,9 @@
 
 `make local-models` installs xllamacpp and caches the GGUF (tests/local_models/fetch.py); without
 them every test here skips and says why. One daemon (and so one llama.cpp server, whose prompt
-cache keeps gg's ~2.5k-token prompt of instructions and tools between runs) serves the whole module. Each test picks
-a model name of the one provider, and `modelParams` gives each name its own request parameters.
+cache keeps gg's ~2.5k-token prompt of instructions and tools between runs) serves the whole
+module. Each test picks a model name of the one provider, and `modelParams` gives each name its
+own request parameters.
 
 Assertions are about structure (a call parsed, executed, its result sent back under its id; the
 file's word in the final answer), never about the wording of a 135M model, which runs at
