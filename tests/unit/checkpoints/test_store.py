@@ -141,3 +141,21 @@ def test_pruning_by_size_drops_the_oldest_first(tmp_path: Path) -> None:
     assert dropped == 5  # everything but the latest, which gg's next conflict check needs
     assert [store.exists(c) for c in made] == [False] * 5 + [True]
     assert store.prune() == 0  # at most every prune_every_seconds: here 0, and nothing is left
+
+
+def test_the_shadow_repository_settings_read_back_wherever_it_lives(
+    tmp_path: Path,
+) -> None:
+    # Its settings are written in git's config syntax, not by `git config`: a store under a
+    # path with a quote, a backslash and a space must still read back exactly.
+    odd = tmp_path / 'a "home" \\ here'
+    odd.mkdir()
+    store, ws = _store(odd)
+    (ws / "f.txt").write_text("x\n")
+    store.snapshot()
+
+    def get(key: str) -> str:
+        return store.git.text(["config", "--get", key]).strip()
+
+    assert get("core.hooksPath") == str(store.git.git_dir / "hooks-off")
+    assert (get("gc.auto"), get("core.autocrlf"), get("commit.gpgSign")) == ("0", "false", "false")
