@@ -11,18 +11,21 @@ file's word in the final answer), never about the wording of a 135M model, which
 temperature 0 with a fixed seed and one thread.
 
 The group covers every check issue 36 asks for: a forced call, two parallel calls in one answer,
-a task answered from a file's content in one run with toolChoice "auto", the loop guard, and the
-server killed mid-stream. SmolLM2-135M does the first three only with help, all of it real and
+a task answered from a file's content in one run with toolChoice "auto", the loop guard, the
+server killed mid-stream, and the same task through `gg --model local:... -p` (the CLI's path). SmolLM2-135M does the first three only with help, all of it real and
 user-visible: prompts that spell out the calls to make (it copies them reliably; it does not plan
 under gg's ~2.5k-token prompt of instructions and tool schemas), and per-name `logit_bias` that
 makes it start with the call instead of prose or a "```json" fence. After a tool result
-chatml-tools asks for the answer in words, which is what lets it answer from the file.
+chatml-tools asks for the answer in words, which is what lets it answer from the file. The
+checks run in file order on purpose: see CLI_TASK.
 """
 
 from __future__ import annotations
 
 import json
 import signal
+import subprocess
+import sys
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -71,6 +74,15 @@ TASK = {
     "toolChoice": "auto",
     "extraBody": {"parallel_tool_calls": False, "logit_bias": [["```", False], ["{", 3]]},
 }
+# The same task through `gg -p`, last in the module, with "{" at +2. A 135M model at temperature 0
+# still follows near-ties that the server's prompt cache moves (what ran before changes how the
+# rest of a prompt is batched): run first or after the task test, with TASK's +3 (and +4 to +6),
+# its answer after the read mixed prose and a call, which llama.cpp refuses under "auto". So each
+# check keeps its place in the module and its own parameters.
+CLI_TASK = {
+    "toolChoice": "auto",
+    "extraBody": {"parallel_tool_calls": False, "logit_bias": [["```", False], ["{", 2]]},
+}
 # A model that repeats itself, for the loop guard: each answer must be a call and, "{" favoured
 # strongly (it repeats at +5 and +8), starts with it instead of the words chatml-tools asks for
 # after a result.
@@ -84,6 +96,7 @@ MODEL_PARAMS = {
     "task": TASK,
     "loop": LOOPING,
     "talk": {"toolChoice": "none", "maxTokens": 400},
+    "cli": CLI_TASK,
 }
 
 
@@ -305,3 +318,31 @@ async def test_the_loop_guard_stops_a_model_that_repeats_itself(local: Daemon) -
         assert results[-1]["content"].startswith("not run: loop detected"), results
     else:  # the model took the hint and changed course: the guard must not have stopped it
         assert not any(r["content"].startswith("not run: loop detected") for r in results), results
+
+
+@pytest.mark.timeout(420)
+def test_gg_p_with_the_local_model_reads_the_file_and_prints_its_word(local: Daemon) -> None:
+    # What a user with only a GGUF file does: `gg --model local:NAME -p ...` in the workspace,
+    # offline (the CLI finds the running daemon of its GG_HOME, as it would the one it starts).
+    word = NOTES.split()[-1].rstrip(".")
+    prompt = (
+        'Call {"name": "read", "arguments": {"path": "notes.txt"}} and tell me the secret word.'
+    )
+    env = {**local.env, "NO_COLOR": "1", "HOME": str(local.home.parent)}
+    out = subprocess.run(
+        [str(Path(sys.executable).parent / "gg"), "--model", "local:cli", "-p", prompt],
+        cwd=local.workspace,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=400,
+    )
+    assert out.returncode == 0, (out.stdout, out.stderr)
+    assert word in out.stdout, (out.stdout, out.stderr)
+    assert "Traceback" not in out.stderr
+    # The word came through a real call: the CLI's session (the newest) read the file.
+    newest = max((local.home / "sessions").glob("*.jsonl"), key=lambda f: f.stat().st_mtime)
+    reads = [
+        (c, r) for c, r in _answered(_messages(local.home, newest.stem)) if c["name"] == "read"
+    ]
+    assert any(word in r["content"] for _c, r in reads), (newest, out.stdout)
