@@ -381,7 +381,7 @@ class CheckpointStore:
 
 def _config_text(hooks_off: Path) -> str:
     """The shadow repository's settings: no hooks, no line-ending or fsmonitor magic, no gc."""
-    hooks = str(hooks_off).replace("\\", "\\\\").replace('"', '\\"')
+    hooks = str(hooks_off).replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n")
     return (
         "[core]\n"
         f'\thooksPath = "{hooks}"\n'

@@ -147,8 +147,8 @@ def test_the_shadow_repository_settings_read_back_wherever_it_lives(
     tmp_path: Path,
 ) -> None:
     # Its settings are written in git's config syntax, not by `git config`: a store under a
-    # path with a quote, a backslash and a space must still read back exactly.
-    odd = tmp_path / 'a "home" \\ here'
+    # path with a quote, a backslash, a space and a newline must still read back exactly.
+    odd = tmp_path / 'a "home" \\ here\nand there'
     odd.mkdir()
     store, ws = _store(odd)
     (ws / "f.txt").write_text("x\n")
