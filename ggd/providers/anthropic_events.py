@@ -18,8 +18,8 @@ from typing import Any
 
 from ggd.providers.native import decode_event, parse_arguments
 from ggd.providers.types import (
+    AnswerSoFar,
     Completed,
-    ProviderError,
     StreamEvent,
     TextDelta,
     ThinkingDelta,
@@ -44,7 +44,7 @@ class _Block:
 
 
 @dataclass
-class MessageAssembler:
+class MessageAssembler(AnswerSoFar):
     """Accumulates one streamed message: feed each event's data, then finish()."""
 
     provider: str = "anthropic"
@@ -53,11 +53,6 @@ class MessageAssembler:
     stop_reason: str | None = None
     done: bool = False
     usage: dict[str, int] = field(default_factory=dict)
-
-    @property
-    def partial_text(self) -> str:
-        """Text streamed so far."""
-        return "".join(self.text)
 
     def feed_data(self, data: str) -> list[StreamEvent]:
         """One SSE data payload (a JSON event) -> the events it produced."""
@@ -156,12 +151,6 @@ class MessageAssembler:
             cache_read_tokens=read,
             cache_write_tokens=wrote,
             reasoning_tokens=u.get("thinking_tokens", 0),
-        )
-
-    def error(self, message: str, code: str, retryable: bool = False) -> ProviderError:
-        """A ProviderError that keeps the partial text."""
-        return ProviderError(
-            f"{self.provider}: {message}", code, retryable=retryable, partial_text=self.partial_text
         )
 
     def finish(self) -> Completed:

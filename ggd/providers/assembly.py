@@ -11,6 +11,7 @@ from typing import Any
 import msgspec
 
 from ggd.providers.types import (
+    AnswerSoFar,
     Completed,
     ProviderError,
     StreamEvent,
@@ -174,7 +175,7 @@ class _PendingCall:
 
 
 @dataclass
-class StreamAssembler:
+class StreamAssembler(AnswerSoFar):
     """Accumulates chat.completion.chunk objects into deltas and one final Completed."""
 
     provider: str = "provider"
@@ -189,11 +190,6 @@ class StreamAssembler:
     # An error raised by a chunk after others of the same read had events: raised once those
     # events are out (the next feed_many, or finish), as one chunk at a time would have.
     _error: ProviderError | None = None
-
-    @property
-    def partial_text(self) -> str:
-        """Text streamed so far."""
-        return "".join(self.text)
 
     def feed_many(self, datas: list[str]) -> list[StreamEvent]:
         """Feed SSE data payloads up to the end of the answer; return the events they produced."""
@@ -306,12 +302,6 @@ class StreamAssembler:
             call.args.append(json.dumps(args))
         elif isinstance(args, str):
             call.args.append(args)
-
-    def error(self, message: str, code: str, retryable: bool = False) -> ProviderError:
-        """Build a ProviderError that keeps the partial text."""
-        return ProviderError(
-            f"{self.provider}: {message}", code, retryable=retryable, partial_text=self.partial_text
-        )
 
     def finish(self) -> Completed:
         """Validate the assembled answer and return Completed, or raise ProviderError."""

@@ -18,6 +18,7 @@ from typing import Any
 from ggd.providers.gemini_convert import KIND, to_contents, to_tools
 from ggd.providers.native import NativeProvider, decode_event
 from ggd.providers.types import (
+    AnswerSoFar,
     ChatRequest,
     Completed,
     ProviderError,
@@ -143,7 +144,7 @@ class GeminiProvider(NativeProvider):
 
 
 @dataclass
-class _Assembler:
+class _Assembler(AnswerSoFar):
     """GenerateContentResponse chunks -> deltas and one Completed (or a ProviderError)."""
 
     provider: str
@@ -154,14 +155,6 @@ class _Assembler:
     usage: Usage | None = None
     finish_reason: str | None = None
     blocked: str = ""
-
-    def error(self, message: str, code: str, retryable: bool = False) -> ProviderError:
-        return ProviderError(
-            f"{self.provider}: {message}",
-            code,
-            retryable=retryable,
-            partial_text="".join(self.text),
-        )
 
     def feed(self, data: str) -> list[StreamEvent]:
         chunk = decode_event(data, self.provider, self.text)

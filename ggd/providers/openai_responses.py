@@ -17,9 +17,9 @@ from typing import Any
 
 from ggd.providers.native import NativeProvider, decode_event, parse_arguments
 from ggd.providers.types import (
+    AnswerSoFar,
     ChatRequest,
     Completed,
-    ProviderError,
     StreamEvent,
     TextDelta,
     ThinkingDelta,
@@ -212,7 +212,7 @@ class _Call:
 
 
 @dataclass
-class _Assembler:
+class _Assembler(AnswerSoFar):
     """`response.*` events -> deltas and one Completed (or a ProviderError)."""
 
     provider: str
@@ -223,14 +223,6 @@ class _Assembler:
     usage: Usage | None = None
     status: str | None = None  # completed / incomplete / failed: the stream's end
     reason: str = ""
-
-    def error(self, message: str, code: str, retryable: bool = False) -> ProviderError:
-        return ProviderError(
-            f"{self.provider}: {message}",
-            code,
-            retryable=retryable,
-            partial_text="".join(self.text),
-        )
 
     def feed(self, data: str) -> list[StreamEvent]:
         ev = decode_event(data, self.provider, self.text)

@@ -108,6 +108,25 @@ class ProviderError(Exception):
         self.status = status
 
 
+class AnswerSoFar:
+    """Base of every wire kind's stream assembler (dataclasses with `provider` and `text`): the
+    text streamed so far, and errors that name the provider and keep that text."""
+
+    provider: str
+    text: list[str]  # every text piece so far, in order
+
+    @property
+    def partial_text(self) -> str:
+        """Text streamed so far."""
+        return "".join(self.text)
+
+    def error(self, message: str, code: str, retryable: bool = False) -> ProviderError:
+        """A ProviderError that keeps the partial text."""
+        return ProviderError(
+            f"{self.provider}: {message}", code, retryable=retryable, partial_text=self.partial_text
+        )
+
+
 @dataclass
 class Probe:
     """What one request to a provider's model listing found, for `gg models`.
