@@ -18,8 +18,8 @@ import httpx
 
 from ggd.providers import tls
 from ggd.providers.assembly import SSEStream
-from ggd.providers.errors import from_httpx, from_status, retry_after_seconds
-from ggd.providers.openai_compat import ProviderOptions
+from ggd.providers.errors import from_httpx, from_status
+from ggd.providers.openai_compat import ProviderOptions, open_stream
 from ggd.providers.params import RequestParams
 from ggd.providers.probe import probe_get
 from ggd.providers.types import ChatProvider, Probe, ProviderError
@@ -133,33 +133,17 @@ class NativeProvider(ChatProvider):
         """POST the body `build` makes; retry network errors, 429 and 5xx; the 200 response."""
         client = await self._http()
         headers = {"Content-Type": "application/json"}
-        attempt = 0
-        while True:
-            content = dumps(build())
-            try:
-                response = await client.send(
-                    client.build_request("POST", url, content=content, headers=headers),
-                    stream=True,
-                )
-            except httpx.HTTPError as exc:
-                await self.options.backoff_or_raise(
-                    from_httpx(exc, provider=self.name, streaming=False), attempt, None
-                )
-                attempt += 1
-                continue
-            if response.status_code == 200:
-                return response
-            try:
-                text = (await response.aread()).decode("utf-8", "replace")
-            except httpx.HTTPError:
-                text = ""
-            finally:
-                await response.aclose()
-            if self.fallback(model, response.status_code, text):
-                continue
-            err = self.status_error(response.status_code, text)
-            await self.options.backoff_or_raise(err, attempt, retry_after_seconds(response.headers))
-            attempt += 1
+
+        def refused(status: int, text: str) -> ProviderError | None:
+            return None if self.fallback(model, status, text) else self.status_error(status, text)
+
+        return await open_stream(
+            client,
+            lambda: client.build_request("POST", url, content=dumps(build()), headers=headers),
+            self.options,
+            self.name,
+            refused,
+        )
 
     async def sse_data(
         self, response: httpx.Response, partial: list[str]

@@ -18,7 +18,7 @@ from ggd.providers.params import RequestParams
 from ggd.providers.probe import probe_get
 from ggd.providers.types import ChatProvider, ChatRequest, Probe, ProviderError, StreamEvent
 
-__all__ = ["OpenAICompatProvider", "ProviderOptions"]
+__all__ = ["OpenAICompatProvider", "ProviderOptions", "open_stream"]
 
 
 @dataclass
@@ -47,6 +47,42 @@ class ProviderOptions:
         else:
             delay = self.rng.uniform(0, min(self.backoff_cap, self.backoff_base * 2**attempt))
         await self.sleep(delay)
+
+
+async def open_stream(
+    client: httpx.AsyncClient,
+    build: Callable[[], httpx.Request],
+    options: ProviderOptions,
+    provider: str,
+    refused: Callable[[int, str], ProviderError | None],
+) -> httpx.Response:
+    """Send `build()`'s request until a 200 answer starts streaming (every wire kind).
+
+    Network errors, 429 and 5xx are retried by `options`; `refused(status, body)` judges any
+    other answer: None to send again at once (it adjusted what `build` makes), else the error.
+    """
+    attempt = 0
+    while True:
+        try:
+            response = await client.send(build(), stream=True)
+        except httpx.HTTPError as exc:
+            err = from_httpx(exc, provider=provider, streaming=False)
+            await options.backoff_or_raise(err, attempt, None)
+            attempt += 1
+            continue
+        if response.status_code == 200:
+            return response
+        try:
+            text = (await response.aread()).decode("utf-8", "replace")
+        except httpx.HTTPError:
+            text = ""
+        finally:
+            await response.aclose()
+        refusal = refused(response.status_code, text)
+        if refusal is None:
+            continue
+        await options.backoff_or_raise(refusal, attempt, retry_after_seconds(response.headers))
+        attempt += 1
 
 
 class OpenAICompatProvider(ChatProvider):
@@ -200,32 +236,20 @@ class OpenAICompatProvider(ChatProvider):
         """Send the request; retry network errors, 429 and 5xx; apply 400 fallbacks once each."""
         url = f"{self.base_url}/chat/completions"
         client = await self._http()
-        attempt = 0
         tried: set[str] = set()
-        while True:
-            body = self.build_body(request)
-            try:
-                response = await client.send(
-                    client.build_request("POST", url, json=body), stream=True
-                )
-            except httpx.HTTPError as exc:
-                err = from_httpx(exc, provider=self.name, streaming=False)
-                await self.options.backoff_or_raise(err, attempt, None)
-                attempt += 1
-                continue
-            if response.status_code == 200:
-                return response
-            try:
-                text = (await response.aread()).decode("utf-8", "replace")
-            except httpx.HTTPError:
-                text = ""
-            finally:
-                await response.aclose()
-            if response.status_code == 400 and self._fallback(text, request, tried):
-                continue
-            err = from_status(response.status_code, text, provider=self.name)
-            await self.options.backoff_or_raise(err, attempt, retry_after_seconds(response.headers))
-            attempt += 1
+
+        def refused(status: int, text: str) -> ProviderError | None:
+            if status == 400 and self._fallback(text, request, tried):
+                return None
+            return from_status(status, text, provider=self.name)
+
+        return await open_stream(
+            client,
+            lambda: client.build_request("POST", url, json=self.build_body(request)),
+            self.options,
+            self.name,
+            refused,
+        )
 
     def _fallback(self, text: str, request: ChatRequest, tried: set[str]) -> bool:
         """Adjust the body for a server that rejected an optional field; True to resend."""
