@@ -22,10 +22,14 @@ checks run in file order on purpose: see CLI_TASK.
 
 from __future__ import annotations
 
+import fcntl
 import json
+import os
+import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -100,10 +104,31 @@ MODEL_PARAMS = {
 }
 
 
+# gg's system prompt names the workspace's path, and the 135M model at temperature 0 follows
+# near-ties that any change of its prompt moves: under pytest's numbered temp folders a check
+# passed or failed with the run's number. One path for every run (per user, held under a lock
+# while the module runs) makes the group reproducible.
+FIXED_ROOT = Path(tempfile.gettempdir()) / f"gg-real-model-{os.getuid()}"
+
+
 @pytest.fixture(scope="module")
-def local(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Daemon]:
+def local() -> Iterator[Daemon]:
     """One ggd whose default model is the local SmolLM2 (the server starts on first use)."""
-    root = tmp_path_factory.mktemp("local")
+    FIXED_ROOT.mkdir(mode=0o700, exist_ok=True)
+    with (FIXED_ROOT / "lock").open("w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # a second run of the module waits for this one
+        root = FIXED_ROOT / "run"
+        shutil.rmtree(root, ignore_errors=True)
+        root.mkdir()
+        d = _start_local(root)
+        try:
+            yield d
+        finally:
+            d.stop()
+            shutil.rmtree(root, ignore_errors=True)
+
+
+def _start_local(root: Path) -> Daemon:
     home, ws = root / "home", root / "project"
     home.mkdir(mode=0o700)
     ws.mkdir()
@@ -132,9 +157,7 @@ def local(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Daemon]:
         },
     }
     (home / "config.json").write_text(json.dumps(config))
-    d = Daemon(home, ws, daemon_env(home)).start()
-    yield d
-    d.stop()
+    return Daemon(home, ws, daemon_env(home)).start()
 
 
 @asynccontextmanager
