@@ -392,6 +392,10 @@ class SessionFile:
                 continue
             kept.append(Entry(e.kind, e.id, last, e.timestamp, e.data))
             last = e.id
+        # The copied entries are the new file's first lines; their count says which of its
+        # usage entries the origin paid for (timestamps cannot: a request may land in the
+        # same millisecond as the copy).
+        parent["copied"] = len(kept)
         copy_name = self.name if name is None else name
         return self._creator(self._header.workspace_id, copy_name, self.model, parent, kept)
 

@@ -27,9 +27,20 @@ USAGE_KEYS = (
 
 
 def own_usage(header: SessionHeader, entries: Iterable[Entry]) -> list[Entry]:
-    """The usage entries this session paid for (a copy's inherited ones left out)."""
-    since = header.created_at if header.parent else None
-    return [e for e in entries if e.kind == "usage" and (since is None or e.timestamp > since)]
+    """The usage entries this session paid for (a copy's inherited ones left out).
+
+    `entries` in file order. A copy's link counts the entries it copied (`copied`): they are
+    the file's first lines. A copy written before that count existed falls back to its
+    creation time (an entry of the same millisecond then counts as inherited).
+    """
+    link = header.parent or {}
+    copied = link.get("copied")
+    if type(copied) is int:
+        return [e for i, e in enumerate(entries) if i >= copied and e.kind == "usage"]
+    if link.get("kind") in ("fork", "clone"):
+        since = header.created_at
+        return [e for e in entries if e.kind == "usage" and e.timestamp > since]
+    return [e for e in entries if e.kind == "usage"]
 
 
 def usage_totals(entries: Iterable[Entry]) -> dict[str, Any] | None:

@@ -174,7 +174,7 @@ def test_fork_copies_the_path_to_the_node_and_records_lineage(repo: SessionRepos
     sf.append("message", assistant("a2"))
     fk = sf.fork(a1.id)
     assert fk.id != sf.id
-    assert fk.header.parent == {"sessionId": sf.id, "nodeId": a1.id, "kind": "fork"}
+    assert fk.header.parent == {"sessionId": sf.id, "nodeId": a1.id, "kind": "fork", "copied": 2}
     assert fk.header.workspace_id == "ws" and fk.name == "base2" and fk.model == "demo:m"
     assert [(e.id, e.parent_id) for e in fk.entries] == [(q.id, None), (a1.id, q.id)]
     assert fk.messages() == [user("q"), assistant("a1")]
@@ -194,7 +194,12 @@ def test_clone_copies_the_active_path_without_markers(repo: SessionRepository) -
     a2 = sf.append("message", assistant("a2"))
     sf.append("usage", {"totalTokens": 9})
     cl = sf.clone()
-    assert cl.header.parent == {"sessionId": sf.id, "nodeId": sf.leaf_id, "kind": "clone"}
+    assert cl.header.parent == {
+        "sessionId": sf.id,
+        "nodeId": sf.leaf_id,
+        "kind": "clone",
+        "copied": 3,
+    }
     assert [e.kind for e in cl.entries] == ["message", "message", "usage"]
     assert [e.parent_id for e in cl.entries] == [None, q.id, a2.id]  # head marker bypassed
     assert cl.messages() == sf.messages()
@@ -396,6 +401,7 @@ def test_checkout_and_fork_before_the_first_entry(repo: SessionRepository) -> No
         "sessionId": sf.id,
         "nodeId": None,
         "kind": "fork",
+        "copied": 0,
     }
 
 

@@ -213,5 +213,5 @@ def test_fork_and_clone_are_listed_with_lineage(repo: SessionRepository) -> None
     q = sf.append("message", user("q"))
     fk = sf.fork(q.id)
     rows = {s.id: s for s in repo.list()[0]}
-    assert rows[fk.id].parent == {"sessionId": sf.id, "nodeId": q.id, "kind": "fork"}
+    assert rows[fk.id].parent == {"sessionId": sf.id, "nodeId": q.id, "kind": "fork", "copied": 1}
     assert repo.list()[0][0].id == fk.id  # the newest session is the fork

@@ -131,16 +131,24 @@ def test_any_operation_sequence_round_trips_through_the_files(ops: list[tuple[An
             elif kind == "fork":
                 node = ([*ids, None])[op[1] % (len(ids) + 1)]
                 new = sf.fork(node)
-                assert new.header.parent == {"sessionId": sf.id, "nodeId": node, "kind": "fork"}
-                sessions.append((new, model.copy_of(node)))
+                copy = model.copy_of(node)
+                assert new.header.parent == {
+                    "sessionId": sf.id,
+                    "nodeId": node,
+                    "kind": "fork",
+                    "copied": len(copy.entries),
+                }
+                sessions.append((new, copy))
             elif kind == "clone":
                 new = sf.clone()
+                copy = model.copy_of(sf.leaf_id)
                 assert new.header.parent == {
                     "sessionId": sf.id,
                     "nodeId": sf.leaf_id,
                     "kind": "clone",
+                    "copied": len(copy.entries),
                 }
-                sessions.append((new, model.copy_of(sf.leaf_id)))
+                sessions.append((new, copy))
             elif kind == "switch":
                 cur = op[1] % len(sessions)
         for sf, model in sessions:

@@ -37,3 +37,18 @@ def test_totals_sum_every_branch_and_a_fork_counts_only_its_own(tmp_path: Path) 
     fork.append("usage", _usage(50, None))  # no price then: the total has no cost
     own = repo.summary(fork.id).usage
     assert own is not None and own["requests"] == 1 and own["costUsd"] is None
+
+
+def test_a_request_in_the_same_millisecond_as_the_copy_is_the_copy_s_own(tmp_path: Path) -> None:
+    repo = SessionRepository(tmp_path, clock=lambda: 1_000)  # every write in one millisecond
+    sf = repo.create("w1")
+    sf.append("message", {"role": "user", "content": "a", "timestamp": 1})
+    sf.append("usage", _usage(100, 0.5))
+    fork = sf.clone()
+    assert fork.header.parent is not None and fork.header.parent["copied"] == 2
+    fork.append("usage", _usage(7, 0.125))
+    own = repo.summary(fork.id).usage
+    assert own is not None and own["requests"] == 1 and own["promptTokens"] == 7
+    child = repo.create("w1", parent={"kind": "child", "sessionId": sf.id})
+    child.append("usage", _usage(3, None))  # a subagent's session copies nothing: all its own
+    assert (repo.summary(child.id).usage or {}).get("requests") == 1
