@@ -12,6 +12,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import psutil
 import pytest
 
 from .daemon import daemon_env, wait_until
@@ -274,6 +275,9 @@ async def test_everything_stdio_and_http_with_broken_servers(
         )
         assert listed["web"]["transport"] == "http" and listed["web"]["state"] == "connected"
         assert listed["hang"]["state"] == "failed" and "within 8 s" in listed["hang"]["lastError"]
+        # Given up on, the hanging server is stopped, not left to sleep out its 60 s.
+        hang_pid = int(spawns.read_text().split()[1])
+        await wait_until(lambda: not _alive(hang_pid), timeout=15)
         # The second turn of the session reuses the connections and does not retry the hang.
         rid2 = await start(c, sid, "again", approvalMode="yolo")
         assert (await finish(c, rid2))["type"] == "run_completed"
@@ -291,11 +295,51 @@ async def test_everything_stdio_and_http_with_broken_servers(
         assert spawns.read_text().count("spawn") == 1
     finally:
         await c.close()
+    # SIGTERM stops the daemon by itself (the helper's SIGKILL after 10 s would give -9).
+    assert d.stop() == 0, d.logs()[-2000:]
+
+
+def _alive(pid: int) -> bool:
+    try:
+        return psutil.Process(pid).status() != psutil.STATUS_ZOMBIE
+    except psutil.NoSuchProcess:
+        return False
+
+
+async def test_a_daemon_stopped_while_a_given_up_server_stops_exits_and_leaves_no_server(
+    fake_daemon, gg_home: Path, tmp_path: Path
+) -> None:
+    spawns = tmp_path / "hang-spawns.txt"
+    write_mcp(
+        gg_home,
+        {
+            "hang": {
+                "command": sys.executable,
+                "args": ["-c", _HANG_WRAPPER, str(FAKES / "mcp_hang_on_list.py"), "120"],
+                "env": {"SPAWN_LOG": str(spawns)},
+            }
+        },
+        list_timeout=3,
+    )
+    d, _fm = fake_daemon([{"text": "done"}])
+    c = await d.connect("unix")
+    try:
+        sid = await new_session(c)
+        rid = await start(c, sid, "hello", approvalMode="yolo")
+        assert (await finish(c, rid, timeout=30))["type"] == "run_completed"
+    finally:
+        await c.close()
+    hang_pid = int(spawns.read_text().split()[1])
+    # Stopped at once: the server given up on is still within its transport's shutdown (stdin
+    # closed, a grace period, then a kill). The daemon lets that finish, then exits by itself;
+    # a native cancel of that shutdown left the server sleeping and the daemon waiting on it.
+    assert d.stop(timeout=30) == 0, d.logs()[-2000:]
+    await wait_until(lambda: not _alive(hang_pid), timeout=5)
 
 
 # Records each start of the hanging server, then runs it (so the test can count retries).
 _HANG_WRAPPER = (
-    "import os,runpy,sys;open(os.environ['SPAWN_LOG'],'a').write('spawn\\n');"
+    "import os,runpy,sys;open(os.environ['SPAWN_LOG'],'a').write(f'spawn {os.getpid()}\\n');"
     "sys.argv=sys.argv[1:];runpy.run_path(sys.argv[0],run_name='__main__')"
 )
 

@@ -4,6 +4,11 @@ The SDK's transports are anyio task groups: entered in one task they must be exi
 task. A connection therefore lives in a dedicated task that opens the client, lists the tools,
 then waits to be closed; tool calls from turn tasks go through the client's streams. The `mcp`
 package is imported here, inside the functions that connect, so daemon start-up never pays for it.
+
+That task is stopped through an anyio cancel scope, never `Task.cancel()`: the stdio transport
+stops its server (close stdin, wait, kill the process group) inside a shielded scope, and only
+anyio's own cancellation honours the shield. A native cancel broke into that shutdown, left the
+server running and its stdout reader waiting on it, and the daemon's exit then waited as long.
 """
 
 from __future__ import annotations
@@ -25,8 +30,9 @@ log = logging.getLogger("ggd.mcp")
 # The only variables of the daemon's environment a stdio server inherits (API keys never do).
 INHERITED_ENV = ("PATH", "HOME", "LANG")
 CLOSE_TIMEOUT_SECONDS = 5.0
-# Abandoned connection tasks still stopping their process (kept referenced until done).
-_ORPHANS: set[asyncio.Task[None]] = set()
+# After a cancel, how long the transport may take to stop its server (the SDK bounds each of its
+# waits: 2 s for the server to exit, then SIGTERM and SIGKILL to its process group).
+STOP_TIMEOUT_SECONDS = 10.0
 _ABS_PATH = re.compile(r"(?<![\w.~])/[^\s'\":,;)]+")
 
 
@@ -124,14 +130,20 @@ def resolve_command(spec: StdioServer) -> str:
 class Connection:
     """A connected MCP server: `open` lists its tools, `call` runs one, `aclose` ends it."""
 
-    def __init__(self, spec: ServerSpec, log_dir: Path) -> None:
+    def __init__(
+        self, spec: ServerSpec, log_dir: Path, stopping: set[asyncio.Task[None]] | None = None
+    ) -> None:
         self.spec = spec
         self.log_dir = log_dir
+        # Where a connection given up on leaves its task while it stops the server (the
+        # capability's state: the daemon waits for them before it exits; see stop_all).
+        self._stopping = set() if stopping is None else stopping
         self.tools: list[Any] = []
         self._client: Any = None
         self._ready: asyncio.Future[None] | None = None
         self._closing = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
+        self._scope: Any = None  # the task's anyio.CancelScope, once it runs
         self.dead = False
 
     async def open(self, within: float) -> list[Any]:
@@ -159,14 +171,26 @@ class Connection:
             self._ready.cancel()
         task = self._task
         if task is not None and not task.done():
+            self._cancel(task)
+            self._stopping.add(task)
+            task.add_done_callback(self._stopping.discard)
+
+    def _cancel(self, task: asyncio.Task[None]) -> None:
+        """Cancel the connection's task so the transport's shielded shutdown still runs."""
+        if self._scope is not None:
+            self._scope.cancel()
+        else:  # not started yet: nothing of the SDK runs, a plain cancel keeps it from starting
             task.cancel()
-            _ORPHANS.add(task)
-            task.add_done_callback(_ORPHANS.discard)
 
     async def _main(self) -> None:
         assert self._ready is not None
         try:
-            await self._serve()
+            import anyio
+
+            with anyio.CancelScope() as self._scope:
+                await self._serve()
+            if not self._ready.done():
+                self._ready.set_exception(ServerProblem("the connection was cancelled"))
         except BaseException as exc:
             self.dead = True
             if not self._ready.done():
@@ -260,11 +284,25 @@ class Connection:
             async with asyncio.timeout(CLOSE_TIMEOUT_SECONDS):
                 await asyncio.shield(task)
         except TimeoutError:
-            task.cancel()
+            self._cancel(task)
             with contextlib.suppress(BaseException):
-                await task
+                async with asyncio.timeout(STOP_TIMEOUT_SECONDS):
+                    await asyncio.shield(task)
+            if not task.done():  # the transport did not stop within its own bounds
+                task.cancel()
+                log.warning("mcp server did not stop", extra={"server": self.spec.name})
         except BaseException:
             log.debug("mcp connection closed with an error", extra={"server": self.spec.name})
+
+
+async def stop_all(stopping: set[asyncio.Task[None]], within: float = STOP_TIMEOUT_SECONDS) -> None:
+    """Wait (bounded) for connections given up on to stop their servers.
+
+    At the daemon's exit asyncio cancels every task left, natively, which would break into a
+    transport's shielded shutdown and leave its server running.
+    """
+    if stopping:
+        await asyncio.wait(set(stopping), timeout=within)
 
 
 __all__ = [
@@ -274,4 +312,5 @@ __all__ = [
     "describe_error",
     "server_env",
     "spawn_command",
+    "stop_all",
 ]

@@ -106,7 +106,8 @@ async def mcp_test(ctx: HandlerContext, params: McpServerParams) -> McpTestResul
             else ""
         )
         raise E.InvalidParamsError(f"invalid params: server: no MCP server {params.server!r}{hint}")
-    out: dict[str, Any] = await probe(spec, home, _section(ctx).list_timeout_seconds)
+    stopping = ctx.state(McpState).stopping
+    out: dict[str, Any] = await probe(spec, home, _section(ctx).list_timeout_seconds, stopping)
     # gg/mcp.list shows what the test found (docs/mcp.md): the tools, or why it failed.
     ctx.state(McpState).book.set(
         ctx.workspace.id,

@@ -22,7 +22,7 @@ from ggd.app import Contribution, ScopeContext, SessionContext, ToolProvider
 from ggd.tools import Tool
 
 from .config import McpSection, Servers, ServerSpec, has_config, load_servers
-from .connection import Connection, describe_error
+from .connection import Connection, describe_error, stop_all
 from .schema import tool_name
 from .session import SessionServers, any_session_servers, session_specs
 from .tools import McpTool
@@ -69,6 +69,9 @@ class McpState:
 
     book: StatusBook = field(default_factory=StatusBook)
     sessions: SessionServers = field(default_factory=dict)
+    # Tasks of connections given up on (a server that did not list its tools in time), still
+    # stopping their server; the daemon waits for them before it exits.
+    stopping: set[asyncio.Task[None]] = field(default_factory=set)
 
 
 @dataclass
@@ -95,12 +98,12 @@ class Pool:
 
 
 async def connect(
-    spec: ServerSpec, home: Path, within: float
+    spec: ServerSpec, home: Path, within: float, stopping: set[asyncio.Task[None]]
 ) -> tuple[Connection | None, str | None]:
     """Open one server: (connection, None) or (None, reason)."""
     if spec.problem is not None:
         return None, spec.problem
-    conn = Connection(spec, home / "logs" / "mcp")
+    conn = Connection(spec, home / "logs" / "mcp", stopping)
     try:
         await conn.open(within)
     except asyncio.CancelledError:
@@ -124,6 +127,10 @@ class McpProvider(ToolProvider):
         # The daemon's McpState, asked for at use (a provider alone, in a test, has its own).
         own = McpState()
         self._state = state or (lambda: own)
+
+    async def aclose(self) -> None:
+        """At daemon stop: let servers given up on finish stopping (bounded)."""
+        await stop_all(self._state().stopping)
 
     @property
     def book(self) -> StatusBook:
@@ -193,7 +200,8 @@ class McpProvider(ToolProvider):
         if not todo:
             return
         timeout = self.section.list_timeout_seconds
-        results = await asyncio.gather(*(connect(s, self.home, timeout) for s in todo))
+        stopping = self._state().stopping
+        results = await asyncio.gather(*(connect(s, self.home, timeout, stopping) for s in todo))
         for spec, (conn, err) in zip(todo, results, strict=True):
             pool.entries[spec.name] = Entry(spec.fingerprint, conn, err)
             if conn is not None:
@@ -206,10 +214,12 @@ class McpProvider(ToolProvider):
                 self.book.set(ws, spec.name, ServerStatus("failed", [], err, spec.fingerprint))
 
 
-async def probe(spec: ServerSpec, home: Path, within: float) -> dict[str, Any]:
+async def probe(
+    spec: ServerSpec, home: Path, within: float, stopping: set[asyncio.Task[None]]
+) -> dict[str, Any]:
     """Connect once, list the tools and close (gg/mcp.test)."""
     started = time.monotonic()
-    conn, err = await connect(spec, home, within)
+    conn, err = await connect(spec, home, within, stopping)
     tools = [str(t.name) for t in conn.tools] if conn is not None else []
     if conn is not None:
         await conn.aclose()
