@@ -15,11 +15,12 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from ggd.agent import AgentLoop, TurnOutcome, begin_turn
+from ggd.agent.usage import usage_record
 from ggd.protocol import Budget, SessionEvent
 from ggd.protocol import errors as E
 from ggd.protocol import events as W
 from ggd.protocol.run import ImageInput
-from ggd.providers.types import ChatProvider
+from ggd.providers.types import ChatProvider, Usage
 
 from .admission import RunOptions, admit
 from .approvers import Approver, InteractiveApprover
@@ -301,7 +302,10 @@ class RunManager:
 
         async def rename() -> None:
             try:
-                title = await ask_title(self.turns.models, ref, prompt, answer)
+                reply = await ask_title(self.turns.models, ref, prompt, answer)
+                title = reply.title
+                if (reply.answered or reply.usage is not None) and not self.runtime.closed:
+                    await self._count_title(svc, ref, reply.usage)
                 await svc.ensure_loaded()
                 # A name the user gave while the title was asked for stays.
                 if title and not (svc.file.name or "").strip() and not self.runtime.closed:
@@ -313,6 +317,15 @@ class RunManager:
         self._titling.add(task)
         task.add_done_callback(self._titling.discard)
         task.add_done_callback(lambda t: None if t.cancelled() else t.exception())
+
+    async def _count_title(self, svc: Service, ref: str, usage: Usage | None) -> None:
+        """The title request is paid for like any other: the session's totals include it."""
+        price = self.turns.opts.prices.get(ref)
+        used = usage or Usage()
+        cost = price.cost(used) if price is not None and usage is not None else None
+        _provider, bare = self.turns.models.get(ref)
+        record = usage_record(used, cost, used.prompt_tokens, bare, None, {})
+        await SessionTranscript(svc).append_usage({**record, "purpose": "title"})
 
     def cancel(self, run: Run) -> None:
         """Cancel a run: its task is cancelled, which kills running tools."""

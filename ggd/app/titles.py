@@ -6,7 +6,9 @@ background, with one small request (no tools, at most 64 tokens) to a model that
 by default the run's own model, and only when its provider is a hosted API (OpenAI, Anthropic,
 Google), where such a request costs a fraction of a cent. A local server or a gateway gets no
 extra request unless `titleModel` names a model; `"titleModel": false` turns titles off. A name
-the user gave meanwhile is never replaced, and a failure keeps the first prompt's name.
+the user gave meanwhile is never replaced, and a failure keeps the first prompt's name. The
+request is paid for like any other: its usage joins the session's (a `usage` entry with
+`purpose: "title"`).
 """
 
 from __future__ import annotations
@@ -14,12 +16,13 @@ from __future__ import annotations
 import asyncio
 import logging
 import re
+from typing import NamedTuple
 from urllib.parse import urlsplit
 
 from ggd.providers import ProviderRegistry
-from ggd.providers.types import ChatRequest, Completed, ProviderError, TextDelta
+from ggd.providers.types import ChatRequest, Completed, ProviderError, TextDelta, Usage
 
-__all__ = ["HOSTED_HOSTS", "ask_title", "clean_title", "title_model"]
+__all__ = ["HOSTED_HOSTS", "TitleReply", "ask_title", "clean_title", "title_model"]
 
 log = logging.getLogger(__name__)
 
@@ -62,10 +65,19 @@ def clean_title(text: str) -> str | None:
     return line
 
 
+class TitleReply(NamedTuple):
+    """What a title request gave: the title (None: keep the first prompt's name), the usage
+    the server reported, and whether the model answered (an answered request was paid for)."""
+
+    title: str | None
+    usage: Usage | None
+    answered: bool
+
+
 async def ask_title(
     models: ProviderRegistry, model_ref: str, prompt: str, answer: str
-) -> str | None:
-    """One title request; None on any failure (logged), so the first prompt's name stays."""
+) -> TitleReply:
+    """One title request; no title on any failure (logged), so the first prompt's name stays."""
     provider, bare = models.get(model_ref)
     conversation = f"User: {prompt[:2000]}\n\nAssistant: {answer[:1000]}"
     request = ChatRequest(
@@ -77,22 +89,29 @@ async def ask_title(
         max_tokens=64,
     )
     parts: list[str] = []
+    used: list[Usage] = []
 
     async def collect() -> None:
         async for ev in provider.stream(request):
             if isinstance(ev, TextDelta):
                 parts.append(ev.text)
-            elif isinstance(ev, Completed) and ev.text:
-                parts[:] = [ev.text]
+            elif isinstance(ev, Usage):
+                used[:] = [ev]
+            elif isinstance(ev, Completed):
+                if ev.text:
+                    parts[:] = [ev.text]
+                if ev.usage is not None:
+                    used[:] = [ev.usage]
 
     try:
         await asyncio.wait_for(collect(), TIMEOUT_S)
     except ProviderError as exc:
+        usage = used[-1] if used else None
         if exc.partial_text:  # a title longer than asked for still names the session
-            return clean_title(exc.partial_text)
+            return TitleReply(clean_title(exc.partial_text), usage, True)
         log.info("no model title: %s", exc.message)
-        return None
+        return TitleReply(None, usage, False)
     except TimeoutError:
         log.info("no model title: no answer within %g s", TIMEOUT_S)
-        return None
-    return clean_title("".join(parts))
+        return TitleReply(None, used[-1] if used else None, False)
+    return TitleReply(clean_title("".join(parts)), used[-1] if used else None, True)

@@ -20,17 +20,27 @@ def _config(home: Path, **config: object) -> None:
     (home / "config.json").write_text(json.dumps(config))
 
 
+def _used(prompt: int, completion: int) -> dict[str, int]:
+    return {"prompt": prompt, "completion": completion}
+
+
+def _entries(home: Path, sid: str) -> list[dict[str, object]]:
+    (path,) = home.glob(f"**/{sid}.jsonl")
+    return [json.loads(line) for line in path.read_text().splitlines()[1:]]
+
+
 PROMPT = "how do I sort a list of dicts by one of their fields in python?"
 
 
 async def test_the_model_titles_a_session_after_its_first_answer(
     fake_daemon, gg_home: Path
 ) -> None:
-    _config(gg_home, titleModel="openai:fake-model")
+    price = {"input": 2, "output": 8}  # $ per million tokens
+    _config(gg_home, titleModel="openai:fake-model", prices={"openai:fake-model": price})
     d, fm = fake_daemon(
         [
-            {"text": "Use `sorted(rows, key=lambda r: r['age'])`."},
-            {"text": '"Sorting dicts by a field."'},
+            {"text": "Use `sorted(rows, key=lambda r: r['age'])`.", "usage": _used(1000, 100)},
+            {"text": '"Sorting dicts by a field."', "usage": _used(300, 8)},
             {"text": "And reverse=True for descending."},
             {"text": "Stable, yes."},
         ]
@@ -50,6 +60,13 @@ async def test_the_model_titles_a_session_after_its_first_answer(
         assert titled["sessionId"] == sid
         listed = await c.request("gg/session.list", {})
         assert [s["name"] for s in listed["sessions"]] == ["Sorting dicts by a field"]
+        # The title request was paid for: the session's totals count it, its entry says why.
+        # 1000 x $2 + 100 x $8 (the answer) + 300 x $2 + 8 x $8 (the title), per million.
+        usage = listed["sessions"][0]["usage"]
+        assert usage["requests"] == 2 and usage["promptTokens"] == 1300
+        assert usage["costUsd"] == pytest.approx(0.003464)
+        titled_usage = [e for e in _entries(gg_home, sid) if e.get("type") == "usage"][-1]
+        assert titled_usage["data"]["purpose"] == "title"
         # The title request: no tools, the instruction, the prompt and the answer.
         ask = fm.requests[1]
         assert "tools" not in ask or not ask["tools"]
