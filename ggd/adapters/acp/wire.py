@@ -13,7 +13,7 @@ import itertools
 import json
 import logging
 import sys
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
 log = logging.getLogger("ggd.acp")
@@ -49,8 +49,10 @@ class Connection:
         write: Callable[[bytes], None],
         on_request: Handler,
         on_notification: Handler,
+        max_line: int = MAX_LINE,
     ) -> None:
         self._reader = reader
+        self._max_line = max_line
         self._write = write
         self._on_request = on_request
         self._on_notification = on_notification
@@ -81,15 +83,10 @@ class Connection:
     async def serve(self) -> None:
         """Read until the client closes its end, then wait for the requests in flight."""
         try:
-            while True:
-                try:
-                    line = await self._reader.readline()
-                except ValueError:  # over MAX_LINE: the reader dropped it; say so and go on
+            async for line in self._lines():
+                if line is None:
                     self._send(_error(None, -32600, "Message too large for ggd --acp"))
-                    continue
-                if not line:
-                    break
-                if line.strip():
+                elif line.strip():
                     self._dispatch(line)
         finally:
             for fut in self._pending.values():
@@ -100,6 +97,32 @@ class Connection:
             for task in list(self._tasks):
                 with contextlib.suppress(BaseException):
                     await task
+
+    async def _lines(self) -> AsyncIterator[bytes | None]:
+        """The stream's lines; None once for a line over max_line, whose bytes are dropped up
+        to its newline (so its tail is never read as a message of its own)."""
+        buf = bytearray()
+        dropping = False
+        while chunk := await self._reader.read(1 << 16):
+            start = 0
+            while (nl := chunk.find(b"\n", start)) >= 0:
+                if not dropping and len(buf) + nl - start <= self._max_line:
+                    buf += chunk[start:nl]
+                    yield bytes(buf)
+                else:
+                    yield None
+                buf.clear()
+                dropping = False
+                start = nl + 1
+            if not dropping:
+                buf += chunk[start:]
+                if len(buf) > self._max_line:
+                    buf.clear()
+                    dropping = True
+        if dropping:
+            yield None
+        elif buf:
+            yield bytes(buf)
 
     def _dispatch(self, line: bytes) -> None:
         try:
