@@ -35,7 +35,9 @@ CHROMIUM_ARGS = [
 # Signs that the page replaced its document while we were reading it.
 _NAVIGATING = ("context was destroyed", "because of a navigation", "Cannot find context")
 READ_ATTEMPTS = 5
-JS_TEXT = "() => [document.title, document.body ? document.body.innerText : '']"
+JS_TEXT = (
+    "() => [document.title, document.body ? document.body.innerText : '', document.readyState]"
+)
 
 
 def chromium_args(proxy_port: int) -> list[str]:
@@ -59,16 +61,21 @@ class Unreadable(Exception):
 async def _read(page: Any, limit: int, timeout_ms: float) -> dict[str, Any]:
     from playwright.async_api import Error as PlaywrightError
 
-    for _ in range(READ_ATTEMPTS):
+    for attempt in range(READ_ATTEMPTS):
         with contextlib.suppress(PlaywrightError):  # bounded: the whole read stays in timeout
             await page.wait_for_load_state("load", timeout=timeout_ms / READ_ATTEMPTS)
         try:
-            title, text = await page.evaluate(JS_TEXT)
+            title, text, state = await page.evaluate(JS_TEXT)
         except PlaywrightError as exc:
             if any(sign in str(exc) for sign in _NAVIGATING):
                 continue  # a new document replaced the old one: wait for it to load, read again
             raise
         text = str(text)
+        # A document still being parsed (a navigation committed between the wait and the
+        # read) has little or no text yet: read it again once it has loaded. The last attempt
+        # takes what a slow page has, but never an empty document mid-navigation.
+        if state == "loading" and (attempt < READ_ATTEMPTS - 1 or not text.strip()):
+            continue
         if len(text) > limit:
             text = text[:limit] + f"\n[... {len(text) - limit} characters cut]"
         return {"title": str(title), "url": page.url, "text": text}
