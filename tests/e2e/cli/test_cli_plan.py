@@ -63,5 +63,6 @@ def test_the_interactive_session_switches_to_plan_mode_and_back(real_env: CliEnv
     assert (real_env.ws / "notes.md").read_text() == "# n\n"
     p.send("/mode bogus\r")
     p.expect("unknown mode 'bogus'")
+    p.expect("gg> ")  # Ctrl+D typed before the prompt reads is the terminal's EOF, not gg's
     p.send("\x04")
     assert p.wait() == 0
