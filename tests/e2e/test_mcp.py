@@ -12,7 +12,6 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import psutil
 import pytest
 
 from .daemon import daemon_env, wait_until
@@ -277,7 +276,7 @@ async def test_everything_stdio_and_http_with_broken_servers(
         assert listed["hang"]["state"] == "failed" and "within 8 s" in listed["hang"]["lastError"]
         # Given up on, the hanging server is stopped, not left to sleep out its 60 s.
         hang_pid = int(spawns.read_text().split()[1])
-        await wait_until(lambda: not _alive(hang_pid), timeout=15)
+        await wait_until(lambda: not alive(hang_pid), timeout=15)
         # The second turn of the session reuses the connections and does not retry the hang.
         rid2 = await start(c, sid, "again", approvalMode="yolo")
         assert (await finish(c, rid2))["type"] == "run_completed"
@@ -297,13 +296,6 @@ async def test_everything_stdio_and_http_with_broken_servers(
         await c.close()
     # SIGTERM stops the daemon by itself (the helper's SIGKILL after 10 s would give -9).
     assert d.stop() == 0, d.logs()[-2000:]
-
-
-def _alive(pid: int) -> bool:
-    try:
-        return psutil.Process(pid).status() != psutil.STATUS_ZOMBIE
-    except psutil.NoSuchProcess:
-        return False
 
 
 async def test_a_daemon_stopped_while_a_given_up_server_stops_exits_and_leaves_no_server(
@@ -334,7 +326,7 @@ async def test_a_daemon_stopped_while_a_given_up_server_stops_exits_and_leaves_n
     # closed, a grace period, then a kill). The daemon lets that finish, then exits by itself;
     # a native cancel of that shutdown left the server sleeping and the daemon waiting on it.
     assert d.stop(timeout=30) == 0, d.logs()[-2000:]
-    await wait_until(lambda: not _alive(hang_pid), timeout=5)
+    await wait_until(lambda: not alive(hang_pid), timeout=5)
 
 
 # Records each start of the hanging server, then runs it (so the test can count retries).

@@ -187,10 +187,9 @@ class Connection:
         try:
             import anyio
 
+            # Cancelled only once `_ready` is settled (by `_abandon`, or after the tools listed).
             with anyio.CancelScope() as self._scope:
                 await self._serve()
-            if not self._ready.done():
-                self._ready.set_exception(ServerProblem("the connection was cancelled"))
         except BaseException as exc:
             self.dead = True
             if not self._ready.done():
