@@ -52,7 +52,7 @@ from .messages import (
 from .steering import SteeringQueue
 from .toolset import ToolSet
 from .transcript import Transcript
-from .usage import add_usage, usage_event, usage_record
+from .usage import add_usage, side_request, usage_event, usage_record
 
 log = logging.getLogger(__name__)
 
@@ -279,14 +279,10 @@ class AgentLoop:
 
     async def _count_summary(self, usage: Usage | None) -> None:
         """A compaction's request counts against the run and its budgets like any other."""
-        used = usage or Usage()
-        price = self.options.price
-        cost = price.cost(used) if price is not None and usage is not None else None
+        used, cost, record = side_request(usage, self.options.price, self.model, "compaction")
         self.spend.add(used, cost)
         if self.options.tree_spend is not None:
             self.options.tree_spend.add(used, cost)
-        record = usage_record(used, cost, used.prompt_tokens, self.model, None, {})
-        record["purpose"] = "compaction"
         await self.transcript.append_usage(record)
 
     async def _take_user_messages(self, texts: list[str]) -> None:

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from ggd.providers.prices import Spend
+from ggd.providers.prices import Price, Spend
 from ggd.providers.types import Usage
 
 from .events import UsageEvent
 
-__all__ = ["add_usage", "usage_event", "usage_record"]
+__all__ = ["add_usage", "side_request", "usage_event", "usage_record"]
 
 
 def add_usage(totals: Usage, used: Usage) -> None:
@@ -49,6 +49,19 @@ def usage_record(
     if params:
         record["request"] = params
     return record
+
+
+def side_request(
+    usage: Usage | None, price: Price | None, model: str, purpose: str
+) -> tuple[Usage, float | None, dict[str, Any]]:
+    """A request beside the turn's own (a compaction summary, a session title), paid for like
+    any other: its usage (zero when the server reported none), its cost (None without a price
+    or a report) and its session `usage` entry, marked with `purpose`."""
+    used = usage or Usage()
+    cost = price.cost(used) if price is not None and usage is not None else None
+    record = usage_record(used, cost, used.prompt_tokens, model, None, {})
+    record["purpose"] = purpose
+    return used, cost, record
 
 
 def usage_event(

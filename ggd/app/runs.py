@@ -15,7 +15,7 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from ggd.agent import AgentLoop, TurnOutcome, begin_turn
-from ggd.agent.usage import usage_record
+from ggd.agent.usage import side_request
 from ggd.protocol import Budget, SessionEvent
 from ggd.protocol import errors as E
 from ggd.protocol import events as W
@@ -320,12 +320,9 @@ class RunManager:
 
     async def _count_title(self, svc: Service, ref: str, usage: Usage | None) -> None:
         """The title request is paid for like any other: the session's totals include it."""
-        price = self.turns.opts.prices.get(ref)
-        used = usage or Usage()
-        cost = price.cost(used) if price is not None and usage is not None else None
         _provider, bare = self.turns.models.get(ref)
-        record = usage_record(used, cost, used.prompt_tokens, bare, None, {})
-        await SessionTranscript(svc).append_usage({**record, "purpose": "title"})
+        _used, _cost, record = side_request(usage, self.turns.opts.prices.get(ref), bare, "title")
+        await SessionTranscript(svc).append_usage(record)
 
     def cancel(self, run: Run) -> None:
         """Cancel a run: its task is cancelled, which kills running tools."""

@@ -21,7 +21,7 @@ from ggd.agent import (
 )
 from ggd.agent.budget import BudgetLimit
 from ggd.agent.toolset import ToolGroup
-from ggd.agent.usage import usage_record
+from ggd.agent.usage import side_request
 from ggd.hooks import HookEngine
 from ggd.protocol import Budget, SessionEvent, UsageInfo
 from ggd.protocol import errors as E
@@ -303,10 +303,8 @@ class TurnAssembler:
 
         async def count(usage: Usage | None) -> None:
             # The summary request is paid for like any other: the session's totals include it.
-            used = usage or Usage()
-            cost = price.cost(used) if price is not None and usage is not None else None
-            record = usage_record(used, cost, used.prompt_tokens, bare, None, {})
-            await transcript.append_usage({**record, "purpose": "compaction"})
+            _used, _cost, record = side_request(usage, price, bare, "compaction")
+            await transcript.append_usage(record)
 
         try:
             summary = await compact(
